@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# idlelab build.  `make` leaves the CLI at build/idlelab.
+#   make SAN=1        ASan + UBSan build in build-san/ (what the tests use)
+#   make test         build the tests and run them (tests/run.sh)
+#   make install      CLI and man pages under $(PREFIX)
+#   make -C kmod      the helper kernel modules (see kmod/Makefile)
+#
+# Every .c in harness/, bench/ and analysis/ goes into libidlelab.a, so a new
+# benchmark is one new file plus one registry line, never a Makefile edit.
+
+PREFIX ?= /usr/local
+SAN ?= 0
+ifeq ($(SAN),1)
+BUILD ?= build-san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+OPT := -O1
+else
+BUILD ?= build
+SANFLAGS :=
+OPT := -O2
+endif
+
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+
+CC ?= cc
+CPPFLAGS += -D_GNU_SOURCE -Iharness -Ianalysis -Ikmod/include -I$(BUILD)/gen \
+	-DIL_VERSION='"$(VERSION)"' -DIL_GIT_REV='"$(GIT_REV)"'
+CFLAGS ?= $(OPT) -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -pthread $(SANFLAGS) -MMD -MP
+LDFLAGS += $(SANFLAGS) -pthread
+LDLIBS := -lhwloc -lpfm -lnuma -lsqlite3 -ljansson -lyaml -lm
+
+# PAPI is an optional counter backend; build it in when its header exists.
+ifneq ($(wildcard /usr/include/papi.h),)
+CPPFLAGS += -DIL_HAVE_PAPI=1
+LDLIBS += -lpapi
+endif
+
+CLI_SRCS := $(wildcard harness/cli*.c harness/cmd_*.c)
+LIB_SRCS := $(filter-out $(CLI_SRCS),$(wildcard harness/*.c bench/*.c analysis/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/schemas.o
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+TEST_SRCS := $(wildcard tests/unit/test_*.c)
+TEST_BINS := $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+TEST_HELPERS := $(wildcard tests/helpers/*.c)
+TEST_HELPER_BINS := $(TEST_HELPERS:tests/helpers/%.c=$(BUILD)/tests/%)
+MIGRATIONS := $(sort $(wildcard schemas/[0-9]*.sql))
+MANPAGES := $(wildcard man/*.1)
+
+.PHONY: all tests test install clean vmtest
+all: $(BUILD)/idlelab
+
+$(BUILD)/idlelab: $(CLI_OBJS) $(BUILD)/libidlelab.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libidlelab.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# The migrations are compiled in, so a binary always carries its schema.
+$(BUILD)/gen/schemas.c: $(MIGRATIONS) tools/embed-schemas.sh
+	@mkdir -p $(dir $@)
+	sh tools/embed-schemas.sh $(MIGRATIONS) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/schemas.o: $(BUILD)/gen/schemas.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libidlelab.a tests/tap.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libidlelab.a $(LDLIBS)
+
+$(BUILD)/tests/%: tests/helpers/%.c $(BUILD)/libidlelab.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libidlelab.a $(LDLIBS)
+
+tests: $(BUILD)/idlelab $(TEST_BINS) $(TEST_HELPER_BINS)
+
+test: tests
+	BUILD=$(BUILD) sh tests/run.sh
+
+install: $(BUILD)/idlelab
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(BUILD)/idlelab $(DESTDIR)$(PREFIX)/bin/idlelab
+	install -m 0644 $(MANPAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+
+vmtest:
+	sh tests/vm/run-qemu.sh
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

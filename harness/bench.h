@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * bench.h - the ops table every benchmark implements, and the run context
+ * the harness hands it.
+ *
+ * A benchmark is one file in bench/ defining one `const struct
+ * il_bench_ops` and one line in harness/registry.c.  The harness:
+ *   1. checks supported(); a non-NULL reason stores the run as unsupported;
+ *   2. fills run->params from the option table (defaults, then --param);
+ *   3. expands the placement (run->place) and snapshots the environment;
+ *   4. calls setup(), opens the counters, calls run(), stops the counters,
+ *      calls teardown() (always, once setup() succeeded);
+ *   5. stores every series, counter and attribute in one transaction.
+ *
+ * setup/run return 0 or a negative errno with il_errorf() (err.h).
+ * run() should return promptly once il_stop_requested() is true (SIGINT):
+ * what was measured so far is stored with status "interrupted".
+ */
+#ifndef IDLELAB_BENCH_H
+#define IDLELAB_BENCH_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "opts.h"
+#include "series.h"
+#include "topo.h"
+
+struct il_run;
+
+/* Benchmark flags. */
+enum {
+	/* Placement must be pairs (pairs:… or A-B lists). */
+	IL_BF_PAIRS = 1 << 0,
+	/* Needs at least two placed CPUs. */
+	IL_BF_MULTI_CPU = 1 << 1,
+	/* Drives a helper kernel module (kmod/). */
+	IL_BF_KMOD = 1 << 2,
+};
+
+struct il_bench_ops {
+	const char *name;
+	const char *summary;
+	/* The two timestamps each metric is taken between, for `list`/README. */
+	const char *timestamps;
+	unsigned int flags;
+	const char *default_cpus;	/* placement when --cpus is not given */
+	const struct il_opt *opts;	/* IL_OPT_END-terminated */
+	size_t params_size;
+	/* NULL if the benchmark can run here, else the reason it cannot. */
+	const char *(*supported)(void);
+	int (*setup)(struct il_run *run);
+	int (*run)(struct il_run *run);
+	void (*teardown)(struct il_run *run);
+};
+
+struct il_run {
+	const struct il_bench_ops *ops;
+	void *params;			/* ops->params_size bytes */
+	struct il_topo *topo;
+	struct il_placement place;
+	bool keep_raw;			/* --raw */
+	void *priv;			/* the benchmark's own state */
+
+	/* Filled through the helpers below; owned by the harness. */
+	pthread_mutex_t lock;
+	int nseries;
+	struct il_series **series;
+	int nattrs;
+	struct il_run_attr_buf *attrs;
+	uint64_t tsc_khz;		/* set when the benchmark used the TSC */
+};
+
+/**
+ * il_run_series() - create a series owned by the run (thread-safe).
+ * @timed: samples carry a time (gap events); always kept raw.
+ * Return: the series, or NULL on allocation failure.
+ */
+struct il_series *il_run_series(struct il_run *r, const char *metric,
+				const char *unit, int cpu, int cpu2,
+				int64_t group, bool timed);
+
+/**
+ * il_run_attr() - record a fact about the run (thread-safe), e.g. the
+ * scheduling policy obtained on a CPU or the NUMA node of a buffer.
+ * @cpu: -1 for run-wide.
+ */
+int il_run_attr(struct il_run *r, int cpu, const char *key,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/** il_stop_requested() - true once SIGINT/SIGTERM asked the run to end. */
+bool il_stop_requested(void);
+void il_request_stop(void);
+
+/* The registry (harness/registry.c). */
+extern const struct il_bench_ops *const il_benches[];
+const struct il_bench_ops *il_bench_find(const char *name);
+/** il_bench_suggest() - the nearest benchmark name to @name, or NULL. */
+const char *il_bench_suggest(const char *name);
+
+#endif

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * counters.h - event counting around a run: libpfm4 + perf_event_open, or
+ * PAPI as an optional second backend.
+ *
+ * Counters are opened per measured CPU (system-wide on that CPU, pid = -1)
+ * before the benchmark starts and read after it stops, so every event is a
+ * delta over exactly the run.
+ *
+ * Default event set (events == NULL):
+ *   software: context-switches, cpu-migrations, page-faults
+ *   cycles, instructions              where a PMU exists
+ *   msr/smi/                          where the msr event source exists
+ *   power/energy-pkg/, energy-cores.. where the power event source exists
+ * Each one that cannot be opened becomes a result with status UNSUPPORTED
+ * (the kernel refused it: errno and reason) or UNAVAILABLE (the event
+ * source does not exist here), never a value of 0.
+ *
+ * An explicitly requested event name that libpfm4 (or PAPI) does not know
+ * is an error: -EINVAL with a message naming it, before anything is opened.
+ *
+ * Errors follow err.h.
+ */
+#ifndef IDLELAB_COUNTERS_H
+#define IDLELAB_COUNTERS_H
+
+#include <stdint.h>
+
+enum il_counter_status {
+	IL_CNT_OK,
+	IL_CNT_UNSUPPORTED,
+	IL_CNT_UNAVAILABLE,
+};
+
+struct il_counter_result {
+	char event[96];
+	int cpu;
+	double value;		/* meaningful only when status == IL_CNT_OK */
+	char unit[24];		/* "count", "Joules", ... */
+	enum il_counter_status status;
+	char reason[160];
+};
+
+struct il_counters;
+
+/**
+ * il_counters_open() - prepare counters.
+ * @backend: "pfm" (default when NULL) or "papi".
+ * @events: comma-separated event names, or NULL for the default set.
+ * @cpus, @ncpus: the CPUs to count on.
+ */
+int il_counters_open(struct il_counters **out, const char *backend,
+		     const char *events, const int *cpus, int ncpus);
+int il_counters_start(struct il_counters *c);
+int il_counters_stop(struct il_counters *c);
+int il_counters_nresults(const struct il_counters *c);
+const struct il_counter_result *il_counters_result(const struct il_counters *c,
+						   int i);
+void il_counters_close(struct il_counters *c);
+
+const char *il_counter_status_name(enum il_counter_status s);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * env.h - the machine fingerprint and the per-run environment snapshots.
+ *
+ * The fingerprint describes what the machine *is* (CPU, kernel, TSC, APIC,
+ * cpuidle and cpufreq configuration, SMT, NUMA, hwloc XML, PM QoS).  A
+ * snapshot describes the state that moves during a run (cpuidle usage and
+ * time per state per CPU, interrupt counts per CPU from /proc/interrupts,
+ * governors); one is taken before and one after every run, and
+ * il_env_delta() turns the pair into per-CPU deltas.
+ *
+ * Both are JSON objects (jansson).  Anything that cannot be read is stored
+ * as {"unknown": "<reason>"} in place of its value, never as 0 or "".
+ * All /sys and /proc paths go through sysfs.h, so IDLELAB_SYSFS_ROOT
+ * redirects them to fixture trees.
+ */
+#ifndef IDLELAB_ENV_H
+#define IDLELAB_ENV_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+struct il_topo;
+
+/** il_unknown() - the JSON for a value that could not be read. */
+json_t *il_unknown(const char *reason);
+
+/**
+ * il_fingerprint() - the machine fingerprint.
+ *
+ * Keys: cpu {vendor, family, model, stepping, brand, microcode, hypervisor},
+ * kernel {release, version, cmdline, clocksource}, tsc {flags[],
+ * khz_measured, constant, nonstop}, apic {x2apic, driver}, cpuidle {driver,
+ * governor, states[{name, desc, latency_us, residency_us, disabled}]},
+ * cpufreq {driver, governor, min_khz, max_khz}, smt {control, active},
+ * cpus {online, possible, count}, numa {nodes, distances[][]},
+ * pm_qos_us, hostname.
+ * The hwloc XML is not included (it is stored in its own column).
+ */
+json_t *il_fingerprint(struct il_topo *t);
+
+/** il_env_snapshot() - cpuidle usage/time and interrupt counts, per CPU. */
+json_t *il_env_snapshot(void);
+
+/** il_env_delta() - after - before, per CPU, for every counter in both. */
+json_t *il_env_delta(json_t *before, json_t *after);
+
+/**
+ * il_host_uuid() - this host's stable identity, 36 chars + NUL.
+ *
+ * Read from $IDLELAB_STATE_DIR/host-uuid (default /var/lib/idlelab), and
+ * created there (random, version 4) on first use, so machines with
+ * identical hardware stay distinct.  Falls back to a fresh UUID in memory
+ * if the directory cannot be written.
+ */
+int il_host_uuid(char out[37]);
+
+/** il_uuid_v4() - a random UUID string. */
+void il_uuid_v4(char out[37]);
+
+#endif

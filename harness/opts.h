@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * opts.h - the declarative parameter table of a benchmark.
+ *
+ * One table per benchmark, in the manner of fio's struct fio_option, drives
+ * --param parsing and validation, the defaults, `idlelab list`, the JSON
+ * parameters stored with each run and campaign-file validation.  Every
+ * value lives at @offset inside the benchmark's params struct.
+ *
+ * Types:
+ *   IL_OPT_U64   uint64_t, decimal, within [min, max]
+ *   IL_OPT_BOOL  bool, "0/1/true/false/yes/no/on/off"
+ *   IL_OPT_ENUM  int index into @choices
+ *   IL_OPT_LIST  struct il_u64_list, comma-separated u64 values each within
+ *                [min, max] (e.g. target counts "1,2,4,8")
+ *
+ * Errors follow err.h: -EINVAL with a message naming the key and the value.
+ */
+#ifndef IDLELAB_OPTS_H
+#define IDLELAB_OPTS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define IL_LIST_MAX	32
+
+enum il_opt_type {
+	IL_OPT_U64,
+	IL_OPT_BOOL,
+	IL_OPT_ENUM,
+	IL_OPT_LIST,
+};
+
+struct il_u64_list {
+	int n;
+	uint64_t v[IL_LIST_MAX];
+};
+
+struct il_opt {
+	const char *name;
+	enum il_opt_type type;
+	size_t offset;
+	uint64_t min;
+	uint64_t max;
+	const char *def;	/* default, in the same syntax as --param */
+	const char *unit;	/* "ns", "us", "count", ... ("" if none) */
+	const char *help;
+	const char *const *choices;	/* IL_OPT_ENUM: NULL-terminated */
+};
+
+#define IL_OPT_END { .name = NULL }
+
+/** il_opts_defaults() - zero @params and apply every default. */
+int il_opts_defaults(const struct il_opt *t, void *params);
+
+/**
+ * il_opts_set() - parse @val for @key into @params.
+ * Return: 0; -ENOENT for an unknown key (message suggests the nearest name);
+ * -EINVAL for a malformed or out-of-range value.
+ */
+int il_opts_set(const struct il_opt *t, void *params, const char *key,
+		const char *val);
+
+/** il_opts_set_kv() - the same for one "key=value" string. */
+int il_opts_set_kv(const struct il_opt *t, void *params, const char *kv);
+
+/** il_opts_find() - the entry for @key, or NULL. */
+const struct il_opt *il_opts_find(const struct il_opt *t, const char *key);
+
+/** il_opts_suggest() - the closest known name to @key, or NULL if none near. */
+const char *il_opts_suggest(const struct il_opt *t, const char *key);
+
+/** il_opts_to_json() - every parameter's current value as a JSON object. */
+json_t *il_opts_to_json(const struct il_opt *t, const void *params);
+
+/** il_opts_format() - one parameter's value in --param syntax. */
+int il_opts_format(const struct il_opt *o, const void *params, char *buf,
+		   size_t len);
+
+/** il_opts_type_name() - "u64", "bool", "enum" or "list". */
+const char *il_opts_type_name(enum il_opt_type t);
+
+/** il_edit_distance() - Levenshtein distance, for near-miss suggestions. */
+int il_edit_distance(const char *a, const char *b);
+
+#endif

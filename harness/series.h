@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * series.h - one measured quantity of one run, on one CPU (or CPU pair).
+ *
+ * A series is what a benchmark feeds samples into and what becomes one row
+ * of the summaries table, one histogram BLOB and, on request, one raw BLOB.
+ * It is identified within a run by (metric, cpu, cpu2, group): cpu2 is -1
+ * unless the metric belongs to a pair, group is -1 unless the benchmark
+ * sweeps a count (e.g. the number of IPI targets).
+ *
+ * A series is written by exactly one thread, so il_series_add() takes no
+ * lock: benchmarks create series from setup() (or under the run's lock with
+ * il_run_series()) and hand each thread its own.
+ */
+#ifndef IDLELAB_SERIES_H
+#define IDLELAB_SERIES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+#define IL_METRIC_MAX	48
+#define IL_UNIT_MAX	16
+
+/* Raw BLOB layouts: little-endian u64 values, or (t_ns, value) u64 pairs. */
+#define IL_RAW_VALUES	1
+#define IL_RAW_TIMED	2
+
+struct il_series {
+	char metric[IL_METRIC_MAX];
+	char unit[IL_UNIT_MAX];
+	int cpu;
+	int cpu2;
+	int64_t group;
+	struct il_summary sum;
+	struct il_hist *hist;
+	bool keep_raw;		/* store every sample */
+	int raw_layout;		/* IL_RAW_VALUES or IL_RAW_TIMED */
+	uint64_t *raw;		/* values, or t/value pairs when timed */
+	size_t raw_len;		/* number of u64 words in raw */
+	size_t raw_cap;
+	uint64_t raw_limit;	/* max samples kept; beyond, counted dropped_raw */
+	uint64_t dropped_raw;
+};
+
+/**
+ * il_series_new() - allocate a series.
+ * @timed: samples carry a timestamp (always kept raw, e.g. TSC gaps).
+ * @keep_raw: keep every value for the raw BLOB.
+ */
+struct il_series *il_series_new(const char *metric, const char *unit,
+				int cpu, int cpu2, int64_t group,
+				bool timed, bool keep_raw);
+void il_series_free(struct il_series *s);
+
+/** il_series_add() - one sample: summary, histogram, raw. Hot path. */
+void il_series_add(struct il_series *s, uint64_t v);
+/** il_series_add_timed() - one sample with its time since run start. */
+void il_series_add_timed(struct il_series *s, uint64_t t_ns, uint64_t v);
+static inline void il_series_early(struct il_series *s) { s->sum.early++; }
+static inline void il_series_dropped(struct il_series *s) { s->sum.dropped++; }
+
+#endif

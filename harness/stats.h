@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * stats.h - exact summaries and the mergeable log-linear histogram.
+ *
+ * The histogram follows HdrHistogram's layout with one fixed configuration
+ * (layout version IL_HIST_LAYOUT): lowest discernible value 1, highest
+ * trackable value IL_HIST_HIGHEST, 3 significant decimal digits, so every
+ * recorded value lands in a bucket whose width is at most 0.1 % of its
+ * lower edge.  Because every histogram of one layout has the same buckets,
+ * merging is exact: the counts are added.
+ *
+ * Values are unsigned 64-bit integers; for latencies they are nanoseconds.
+ * Values above IL_HIST_HIGHEST are not recorded and are counted as dropped
+ * in the summary by the caller (il_hist_record() returns -ERANGE).
+ *
+ * Errors follow err.h.
+ */
+#ifndef IDLELAB_STATS_H
+#define IDLELAB_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define IL_HIST_LAYOUT	1
+#define IL_HIST_SIGFIGS	3
+#define IL_HIST_HIGHEST	(UINT64_C(1) << 44)	/* ~4.9 hours in ns */
+
+struct il_hist;
+
+/** il_hist_new() - an empty histogram of layout IL_HIST_LAYOUT, or NULL. */
+struct il_hist *il_hist_new(void);
+void il_hist_free(struct il_hist *h);
+void il_hist_reset(struct il_hist *h);
+
+/**
+ * il_hist_record() - count one value.
+ * Return: 0, or -ERANGE when @v > IL_HIST_HIGHEST (nothing recorded).
+ */
+int il_hist_record(struct il_hist *h, uint64_t v);
+/** il_hist_record_n() - count @n copies of @v (import of bucketed data). */
+int il_hist_record_n(struct il_hist *h, uint64_t v, uint64_t n);
+
+/** il_hist_merge() - add every count of @src into @dst. Exact. */
+int il_hist_merge(struct il_hist *dst, const struct il_hist *src);
+
+uint64_t il_hist_count(const struct il_hist *h);
+uint64_t il_hist_min(const struct il_hist *h);	/* bucket-equivalent */
+uint64_t il_hist_max(const struct il_hist *h);	/* bucket-equivalent */
+
+/**
+ * il_hist_percentile() - the value at percentile @p (0 < p <= 100).
+ *
+ * Returns the highest value equivalent to the bucket that holds the sample
+ * of rank ceil(p/100 * count) (HdrHistogram's convention), so the result is
+ * within 0.1 % of the exact order statistic.  Returns 0 for an empty
+ * histogram.
+ */
+uint64_t il_hist_percentile(const struct il_hist *h, double p);
+
+/**
+ * il_hist_foreach() - visit every non-empty bucket in increasing order.
+ * @fn: called with the bucket's lowest and highest equivalent value and its
+ *      count; a non-zero return stops the walk and is returned.
+ */
+int il_hist_foreach(const struct il_hist *h,
+		    int (*fn)(uint64_t lo, uint64_t hi, uint64_t count,
+			      void *arg),
+		    void *arg);
+
+/**
+ * il_hist_encode() - serialise to a self-describing, compact BLOB.
+ * @buf: set to a malloc()ed buffer the caller frees.
+ *
+ * The BLOB starts with the magic "ILH", the layout version byte, and holds
+ * the non-zero buckets run-length encoded as LEB128 varints, so an empty or
+ * narrow histogram takes a few bytes.
+ */
+int il_hist_encode(const struct il_hist *h, uint8_t **buf, size_t *len);
+
+/**
+ * il_hist_decode() - the inverse of il_hist_encode().
+ * Return: 0, -EPROTO for a foreign or corrupt BLOB, -EPROTONOSUPPORT for an
+ * unknown layout version.  Never reads past @len.
+ */
+int il_hist_decode(const uint8_t *buf, size_t len, struct il_hist **out);
+
+/*
+ * Exact running summary: count, min, max, mean and the sum of squared
+ * deviations by Welford's method, so the stddev is stable for long runs.
+ * dropped and early are counted by the caller: samples that could not be
+ * recorded (out of range, lost) and wakes before their launch time.
+ */
+struct il_summary {
+	uint64_t count;
+	uint64_t min;
+	uint64_t max;
+	double mean;
+	double m2;
+	uint64_t dropped;
+	uint64_t early;
+};
+
+void il_summary_init(struct il_summary *s);
+void il_summary_add(struct il_summary *s, uint64_t v);
+/** il_summary_merge() - combine two summaries (Chan et al.'s formula). */
+void il_summary_merge(struct il_summary *dst, const struct il_summary *src);
+/** il_summary_stddev() - the sample standard deviation (n - 1), 0 if n < 2. */
+double il_summary_stddev(const struct il_summary *s);
+
+#endif

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * store.h - the SQLite dataset.
+ *
+ * The schema is a list of numbered migrations (schemas/NNN_*.sql, compiled
+ * into the binary) applied in order, each in one transaction that also sets
+ * PRAGMA user_version.  An idlelab database is recognised by its
+ * application_id (IL_APPLICATION_ID) set by the first migration.
+ *
+ * Opening is careful: nothing is written to a file until it is known to be
+ * an idlelab database of a version this binary understands, or an empty
+ * file/new path.  A foreign database (other tables, no application id) is
+ * refused with -EPROTO, a newer schema with -EPROTONOSUPPORT; the file is
+ * left byte-for-byte untouched in both cases.
+ *
+ * Each run is written in one transaction (il_store_save_run()), so a crash
+ * leaves every earlier run complete and never a partial one.
+ * WAL mode, synchronous=NORMAL, prepared statements.
+ *
+ * Errors follow err.h.
+ */
+#ifndef IDLELAB_STORE_H
+#define IDLELAB_STORE_H
+
+#include <stdint.h>
+
+#include "counters.h"
+#include "series.h"
+
+#define IL_APPLICATION_ID	0x49444c4c	/* "IDLL" */
+
+struct il_store;
+
+enum il_store_flags {
+	IL_STORE_CREATE = 1 << 0,	/* create and migrate if new */
+	IL_STORE_READONLY = 1 << 1,	/* never write (report, check) */
+	IL_STORE_NO_MIGRATE = 1 << 2,	/* refuse an older schema too */
+};
+
+int il_store_open(const char *path, int flags, struct il_store **out);
+void il_store_close(struct il_store *s);
+
+/** il_store_schema_version() - user_version of the open database. */
+int il_store_schema_version(struct il_store *s);
+/** il_store_latest_version() - the newest version this binary knows. */
+int il_store_latest_version(void);
+/** il_store_migrate() - apply the missing migrations; 0 if none needed. */
+int il_store_migrate(struct il_store *s);
+/**
+ * il_store_check() - integrity_check, foreign_key_check, version and
+ * per-run consistency (every summary has its histogram, counts agree).
+ * @report: malloc()ed text, one finding a line ("ok" if none).
+ * Return: 0 if healthy, -EIO if a finding was made.
+ */
+int il_store_check(struct il_store *s, char **report);
+
+/** il_store_db() - the sqlite3 handle, for analysis/ queries. */
+void *il_store_db(struct il_store *s);
+
+/**
+ * il_store_put_machine() - insert or update the machine row.
+ * @uuid: the host UUID (env.h il_host_uuid()).
+ * @fingerprint_json, @hwloc_xml: stored as given.
+ */
+int il_store_put_machine(struct il_store *s, const char *uuid,
+			 const char *hostname, const char *fingerprint_json,
+			 const char *hwloc_xml);
+
+struct il_run_attr {
+	int cpu;		/* -1 for run-wide */
+	const char *key;
+	const char *value;
+};
+
+/* Everything about one run, written in one transaction. */
+struct il_run_rec {
+	char uuid[37];
+	char machine_uuid[37];
+	const char *bench;
+	const char *params_json;
+	const char *placement;		/* the spec */
+	const char *cpus_json;		/* the expanded CPUs or pairs */
+	const char *campaign;		/* NULL for single runs */
+	int64_t plan_index;		/* -1 for single runs */
+	const char *param_hash;		/* NULL for single runs */
+	uint64_t start_ns;		/* CLOCK_REALTIME */
+	uint64_t end_ns;
+	const char *status;		/* ok, failed, unsupported, interrupted, skipped */
+	const char *status_reason;	/* NULL when ok */
+	const char *tool_version;
+	const char *git_rev;
+	const char *cmdline;		/* the command line as given */
+	uint64_t tsc_khz;		/* 0 if not used */
+	const char *env_before_json;
+	const char *env_after_json;
+	const char *env_delta_json;
+	int nseries;
+	struct il_series *const *series;
+	int ncounters;
+	const struct il_counter_result *counters;
+	int nattrs;
+	const struct il_run_attr *attrs;
+};
+
+int il_store_save_run(struct il_store *s, const struct il_run_rec *r);
+
+#endif
