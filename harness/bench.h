@@ -89,6 +89,12 @@ struct il_series *il_run_series(struct il_run *r, const char *metric,
 int il_run_attr(struct il_run *r, int cpu, const char *key,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* Run lifecycle, used by the harness (harness/runner.c), not benchmarks. */
+struct il_run_attr;
+int il_run_init(struct il_run *r, const struct il_bench_ops *ops);
+void il_run_attr_get(const struct il_run *r, int i, struct il_run_attr *out);
+void il_run_release(struct il_run *r);
+
 /** il_stop_requested() - true once SIGINT/SIGTERM asked the run to end. */
 bool il_stop_requested(void);
 void il_request_stop(void);
