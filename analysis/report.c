@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * report.c - the results table (`idlelab report`, and the table printed
+ * after `idlelab bench`), in the style of seed 002's wake-latency tables.
+ *
+ * Runs that measured the same thing (same machine, benchmark, parameters,
+ * metric, CPU or pair, and target count) are merged into one row: counts,
+ * min and max exactly; mean and stddev with Chan's formula; percentiles
+ * from the exact merge of their histograms.  Only parameters that differ
+ * between rows of one benchmark are shown, in the Config column, so the
+ * table stays readable while no two rows look alike.
+ */
+#include "analysis.h"
+#include "err.h"
+#include "stats.h"
+#include "store.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct row {
+	char *host;
+	char *bench;
+	char *params;
+	char *config;
+	char *metric;
+	char *unit;
+	int cpu;
+	int cpu2;
+	int64_t grp;
+	int runs;
+	struct il_summary sum;
+	struct il_hist *hist;
+};
+
+struct rows {
+	int n;
+	int cap;
+	struct row *v;
+};
+
+int il_format_parse(const char *s, enum il_format *out)
+{
+	if (!strcmp(s, "md") || !strcmp(s, "markdown"))
+		*out = IL_FMT_MD;
+	else if (!strcmp(s, "csv"))
+		*out = IL_FMT_CSV;
+	else if (!strcmp(s, "json"))
+		*out = IL_FMT_JSON;
+	else
+		return il_errorf(-EINVAL, "unknown format '%s' (use md, csv or json)", s);
+	return 0;
+}
+
+static char *dup_col(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return strdup(t ? (const char *)t : "");
+}
+
+static int same_key(const struct row *r, sqlite3_stmt *st)
+{
+	return !strcmp(r->host, (const char *)sqlite3_column_text(st, 0)) &&
+	       !strcmp(r->bench, (const char *)sqlite3_column_text(st, 1)) &&
+	       !strcmp(r->params, (const char *)sqlite3_column_text(st, 2)) &&
+	       !strcmp(r->metric, (const char *)sqlite3_column_text(st, 3)) &&
+	       !strcmp(r->unit, (const char *)sqlite3_column_text(st, 4)) &&
+	       r->cpu == sqlite3_column_int(st, 5) &&
+	       r->cpu2 == sqlite3_column_int(st, 6) &&
+	       r->grp == sqlite3_column_int64(st, 7);
+}
+
+/* A stored summary back into the running form, so it can be merged. */
+static void stored_summary(sqlite3_stmt *st, struct il_summary *s)
+{
+	double sd = sqlite3_column_double(st, 12);
+
+	il_summary_init(s);
+	s->count = (uint64_t)sqlite3_column_int64(st, 8);
+	if (s->count) {
+		s->min = (uint64_t)sqlite3_column_int64(st, 9);
+		s->max = (uint64_t)sqlite3_column_int64(st, 10);
+		s->mean = sqlite3_column_double(st, 11);
+		s->m2 = s->count > 1 ? sd * sd * (double)(s->count - 1) : 0;
+	}
+	s->dropped = (uint64_t)sqlite3_column_int64(st, 13);
+	s->early = (uint64_t)sqlite3_column_int64(st, 14);
+}
+
+static int add_row(struct rows *rows, sqlite3_stmt *st)
+{
+	const void *blob = sqlite3_column_blob(st, 15);
+	int len = sqlite3_column_bytes(st, 15);
+	struct il_summary sum;
+	struct il_hist *h = NULL;
+	struct row *r;
+	int ret;
+
+	if (blob) {
+		ret = il_hist_decode(blob, (size_t)len, &h);
+		if (ret)
+			return il_errorf(ret, "run %s: corrupt histogram: %s",
+					 sqlite3_column_text(st, 16), il_errmsg());
+	}
+	stored_summary(st, &sum);
+	if (rows->n && same_key(&rows->v[rows->n - 1], st)) {
+		r = &rows->v[rows->n - 1];
+		il_summary_merge(&r->sum, &sum);
+		if (h) {
+			ret = il_hist_merge(r->hist, h);
+			il_hist_free(h);
+			if (ret)
+				return ret;
+		}
+		r->runs++;
+		return 0;
+	}
+	if (rows->n == rows->cap) {
+		int cap = rows->cap ? rows->cap * 2 : 64;
+		struct row *v = realloc(rows->v, cap * sizeof(*v));
+
+		if (!v) {
+			il_hist_free(h);
+			return il_errorf(-ENOMEM, "out of memory");
+		}
+		rows->v = v;
+		rows->cap = cap;
+	}
+	r = &rows->v[rows->n++];
+	memset(r, 0, sizeof(*r));
+	r->host = dup_col(st, 0);
+	r->bench = dup_col(st, 1);
+	r->params = dup_col(st, 2);
+	r->metric = dup_col(st, 3);
+	r->unit = dup_col(st, 4);
+	r->cpu = sqlite3_column_int(st, 5);
+	r->cpu2 = sqlite3_column_int(st, 6);
+	r->grp = sqlite3_column_int64(st, 7);
+	r->runs = 1;
+	r->sum = sum;
+	r->hist = h ? h : il_hist_new();
+	return r->hist ? 0 : il_errorf(-ENOMEM, "out of memory");
+}
+
+static void free_rows(struct rows *rows)
+{
+	int i;
+
+	for (i = 0; i < rows->n; i++) {
+		free(rows->v[i].host);
+		free(rows->v[i].bench);
+		free(rows->v[i].params);
+		free(rows->v[i].config);
+		free(rows->v[i].metric);
+		free(rows->v[i].unit);
+		il_hist_free(rows->v[i].hist);
+	}
+	free(rows->v);
+}
+
+/* Config: the parameters whose value differs between rows of a benchmark. */
+static void make_configs(struct rows *rows)
+{
+	int i, j;
+
+	for (i = 0; i < rows->n; i++) {
+		json_t *pi = json_loads(rows->v[i].params, 0, NULL), *v;
+		char buf[256] = "";
+		const char *key;
+		size_t used = 0;
+
+		json_object_foreach(pi, key, v) {
+			int varies = 0;
+			char *vs;
+
+			for (j = 0; j < rows->n && !varies; j++) {
+				json_t *pj, *w;
+
+				if (strcmp(rows->v[j].bench, rows->v[i].bench))
+					continue;
+				pj = json_loads(rows->v[j].params, 0, NULL);
+				w = json_object_get(pj, key);
+				varies = !w || !json_equal(v, w);
+				json_decref(pj);
+			}
+			if (!varies)
+				continue;
+			vs = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+			if (vs && used < sizeof(buf))
+				used += snprintf(buf + used, sizeof(buf) - used, "%s%s=%s",
+						 used ? " " : "", key, vs);
+			free(vs);
+		}
+		json_decref(pi);
+		rows->v[i].config = strdup(buf);
+	}
+}
+
+static void cpu_label(const struct row *r, char *buf, size_t len)
+{
+	if (r->cpu < 0)
+		snprintf(buf, len, "-");
+	else if (r->cpu2 >= 0)
+		snprintf(buf, len, "%d->%d", r->cpu, r->cpu2);
+	else
+		snprintf(buf, len, "%d", r->cpu);
+}
+
+static void grp_label(const struct row *r, char *buf, size_t len)
+{
+	if (r->grp >= 0)
+		snprintf(buf, len, "%" PRId64, r->grp);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void print_md(const struct rows *rows, FILE *out)
+{
+	char cpu[32], grp[32], metric[80];
+	int i;
+
+	fprintf(out, "| Machine | Benchmark | Config | Metric | CPU | Targets | Nr samples | Min | Max | Median | Avg | Stddev | p99 | p99.9 |\n");
+	fprintf(out, "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (i = 0; i < rows->n; i++) {
+		const struct row *r = &rows->v[i];
+
+		cpu_label(r, cpu, sizeof(cpu));
+		grp_label(r, grp, sizeof(grp));
+		snprintf(metric, sizeof(metric), "%s (%s)", r->metric, r->unit);
+		if (!r->sum.count) {
+			fprintf(out, "| %s | %s | %s | %s | %s | %s | 0 | - | - | - | - | - | - | - |\n",
+				r->host, r->bench, r->config, metric, cpu, grp);
+			continue;
+		}
+		fprintf(out, "| %s | %s | %s | %s | %s | %s | %" PRIu64 " | %" PRIu64 " | %" PRIu64
+			" | %" PRIu64 " | %.1f | %.2f | %" PRIu64 " | %" PRIu64 " |\n",
+			r->host, r->bench, r->config, metric, cpu, grp,
+			r->sum.count, r->sum.min, r->sum.max,
+			il_hist_percentile(r->hist, 50), r->sum.mean,
+			il_summary_stddev(&r->sum),
+			il_hist_percentile(r->hist, 99),
+			il_hist_percentile(r->hist, 99.9));
+	}
+}
+
+static void csv_field(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void print_csv(const struct rows *rows, FILE *out)
+{
+	int i;
+
+	fprintf(out, "machine,benchmark,params,metric,unit,cpu,cpu2,targets,runs,nr_samples,min,max,median,avg,stddev,p99,p99_9,dropped,early\n");
+	for (i = 0; i < rows->n; i++) {
+		const struct row *r = &rows->v[i];
+
+		csv_field(out, r->host);
+		fputc(',', out);
+		csv_field(out, r->bench);
+		fputc(',', out);
+		csv_field(out, r->params);
+		fprintf(out, ",%s,%s,%d,%d,%" PRId64 ",%d,%" PRIu64, r->metric,
+			r->unit, r->cpu, r->cpu2, r->grp, r->runs, r->sum.count);
+		if (r->sum.count)
+			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%" PRIu64 ",%" PRIu64,
+				r->sum.min, r->sum.max, il_hist_percentile(r->hist, 50),
+				r->sum.mean, il_summary_stddev(&r->sum),
+				il_hist_percentile(r->hist, 99),
+				il_hist_percentile(r->hist, 99.9));
+		else
+			fprintf(out, ",,,,,,,");
+		fprintf(out, ",%" PRIu64 ",%" PRIu64 "\n", r->sum.dropped, r->sum.early);
+	}
+}
+
+static json_t *rows_json(const struct rows *rows)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; i < rows->n; i++) {
+		const struct row *r = &rows->v[i];
+		json_t *o = json_pack("{s:s,s:s,s:o,s:s,s:s,s:i,s:i,s:I,s:i,s:I,s:I,s:I}",
+				      "machine", r->host, "benchmark", r->bench,
+				      "params", json_loads(r->params, 0, NULL) ?: json_null(),
+				      "metric", r->metric, "unit", r->unit,
+				      "cpu", r->cpu, "cpu2", r->cpu2,
+				      "targets", (json_int_t)r->grp, "runs", r->runs,
+				      "nr_samples", (json_int_t)r->sum.count,
+				      "dropped", (json_int_t)r->sum.dropped,
+				      "early", (json_int_t)r->sum.early);
+
+		if (r->sum.count) {
+			json_object_set_new(o, "min", json_integer((json_int_t)r->sum.min));
+			json_object_set_new(o, "max", json_integer((json_int_t)r->sum.max));
+			json_object_set_new(o, "median", json_integer((json_int_t)il_hist_percentile(r->hist, 50)));
+			json_object_set_new(o, "avg", json_real(r->sum.mean));
+			json_object_set_new(o, "stddev", json_real(il_summary_stddev(&r->sum)));
+			json_object_set_new(o, "p99", json_integer((json_int_t)il_hist_percentile(r->hist, 99)));
+			json_object_set_new(o, "p99_9", json_integer((json_int_t)il_hist_percentile(r->hist, 99.9)));
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* Runs and counters that could not be measured, with their reasons. */
+static int not_measured(sqlite3 *db, const struct il_report_opts *o,
+			json_t **runs_out, json_t **cnt_out)
+{
+	static const char runs_sql[] =
+		"SELECT m.hostname, r.bench, r.status, coalesce(r.status_reason, ''), count(*) "
+		"FROM runs r JOIN machines m ON m.uuid = r.machine_uuid "
+		"WHERE r.status NOT IN ('ok') AND (?1 IS NULL OR r.uuid = ?1) "
+		"AND (?2 IS NULL OR r.bench = ?2) "
+		"GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4";
+	static const char cnt_sql[] =
+		"SELECT m.hostname, r.bench, c.event, c.status, coalesce(c.reason, ''), count(*) "
+		"FROM counters c JOIN runs r ON r.uuid = c.run_uuid "
+		"JOIN machines m ON m.uuid = r.machine_uuid "
+		"WHERE c.status <> 'ok' AND (?1 IS NULL OR r.uuid = ?1) "
+		"AND (?2 IS NULL OR r.bench = ?2) "
+		"GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3";
+	sqlite3_stmt *st;
+	json_t *a;
+	int rc;
+
+	a = json_array();
+	if (sqlite3_prepare_v2(db, runs_sql, -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(st, 1, o->run_uuid, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, o->bench, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:i}",
+				"machine", sqlite3_column_text(st, 0),
+				"benchmark", sqlite3_column_text(st, 1),
+				"status", sqlite3_column_text(st, 2),
+				"reason", sqlite3_column_text(st, 3),
+				"runs", sqlite3_column_int(st, 4)));
+	sqlite3_finalize(st);
+	*runs_out = a;
+	a = json_array();
+	if (sqlite3_prepare_v2(db, cnt_sql, -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	sqlite3_bind_text(st, 1, o->run_uuid, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, o->bench, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:s,s:i}",
+				"machine", sqlite3_column_text(st, 0),
+				"benchmark", sqlite3_column_text(st, 1),
+				"event", sqlite3_column_text(st, 2),
+				"status", sqlite3_column_text(st, 3),
+				"reason", sqlite3_column_text(st, 4),
+				"count", sqlite3_column_int(st, 5)));
+	sqlite3_finalize(st);
+	*cnt_out = a;
+	return 0;
+fail:
+	json_decref(a);
+	return il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
+}
+
+static void print_not_measured_md(json_t *runs, json_t *cnts, FILE *out)
+{
+	size_t i;
+	json_t *v;
+
+	if (json_array_size(runs)) {
+		fprintf(out, "\nNot measured:\n\n| Machine | Benchmark | Status | Runs | Reason |\n|---|---|---|---:|---|\n");
+		json_array_foreach(runs, i, v)
+			fprintf(out, "| %s | %s | %s | %d | %s |\n",
+				json_string_value(json_object_get(v, "machine")),
+				json_string_value(json_object_get(v, "benchmark")),
+				json_string_value(json_object_get(v, "status")),
+				(int)json_integer_value(json_object_get(v, "runs")),
+				json_string_value(json_object_get(v, "reason")));
+	}
+	if (json_array_size(cnts)) {
+		fprintf(out, "\nCounters not counted:\n\n| Machine | Benchmark | Event | Status | Reason |\n|---|---|---|---|---|\n");
+		json_array_foreach(cnts, i, v)
+			fprintf(out, "| %s | %s | %s | %s | %s |\n",
+				json_string_value(json_object_get(v, "machine")),
+				json_string_value(json_object_get(v, "benchmark")),
+				json_string_value(json_object_get(v, "event")),
+				json_string_value(json_object_get(v, "status")),
+				json_string_value(json_object_get(v, "reason")));
+	}
+}
+
+int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
+{
+	static const char sql[] =
+		"SELECT hostname, bench, params, metric, unit, cpu, cpu2, grp, "
+		"count, min, max, mean, stddev, dropped, early, hist, run_uuid "
+		"FROM v_report_hist WHERE status IN ('ok', 'interrupted') "
+		"AND (?1 IS NULL OR run_uuid = ?1) AND (?2 IS NULL OR bench = ?2) "
+		"ORDER BY hostname, machine_uuid, bench, params, metric, unit, grp, cpu, cpu2";
+	sqlite3 *db = il_store_db(s);
+	json_t *runs = NULL, *cnts = NULL, *doc;
+	struct rows rows = { 0 };
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, o->run_uuid, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, o->bench, -1, SQLITE_STATIC);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		ret = add_row(&rows, st);
+	sqlite3_finalize(st);
+	if (!ret)
+		ret = not_measured(db, o, &runs, &cnts);
+	if (ret)
+		goto out;
+	make_configs(&rows);
+	switch (o->format) {
+	case IL_FMT_MD:
+		print_md(&rows, out);
+		print_not_measured_md(runs, cnts, out);
+		break;
+	case IL_FMT_CSV:
+		print_csv(&rows, out);
+		break;
+	case IL_FMT_JSON:
+		doc = json_pack("{s:s,s:s,s:o,s:O,s:O}", "tool", "idlelab",
+				"version", IL_VERSION, "rows", rows_json(&rows),
+				"not_measured", runs, "counters_not_counted", cnts);
+		json_dumpf(doc, out, JSON_INDENT(2));
+		fputc('\n', out);
+		json_decref(doc);
+		break;
+	}
+out:
+	json_decref(runs);
+	json_decref(cnts);
+	free_rows(&rows);
+	return ret;
+}

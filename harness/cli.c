@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cli.c - main() of idlelab: the subcommand table, in the manner of perf's
+ * cmd_struct, and the few helpers every command shares.
+ *
+ * Only the CLI decides how the process ends: the library returns errors,
+ * the commands turn them into exit codes (cli.h), and main() checks that
+ * stdout was really written, so a full disk is an error, not a silent
+ * truncation.
+ */
+#include "cli.h"
+#include "bench.h"
+#include "err.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char il_cmdline_buf[4096];
+
+static const struct il_cmd il_cmds[] = {
+	{ "info", cmd_info, "print this machine's fingerprint" },
+	{ "list", cmd_list, "list the benchmarks and their parameters" },
+	{ "bench", cmd_bench, "run one benchmark into the database" },
+	{ "report", cmd_report, "print the results table from a database" },
+	{ "db", cmd_db, "check or migrate a database" },
+	{ NULL, NULL, NULL },
+};
+
+int cli_error(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("idlelab: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("idlelab: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return IL_EXIT_USAGE;
+}
+
+int cli_bad_option(const char *cmd, int argc, char **argv)
+{
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+
+	if (optopt && optopt != '?')
+		return cli_usage_error("%s: option -%c: invalid or missing argument (see idlelab %s --help)",
+				       cmd, optopt, cmd);
+	return cli_usage_error("%s: unrecognised option '%s' (see idlelab %s --help)",
+			       cmd, arg, cmd);
+}
+
+const char *cli_default_db(void)
+{
+	const char *db = getenv("IDLELAB_DB");
+
+	return db && *db ? db : "idlelab.db";
+}
+
+const char *cli_cmdline(void)
+{
+	return il_cmdline_buf;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	il_request_stop();
+}
+
+void cli_install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* A second Ctrl-C while a run is stopping still kills the process. */
+	sa.sa_flags = SA_RESETHAND;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static void save_cmdline(int argc, char **argv)
+{
+	size_t used = 0;
+	int i;
+
+	for (i = 0; i < argc && used < sizeof(il_cmdline_buf) - 1; i++)
+		used += snprintf(il_cmdline_buf + used,
+				 sizeof(il_cmdline_buf) - used, "%s%s",
+				 i ? " " : "", argv[i]);
+}
+
+static void usage(FILE *f)
+{
+	const struct il_cmd *c;
+
+	fprintf(f, "usage: idlelab [--version] [--help] COMMAND [ARGS]\n\n"
+		   "Idle-state and IPI microbenchmarks into an SQLite dataset.\n\n"
+		   "Commands:\n");
+	for (c = il_cmds; c->name; c++)
+		fprintf(f, "  %-8s %s\n", c->name, c->summary);
+	fprintf(f, "\nRun 'idlelab COMMAND --help' for a command's options; "
+		   "see idlelab(1) for exit codes.\n");
+}
+
+static int finish(int code)
+{
+	/* A write error on stdout (full disk, closed pipe) is a failure. */
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "idlelab: error writing standard output\n");
+		return code ? code : IL_EXIT_FAIL;
+	}
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	const struct il_cmd *c;
+	const char *near = NULL;
+	int bestd = 3;
+
+	save_cmdline(argc, argv);
+	if (argc < 2) {
+		usage(stderr);
+		return IL_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return finish(IL_EXIT_OK);
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("idlelab %s (%s)\n", IL_VERSION, IL_GIT_REV);
+		return finish(IL_EXIT_OK);
+	}
+	for (c = il_cmds; c->name; c++) {
+		int d;
+
+		if (!strcmp(c->name, argv[1]))
+			return finish(c->fn(argc - 1, argv + 1));
+		d = il_edit_distance(argv[1], c->name);
+		if (d < bestd) {
+			bestd = d;
+			near = c->name;
+		}
+	}
+	if (near)
+		return cli_usage_error("unknown command '%s' (did you mean '%s'?)",
+				       argv[1], near);
+	return cli_usage_error("unknown command '%s' (see idlelab --help)", argv[1]);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cli.h - shared by the idlelab CLI's command files (cmd_*.c) only.
+ *
+ * Exit codes (the contract scripts rely on; see idlelab(1)):
+ *   0  success
+ *   1  a run failed, or an internal error
+ *   2  usage error or bad input (flag, value, file, database)
+ *   3  the measurement is unsupported on this machine
+ *   4  the result is untrustworthy (e.g. interrupted, samples dropped)
+ */
+#ifndef IDLELAB_CLI_H
+#define IDLELAB_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum {
+	IL_EXIT_OK = 0,
+	IL_EXIT_FAIL = 1,
+	IL_EXIT_USAGE = 2,
+	IL_EXIT_UNSUPPORTED = 3,
+	IL_EXIT_UNTRUSTWORTHY = 4,
+};
+
+struct il_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+int cmd_info(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_db(int argc, char **argv);
+
+/** cli_usage_error() - print "idlelab: <msg>" and return IL_EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** cli_error() - print "idlelab: <msg>" and return @code. */
+int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** cli_default_db() - $IDLELAB_DB or ./idlelab.db. */
+const char *cli_default_db(void);
+/** cli_cmdline() - the command line as given, saved before getopt. */
+const char *cli_cmdline(void);
+/** cli_bad_option() - the message for getopt's '?' (unknown or missing arg). */
+int cli_bad_option(const char *cmd, int argc, char **argv);
+/** cli_install_signals() - SIGINT/SIGTERM/SIGHUP ask the run to stop. */
+void cli_install_signals(void);
+
+#endif

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmd_bench.c - `idlelab bench NAME`: one run into the database.
+ *
+ * The order matters for "bad input loses nothing": every flag, parameter,
+ * placement and event name is validated (il_run_prepare) before the
+ * database is opened, and the database is checked to be an idlelab one of
+ * a known version before anything is written or measured.
+ */
+#include "cli.h"
+#include "analysis.h"
+#include "err.h"
+#include "runner.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void bench_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: idlelab bench NAME [--cpus SPEC] [--param KEY=VALUE]...\n"
+		"                     [--events LIST] [--counters pfm|papi]\n"
+		"                     [--db FILE] [--raw] [--json]\n\n"
+		"Run one benchmark on this machine and store it.\n\n"
+		"  -c, --cpus SPEC      placement: all, 0,2-3, one-per-core, one-per-l3,\n"
+		"                       pairs:smt|l3|cross-l3|cross-package, pairs:0-1\n"
+		"  -p, --param K=V      set a benchmark parameter (see idlelab list)\n"
+		"  -e, --events LIST    comma-separated counter events (default set if absent)\n"
+		"      --counters NAME  counter backend: pfm (default) or papi\n"
+		"  -d, --db FILE        database (default $IDLELAB_DB or ./idlelab.db)\n"
+		"  -r, --raw            also store every raw sample\n"
+		"  -j, --json           print the run's summary as JSON\n"
+		"  -h, --help           this text\n");
+}
+
+static int exit_for_status(const char *status)
+{
+	if (!strcmp(status, "ok"))
+		return IL_EXIT_OK;
+	if (!strcmp(status, "unsupported"))
+		return IL_EXIT_UNSUPPORTED;
+	if (!strcmp(status, "interrupted"))
+		return IL_EXIT_UNTRUSTWORTHY;
+	return IL_EXIT_FAIL;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "param", required_argument, NULL, 'p' },
+		{ "events", required_argument, NULL, 'e' },
+		{ "counters", required_argument, NULL, 'C' },
+		{ "db", required_argument, NULL, 'd' },
+		{ "raw", no_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct il_run_request req = { .plan_index = -1 };
+	const char **params = calloc(argc, sizeof(char *));
+	const char *db = cli_default_db(), *near;
+	struct il_counters *counters = NULL;
+	struct il_store *store = NULL;
+	struct il_topo *topo = NULL;
+	struct il_run_outcome out;
+	struct il_run run;
+	char machine[37];
+	bool json = false, have_run = false;
+	int opt, ret, code;
+
+	if (!params)
+		return cli_error(IL_EXIT_FAIL, "out of memory");
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "c:p:e:d:rjh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			req.cpus = optarg;
+			break;
+		case 'p':
+			params[req.nparams++] = optarg;
+			break;
+		case 'e':
+			req.events = optarg;
+			break;
+		case 'C':
+			req.backend = optarg;
+			break;
+		case 'd':
+			db = optarg;
+			break;
+		case 'r':
+			req.keep_raw = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			bench_usage(stdout);
+			free(params);
+			return IL_EXIT_OK;
+		default:
+			free(params);
+			return cli_bad_option("bench", argc, argv);
+		}
+	}
+	req.params = params;
+	if (optind != argc - 1) {
+		free(params);
+		bench_usage(stderr);
+		return cli_usage_error("bench: expected exactly one benchmark name (see idlelab list)");
+	}
+	req.ops = il_bench_find(argv[optind]);
+	if (!req.ops) {
+		near = il_bench_suggest(argv[optind]);
+		free(params);
+		if (near)
+			return cli_usage_error("bench: unknown benchmark '%s' (did you mean '%s'?)",
+					       argv[optind], near);
+		return cli_usage_error("bench: unknown benchmark '%s' (see idlelab list)",
+				       argv[optind]);
+	}
+	req.cmdline = cli_cmdline();
+
+	ret = il_topo_open(&topo);
+	if (ret) {
+		code = cli_error(IL_EXIT_FAIL, "bench: %s", il_errmsg());
+		goto out;
+	}
+	ret = il_run_prepare(topo, &req, &run, &counters);
+	have_run = true;
+	if (ret) {
+		code = cli_usage_error("bench %s: %s", req.ops->name, il_errmsg());
+		goto out;
+	}
+	ret = il_store_open(db, IL_STORE_CREATE, &store);
+	if (ret) {
+		code = cli_usage_error("bench: %s", il_errmsg());
+		goto out;
+	}
+	ret = il_machine_register(store, topo, machine);
+	if (ret) {
+		code = cli_error(IL_EXIT_FAIL, "bench: cannot record the machine: %s", il_errmsg());
+		goto out;
+	}
+	cli_install_signals();
+	ret = il_run_execute(store, machine, &req, &run, counters, &out);
+	if (ret) {
+		code = cli_error(IL_EXIT_FAIL, "bench %s: cannot store the run: %s",
+				 req.ops->name, il_errmsg());
+		goto out;
+	}
+	code = exit_for_status(out.status);
+	if (code == IL_EXIT_OK || code == IL_EXIT_UNTRUSTWORTHY) {
+		struct il_report_opts ro = {
+			.format = json ? IL_FMT_JSON : IL_FMT_MD,
+			.run_uuid = out.uuid,
+		};
+
+		ret = il_report(store, &ro, stdout);
+		if (ret)
+			code = cli_error(IL_EXIT_FAIL, "bench: %s", il_errmsg());
+	}
+	if (code != IL_EXIT_OK)
+		cli_error(code, "bench %s: run %s %s%s%s", req.ops->name, out.uuid,
+			  out.status, out.reason[0] ? ": " : "", out.reason);
+out:
+	il_store_close(store);
+	il_counters_close(counters);
+	if (have_run)
+		il_run_release(&run);
+	il_topo_close(topo);
+	free(params);
+	return code;
+}

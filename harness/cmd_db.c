@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmd_db.c - `idlelab db check|migrate`: database maintenance.
+ *
+ * check opens read-only and never writes; migrate is the one command that
+ * upgrades an older idlelab schema in place (each migration in its own
+ * transaction), and it still refuses foreign or newer files.
+ */
+#include "cli.h"
+#include "err.h"
+#include "store.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void db_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: idlelab db check [--db FILE]\n"
+		"       idlelab db migrate [--db FILE]\n\n"
+		"  check    integrity, schema version and per-run consistency;\n"
+		"           exit 0 if healthy, 1 with the findings otherwise\n"
+		"  migrate  apply the missing schema migrations\n\n"
+		"  -d, --db FILE   database (default $IDLELAB_DB or ./idlelab.db)\n"
+		"  -h, --help      this text\n");
+}
+
+int cmd_db(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db = cli_default_db(), *action;
+	struct il_store *store;
+	char *report = NULL;
+	int opt, ret, before;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'h':
+			db_usage(stdout);
+			return IL_EXIT_OK;
+		default:
+			return cli_bad_option("db", argc, argv);
+		}
+	}
+	if (optind != argc - 1) {
+		db_usage(stderr);
+		return cli_usage_error("db: expected one action: check or migrate");
+	}
+	action = argv[optind];
+	if (!strcmp(action, "check")) {
+		ret = il_store_open(db, IL_STORE_READONLY, &store);
+		if (ret)
+			return cli_usage_error("db check: %s", il_errmsg());
+		ret = il_store_check(store, &report);
+		printf("%s: schema version %d\n%s", db, il_store_schema_version(store),
+		       report ? report : "");
+		if (report && report[0] && report[strlen(report) - 1] != '\n')
+			putchar('\n');
+		free(report);
+		il_store_close(store);
+		return ret ? IL_EXIT_FAIL : IL_EXIT_OK;
+	}
+	if (!strcmp(action, "migrate")) {
+		/* Open without migrating so we can say what changed. */
+		ret = il_store_open(db, 0, &store);
+		if (ret == -ESTALE || ret == 0) {
+			if (ret == -ESTALE)
+				ret = il_store_open(db, IL_STORE_CREATE, &store);
+			if (ret)
+				return cli_usage_error("db migrate: %s", il_errmsg());
+		} else {
+			return cli_usage_error("db migrate: %s", il_errmsg());
+		}
+		before = il_store_schema_version(store);
+		ret = il_store_migrate(store);
+		if (ret) {
+			il_store_close(store);
+			return cli_error(IL_EXIT_FAIL, "db migrate: %s", il_errmsg());
+		}
+		printf("%s: schema version %d -> %d\n", db, before,
+		       il_store_schema_version(store));
+		il_store_close(store);
+		return IL_EXIT_OK;
+	}
+	return cli_usage_error("db: unknown action '%s' (use check or migrate)", action);
+}

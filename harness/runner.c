@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * runner.c - executes one run (runner.h) and hands it to the store.
+ *
+ * Design notes: the benchmark's teardown() runs whenever setup()
+ * succeeded, and the run row is written whatever the outcome, so a failed
+ * or interrupted run is visible in the dataset with its reason instead of
+ * vanishing.  The counters bracket run() alone, not setup(), so thread
+ * creation and buffer allocation do not pollute the deltas.
+ */
+#include "runner.h"
+#include "env.h"
+#include "err.h"
+#include "tsc.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int il_run_prepare(struct il_topo *topo, const struct il_run_request *req,
+		   struct il_run *run, struct il_counters **counters)
+{
+	const struct il_bench_ops *ops = req->ops;
+	const char *spec = req->cpus ? req->cpus : ops->default_cpus;
+	int cpus[IL_MAX_CPUS];
+	int i, n, ret;
+
+	*counters = NULL;
+	ret = il_run_init(run, ops);
+	if (ret)
+		return il_errorf(ret, "out of memory");
+	run->topo = topo;
+	run->keep_raw = req->keep_raw;
+	ret = il_opts_defaults(ops->opts, run->params);
+	if (ret)
+		return ret;
+	for (i = 0; i < req->nparams; i++) {
+		ret = il_opts_set_kv(ops->opts, run->params, req->params[i]);
+		if (ret)
+			return ret;
+	}
+	ret = il_place_parse(topo, spec ? spec : "all", &run->place);
+	if (ret)
+		return ret;
+	if ((ops->flags & IL_BF_PAIRS) && run->place.kind != IL_PLACE_PAIRS)
+		return il_errorf(-EINVAL, "--cpus '%s': %s needs CPU pairs (e.g. pairs:smt or pairs:0-1)",
+				 run->place.spec, ops->name);
+	if ((ops->flags & IL_BF_MULTI_CPU) && run->place.kind == IL_PLACE_CPUS &&
+	    run->place.ncpus < 2)
+		return il_errorf(-EINVAL, "--cpus '%s': %s needs at least two CPUs",
+				 run->place.spec, ops->name);
+	n = il_place_cpus(&run->place, cpus, IL_MAX_CPUS);
+	if (n < 0)
+		return n;
+	return il_counters_open(counters, req->backend, req->events, cpus, n);
+}
+
+static char *placement_json(const struct il_placement *p)
+{
+	json_t *a = json_array(), *pair;
+	char *s;
+	int i;
+
+	if (p->kind == IL_PLACE_PAIRS) {
+		for (i = 0; i < p->npairs; i++) {
+			pair = json_pack("[ii]", p->pairs[i].a, p->pairs[i].b);
+			json_array_append_new(a, pair);
+		}
+	} else {
+		for (i = 0; i < p->ncpus; i++)
+			json_array_append_new(a, json_integer(p->cpus[i]));
+	}
+	s = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	return s;
+}
+
+static uint64_t realtime_ns(void)
+{
+	return il_now_ns(CLOCK_REALTIME);
+}
+
+static int store_run(struct il_store *store, const char *machine_uuid,
+		     const struct il_run_request *req, struct il_run *run,
+		     struct il_counters *counters, json_t *before,
+		     json_t *after, uint64_t start, uint64_t end,
+		     struct il_run_outcome *out)
+{
+	struct il_run_rec rec = { 0 };
+	struct il_counter_result *cres = NULL;
+	struct il_run_attr *attrs = NULL;
+	json_t *params = NULL, *delta = NULL;
+	char *params_s = NULL, *cpus_s = NULL, *b_s = NULL, *a_s = NULL;
+	char *d_s = NULL;
+	int i, ret;
+
+	snprintf(rec.uuid, sizeof(rec.uuid), "%s", out->uuid);
+	snprintf(rec.machine_uuid, sizeof(rec.machine_uuid), "%s", machine_uuid);
+	rec.bench = run->ops->name;
+	params = il_opts_to_json(run->ops->opts, run->params);
+	params_s = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+	rec.params_json = params_s;
+	rec.placement = run->place.spec[0] ? run->place.spec :
+			(req->cpus ? req->cpus : run->ops->default_cpus);
+	cpus_s = placement_json(&run->place);
+	rec.cpus_json = cpus_s;
+	rec.campaign = req->campaign;
+	rec.plan_index = req->campaign ? req->plan_index : -1;
+	rec.param_hash = req->param_hash;
+	rec.start_ns = start;
+	rec.end_ns = end;
+	rec.status = out->status;
+	rec.status_reason = out->reason[0] ? out->reason : NULL;
+	rec.tool_version = IL_VERSION;
+	rec.git_rev = IL_GIT_REV;
+	rec.cmdline = req->cmdline;
+	rec.tsc_khz = run->tsc_khz;
+	if (before) {
+		b_s = json_dumps(before, JSON_COMPACT);
+		rec.env_before_json = b_s;
+	}
+	if (after) {
+		a_s = json_dumps(after, JSON_COMPACT);
+		rec.env_after_json = a_s;
+	}
+	if (before && after) {
+		delta = il_env_delta(before, after);
+		d_s = delta ? json_dumps(delta, JSON_COMPACT) : NULL;
+		rec.env_delta_json = d_s;
+	}
+	rec.nseries = run->nseries;
+	rec.series = run->series;
+	if (counters) {
+		rec.ncounters = il_counters_nresults(counters);
+		cres = calloc(rec.ncounters ? rec.ncounters : 1, sizeof(*cres));
+		for (i = 0; cres && i < rec.ncounters; i++)
+			cres[i] = *il_counters_result(counters, i);
+		rec.counters = cres;
+	}
+	rec.nattrs = run->nattrs;
+	attrs = calloc(run->nattrs ? run->nattrs : 1, sizeof(*attrs));
+	for (i = 0; attrs && i < run->nattrs; i++)
+		il_run_attr_get(run, i, &attrs[i]);
+	rec.attrs = attrs;
+	if (!attrs || (counters && !cres))
+		ret = il_errorf(-ENOMEM, "out of memory storing the run");
+	else
+		ret = il_store_save_run(store, &rec);
+	free(attrs);
+	free(cres);
+	free(params_s);
+	free(cpus_s);
+	free(b_s);
+	free(a_s);
+	free(d_s);
+	json_decref(params);
+	json_decref(delta);
+	return ret;
+}
+
+int il_run_execute(struct il_store *store, const char *machine_uuid,
+		   const struct il_run_request *req, struct il_run *run,
+		   struct il_counters *counters, struct il_run_outcome *out)
+{
+	const struct il_bench_ops *ops = run->ops;
+	const char *why = ops->supported ? ops->supported() : NULL;
+	json_t *before = NULL, *after = NULL;
+	uint64_t start, end;
+	int ret = 0, set_up = 0;
+
+	il_uuid_v4(out->uuid);
+	out->reason[0] = '\0';
+	start = realtime_ns();
+	if (why) {
+		out->status = "unsupported";
+		snprintf(out->reason, sizeof(out->reason), "%s", why);
+		return store_run(store, machine_uuid, req, run, NULL, NULL, NULL,
+				 start, start, out);
+	}
+	before = il_env_snapshot();
+	il_errclear();
+	if (ops->setup) {
+		ret = ops->setup(run);
+		set_up = ret == 0;
+	} else {
+		set_up = 1;
+	}
+	if (!ret && counters)
+		ret = il_counters_start(counters);
+	if (!ret)
+		ret = ops->run(run);
+	if (counters)
+		il_counters_stop(counters);
+	if (set_up && ops->teardown)
+		ops->teardown(run);
+	after = il_env_snapshot();
+	end = realtime_ns();
+	if (ret) {
+		out->status = "failed";
+		snprintf(out->reason, sizeof(out->reason), "%s", il_errmsg());
+	} else if (il_stop_requested()) {
+		out->status = "interrupted";
+		snprintf(out->reason, sizeof(out->reason),
+			 "stopped by a signal; samples up to then are kept");
+	} else {
+		out->status = "ok";
+	}
+	ret = store_run(store, machine_uuid, req, run, counters, before, after,
+			start, end, out);
+	json_decref(before);
+	json_decref(after);
+	return ret;
+}
+
+int il_store_skipped(struct il_store *store, const char *machine_uuid,
+		     const struct il_run_request *req, const char *reason,
+		     struct il_run_outcome *out)
+{
+	struct il_run run;
+	uint64_t now = realtime_ns();
+	int ret, i;
+
+	ret = il_run_init(&run, req->ops);
+	if (ret)
+		return ret;
+	il_opts_defaults(req->ops->opts, run.params);
+	for (i = 0; i < req->nparams; i++)
+		il_opts_set_kv(req->ops->opts, run.params, req->params[i]);
+	il_uuid_v4(out->uuid);
+	out->status = "skipped";
+	snprintf(out->reason, sizeof(out->reason), "%s", reason);
+	ret = store_run(store, machine_uuid, req, &run, NULL, NULL, NULL, now,
+			now, out);
+	il_run_release(&run);
+	return ret;
+}
+
+int il_machine_register(struct il_store *store, struct il_topo *topo,
+			char uuid[37])
+{
+	json_t *fp, *host;
+	char *fp_s, *xml;
+	int ret;
+
+	ret = il_host_uuid(uuid);
+	if (ret)
+		return ret;
+	fp = il_fingerprint(topo);
+	if (!fp)
+		return il_errorf(-ENOMEM, "cannot build the machine fingerprint");
+	host = json_object_get(fp, "hostname");
+	fp_s = json_dumps(fp, JSON_COMPACT | JSON_SORT_KEYS);
+	xml = il_topo_xml(topo);
+	ret = il_store_put_machine(store, uuid,
+				   json_is_string(host) ? json_string_value(host) : "unknown",
+				   fp_s, xml);
+	free(xml);
+	free(fp_s);
+	json_decref(fp);
+	return ret;
+}

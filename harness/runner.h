@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * runner.h - one benchmark run from request to committed database rows.
+ *
+ * Validation and execution are separate steps so that every kind of bad
+ * input (unknown parameter, bad CPU list, offline CPU, unknown event) is
+ * refused by il_run_prepare() before the database or the machine is
+ * touched.  il_run_execute() then follows DESIGN.md's data flow: snapshot,
+ * setup, counters, run, counters, teardown, snapshot, one transaction.
+ *
+ * Errors follow err.h.
+ */
+#ifndef IDLELAB_RUNNER_H
+#define IDLELAB_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bench.h"
+#include "counters.h"
+#include "store.h"
+
+struct il_run_request {
+	const struct il_bench_ops *ops;
+	const char *cpus;		/* NULL: the benchmark's default */
+	int nparams;
+	const char *const *params;	/* "key=value" */
+	const char *events;		/* NULL: the default set */
+	const char *backend;		/* "pfm" (NULL) or "papi" */
+	bool keep_raw;
+	const char *campaign;		/* NULL for single runs */
+	int64_t plan_index;
+	const char *param_hash;
+	const char *cmdline;
+};
+
+/* What a finished run reports back to its caller. */
+struct il_run_outcome {
+	char uuid[37];
+	const char *status;		/* ok, failed, unsupported, interrupted */
+	char reason[256];
+};
+
+/**
+ * il_run_prepare() - validate @req and fill @run (params, placement) and
+ * @counters (opened, not started).  Nothing is written anywhere.
+ * Return: 0, or -EINVAL/-ENOENT/-ENODEV for bad input (message set).
+ */
+int il_run_prepare(struct il_topo *topo, const struct il_run_request *req,
+		   struct il_run *run, struct il_counters **counters);
+
+/**
+ * il_run_execute() - run a prepared benchmark and store it.
+ * The run is stored whatever happens to it: ok, failed (with the error),
+ * unsupported (supported()'s reason) or interrupted (SIGINT/SIGTERM).
+ * Return: 0 once stored (look at @out->status), or the store's error.
+ */
+int il_run_execute(struct il_store *store, const char *machine_uuid,
+		   const struct il_run_request *req, struct il_run *run,
+		   struct il_counters *counters, struct il_run_outcome *out);
+
+/**
+ * il_store_skipped() - store a run that was not attempted (e.g. its kmod is
+ * absent) as "skipped" with @reason, so a campaign shows why it is missing.
+ */
+int il_store_skipped(struct il_store *store, const char *machine_uuid,
+		     const struct il_run_request *req, const char *reason,
+		     struct il_run_outcome *out);
+
+/** il_machine_register() - fingerprint this machine into @store. */
+int il_machine_register(struct il_store *store, struct il_topo *topo,
+			char uuid[37]);
+
+#endif

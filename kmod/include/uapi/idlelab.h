@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: GPL-2.0-only WITH Linux-syscall-note */
+/*
+ * idlelab.h - the one user/kernel ABI of the idlelab helper modules.
+ *
+ * Two root-only misc devices implement it:
+ *   /dev/idlelab_cstate  (idlelab_cstate.ko) raw C-state wake, WBINVD cost
+ *                        and blast radius, IRQs-off TSC-gap detector;
+ *   /dev/idlelab_ipi     (idlelab_ipi.ko)    IPI storms and the APIC map.
+ *
+ * Conventions (Documentation/driver-api/ioctl.rst):
+ *  - only __u32/__u64 (and __u8 arrays); every struct is a multiple of 8
+ *    bytes with explicit padding, and every padding or reserved field must be
+ *    zero on input (-EINVAL otherwise) and is zeroed on output;
+ *  - every request starts with abi_version (IDLELAB_ABI_VERSION) and size
+ *    (sizeof the request struct); a mismatch is -EINVAL;
+ *  - each device answers IDLELAB_IOC_GET_INFO, which the harness checks at
+ *    open; unknown commands are -ENOTTY;
+ *  - samples are fixed-size records written in one batch per request to the
+ *    array at the __u64 user pointer `samples`, at most `nr_samples` of them;
+ *    `nr_done` says how many were written.  Statistics are done in user space;
+ *  - a request that ran but could not measure (the CPU faulted on MWAIT with
+ *    ECX != 0, no MWAIT, ...) returns 0 with `unsupported` set to an
+ *    IDLELAB_UNSUP_* reason; errors are -errno: -EINVAL bad request (CPU out
+ *    of range or offline, count or duration outside the limits below),
+ *    -EBUSY another run is in flight on this device, -EINTR a fatal signal
+ *    aborted the run, -EFAULT bad pointer, -ENOMEM;
+ *  - all times are TSC cycles (rdtsc_ordered); tsc_khz is reported by
+ *    GET_INFO and in each reply.
+ */
+#ifndef _UAPI_IDLELAB_H
+#define _UAPI_IDLELAB_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define IDLELAB_ABI_VERSION		1
+#define IDLELAB_IOC_MAGIC		0xE1
+
+#define IDLELAB_DEV_CSTATE		"idlelab_cstate"
+#define IDLELAB_DEV_IPI			"idlelab_ipi"
+
+/* Limits, checked by the kernel and by the harness before submitting. */
+#define IDLELAB_MAX_CPUS		32768	/* CPU numbers and list sizes */
+#define IDLELAB_MAX_SAMPLES		1000000	/* records per request */
+#define IDLELAB_MAX_LAUNCH_NS		100000000ULL	/* 100 ms */
+#define IDLELAB_MAX_DIRTY_BYTES		(256ULL << 20)
+#define IDLELAB_MAX_FOOTPRINTS		64
+#define IDLELAB_MAX_REPS		100000
+#define IDLELAB_MAX_WIDTH_US		100000	/* one IRQs-off window */
+#define IDLELAB_MAX_WINDOW_US		10000000
+#define IDLELAB_MAX_WINDOWS		100000
+#define IDLELAB_MAX_ROUNDS		100000
+#define IDLELAB_MAX_ROUND_TIMEOUT_US	1000000
+#define IDLELAB_MAX_INTERVAL_US		1000000
+#define IDLELAB_NAME_LEN		32
+
+/* Reasons a request could not measure (the `unsupported` out field). */
+#define IDLELAB_UNSUP_NONE		0
+#define IDLELAB_UNSUP_NO_MWAIT		1	/* CPUID says no MONITOR/MWAIT */
+#define IDLELAB_UNSUP_MWAIT_FAULT	2	/* MONITOR/MWAIT raised #GP/#UD */
+#define IDLELAB_UNSUP_MWAIT_ECX_FAULT	3	/* MWAIT with ECX != 0 faulted */
+#define IDLELAB_UNSUP_WBINVD_FAULT	4
+#define IDLELAB_UNSUP_NO_WBNOINVD	5	/* CPUID lacks WBNOINVD */
+#define IDLELAB_UNSUP_WBNOINVD_FAULT	6
+#define IDLELAB_UNSUP_NO_LOGICAL	7	/* LDR empty: no logical dest */
+#define IDLELAB_UNSUP_BROADCAST_SET	8	/* targets != all others */
+#define IDLELAB_UNSUP_NO_APIC		9
+#define IDLELAB_UNSUP_DEST_MODEL	10	/* unknown DFR/LDR layout */
+
+/* GET_INFO, the same command on both devices. */
+#define IDLELAB_OP_CSTATE_WAKE		(1U << 0)
+#define IDLELAB_OP_WBINVD		(1U << 1)
+#define IDLELAB_OP_GAPS			(1U << 2)
+#define IDLELAB_OP_IPI_STORM		(1U << 3)
+#define IDLELAB_OP_APIC_MAP		(1U << 4)
+
+#define IDLELAB_FEAT_MWAIT		(1U << 0)	/* CPUID.1:ECX.MONITOR */
+#define IDLELAB_FEAT_MWAIT_EXT		(1U << 1)	/* CPUID.5:ECX bit 0 */
+#define IDLELAB_FEAT_MWAIT_IRQ_BREAK	(1U << 2)	/* CPUID.5:ECX bit 1 */
+#define IDLELAB_FEAT_WBNOINVD		(1U << 3)
+#define IDLELAB_FEAT_SMI_COUNT		(1U << 4)	/* MSR 0x34 readable */
+#define IDLELAB_FEAT_X2APIC		(1U << 5)
+#define IDLELAB_FEAT_NMI_COUNT		(1U << 6)
+
+struct idlelab_info {
+	__u32 abi_version;		/* in: IDLELAB_ABI_VERSION; out */
+	__u32 size;			/* in: sizeof(struct idlelab_info) */
+	__u32 module_version;		/* out: major << 16 | minor */
+	__u32 ops;			/* out: IDLELAB_OP_* this device runs */
+	__u32 features;			/* out: IDLELAB_FEAT_* */
+	__u32 nr_cpu_ids;		/* out */
+	__u32 tsc_khz;			/* out */
+	__u32 cpuid5_eax;		/* out: raw CPUID leaf 5 (MWAIT) */
+	__u32 cpuid5_ebx;
+	__u32 cpuid5_ecx;
+	__u32 cpuid5_edx;		/* out: C-state sub-states per C-level */
+	__u32 max_samples;		/* out: IDLELAB_MAX_SAMPLES */
+	__u8 name[IDLELAB_NAME_LEN];	/* out: module name */
+	__u64 reserved[4];		/* must be zero; zeroed on output */
+};
+
+/* ---- Raw C-state wake (/dev/idlelab_cstate) ---------------------------- */
+
+#define IDLELAB_METHOD_HLT		0	/* always "sti; hlt" */
+#define IDLELAB_METHOD_MWAIT		1	/* MONITOR + MWAIT(hint) */
+#define IDLELAB_METHOD_POLL		2	/* spin on the wake flag */
+
+#define IDLELAB_WAKE_HRTIMER		0	/* pinned hard hrtimer, distance L */
+#define IDLELAB_WAKE_IPI		1	/* IPI from a sender on sender_cpu */
+
+#define IDLELAB_IRQ_EARLY		0	/* sti before the idle insn */
+#define IDLELAB_IRQ_LATE		1	/* MWAIT ECX=1, IRQs off, sti after */
+
+#define IDLELAB_CSTATE_F_WBINVD		(1U << 0)	/* dirty, then WBINVD */
+#define IDLELAB_CSTATE_F_ALL		IDLELAB_CSTATE_F_WBINVD
+
+struct idlelab_cstate_req {
+	__u32 abi_version;
+	__u32 size;
+	__u32 cpu;			/* measured CPU */
+	__u32 sender_cpu;		/* IDLELAB_WAKE_IPI only, != cpu */
+	__u32 method;			/* IDLELAB_METHOD_* */
+	__u32 mwait_hint;		/* EAX of MWAIT; recorded per sample */
+	__u32 wake_source;		/* IDLELAB_WAKE_* */
+	__u32 irq_mode;			/* IDLELAB_IRQ_*; LATE needs MWAIT */
+	__u64 launch_min_ns;		/* launch distance L; fixed when */
+	__u64 launch_max_ns;		/*   min == max, else uniform */
+	__u64 dirty_bytes;		/* with IDLELAB_CSTATE_F_WBINVD */
+	__u64 seed;			/* PRNG seed for random L */
+	__u32 flags;			/* IDLELAB_CSTATE_F_* */
+	__u32 nr_samples;		/* in: records wanted (1..MAX_SAMPLES) */
+	__u64 samples;			/* in: struct idlelab_cstate_sample[] */
+	__u32 nr_done;			/* out: records written */
+	__u32 unsupported;		/* out: IDLELAB_UNSUP_* */
+	__u32 tsc_khz;			/* out */
+	__u32 pad;			/* must be zero */
+	__u64 reserved[4];		/* must be zero; zeroed on output */
+};
+
+#define IDLELAB_SAMPLE_EARLY_WAKE	(1U << 0)	/* t_exit < t_launch */
+#define IDLELAB_SAMPLE_OTHER_IRQ	(1U << 1)	/* woken, not by us */
+#define IDLELAB_SAMPLE_UNSUPPORTED	(1U << 2)
+#define IDLELAB_SAMPLE_SMI_VALID	(1U << 3)	/* smi_delta is real */
+#define IDLELAB_SAMPLE_NMI_VALID	(1U << 4)	/* nmi_delta is real */
+#define IDLELAB_SAMPLE_NO_INTR		(1U << 5)	/* callback never ran */
+#define IDLELAB_SAMPLE_WBINVD		(1U << 6)	/* wbinvd_cycles is real */
+
+struct idlelab_cstate_sample {
+	__u64 t_launch;			/* event due (hrtimer) or sent (IPI) */
+	__u64 t_entry;			/* just before the idle instruction */
+	__u64 t_intr;			/* first insn of our callback; 0: none */
+	__u64 t_exit;			/* first insn after the idle insn */
+	__u64 wbinvd_cycles;
+	__u64 smi_delta;		/* MSR 0x34 delta, if SMI_VALID */
+	__u32 nmi_delta;		/* NMIs on the CPU, if NMI_VALID */
+	__u32 flags;			/* IDLELAB_SAMPLE_* */
+	__u32 mwait_hint;		/* hint used (MWAIT only) */
+	__u32 reserved;			/* zero */
+};
+
+/* ---- WBINVD cost and blast radius (/dev/idlelab_cstate) --------------- */
+
+#define IDLELAB_WBINVD_SWEEP		0	/* cost vs dirty footprint */
+#define IDLELAB_WBINVD_BLAST		1	/* gaps on victims meanwhile */
+
+#define IDLELAB_WBINVD_F_NOINVD		(1U << 0)	/* use WBNOINVD */
+#define IDLELAB_WBINVD_F_ALL		IDLELAB_WBINVD_F_NOINVD
+
+struct idlelab_wbinvd_req {
+	__u32 abi_version;
+	__u32 size;
+	__u32 mode;			/* IDLELAB_WBINVD_* */
+	__u32 cpu;			/* aggressor CPU */
+	__u32 flags;			/* IDLELAB_WBINVD_F_* */
+	__u32 nr_footprints;		/* SWEEP: 1..MAX_FOOTPRINTS */
+	__u64 footprints;		/* SWEEP: __u64 dirty bytes[] */
+	__u32 reps;			/* SWEEP: per footprint; BLAST: nr of
+					 * WBINVDs */
+	__u32 interval_us;		/* BLAST: between WBINVDs */
+	__u64 dirty_bytes;		/* BLAST: dirtied before each WBINVD */
+	__u32 nr_victims;		/* BLAST: 1..MAX_CPUS */
+	__u32 width_us;			/* BLAST: victim IRQs-off window */
+	__u64 victims;			/* BLAST: __u32 cpu[] */
+	__u64 threshold_ns;		/* BLAST: gaps above this recorded */
+	__u32 nr_samples;		/* in: capacity of samples */
+	__u32 nr_done;			/* out */
+	__u64 samples;			/* SWEEP: idlelab_wbinvd_sample[];
+					 * BLAST: idlelab_gap_sample[] */
+	__u32 unsupported;		/* out: IDLELAB_UNSUP_* */
+	__u32 tsc_khz;			/* out */
+	__u32 dropped;			/* out: records lost, buffer full */
+	__u32 pad;
+	__u64 reserved[4];
+};
+
+struct idlelab_wbinvd_sample {
+	__u64 dirty_bytes;
+	__u64 t_start;
+	__u64 cycles;			/* WBINVD (or WBNOINVD) duration */
+	__u32 flags;			/* IDLELAB_SAMPLE_UNSUPPORTED */
+	__u32 reserved;
+};
+
+/* ---- IRQs-off TSC gaps (/dev/idlelab_cstate) -------------------------- */
+
+struct idlelab_gaps_req {
+	__u32 abi_version;
+	__u32 size;
+	__u32 cpu;
+	__u32 width_us;			/* IRQs off this long per window */
+	__u32 window_us;		/* period, >= width_us */
+	__u32 nr_windows;		/* 1..MAX_WINDOWS */
+	__u64 threshold_ns;		/* gaps above this are recorded */
+	__u32 nr_samples;		/* in: capacity */
+	__u32 nr_done;			/* out */
+	__u64 samples;			/* struct idlelab_gap_sample[] */
+	__u64 loop_period;		/* out: min loop period, cycles */
+	__u64 nmi_count;		/* out: NMIs on cpu during the run */
+	__u32 dropped;			/* out: gaps not stored */
+	__u32 tsc_khz;			/* out */
+	__u64 reserved[4];
+};
+
+#define IDLELAB_GAP_KIND_GAP		0	/* a TSC gap on cpu */
+#define IDLELAB_GAP_KIND_WBINVD		1	/* aggressor WBINVD event */
+
+struct idlelab_gap_sample {
+	__u64 t;			/* TSC at the start of the gap */
+	__u64 len;			/* cycles */
+	__u64 loop_period;		/* min loop period in that window */
+	__u32 cpu;
+	__u32 kind;			/* IDLELAB_GAP_KIND_* */
+	__u32 nmi;			/* NMIs during that window */
+	__u32 window;			/* window index */
+};
+
+/* ---- IPI storm (/dev/idlelab_ipi) ------------------------------------ */
+
+#define IDLELAB_IPI_PHYSICAL		0	/* one ICR write per target */
+#define IDLELAB_IPI_LOGICAL		1	/* one per cluster / flat mask */
+#define IDLELAB_IPI_BROADCAST		2	/* all-but-self shorthand */
+#define IDLELAB_IPI_KERNEL		3	/* smp_call_function_many */
+
+#define IDLELAB_DEST_XAPIC_PHYS		0
+#define IDLELAB_DEST_XAPIC_FLAT		1
+#define IDLELAB_DEST_XAPIC_CLUSTER	2
+#define IDLELAB_DEST_X2APIC_PHYS	3
+#define IDLELAB_DEST_X2APIC_CLUSTER	4
+
+struct idlelab_ipi_req {
+	__u32 abi_version;
+	__u32 size;
+	__u32 mode;			/* IDLELAB_IPI_* */
+	__u32 sender_cpu;
+	__u32 nr_targets;		/* 1..MAX_CPUS, sender excluded */
+	__u32 nr_rounds;		/* 1..MAX_ROUNDS */
+	__u64 targets;			/* in: __u32 cpu[nr_targets], unique */
+	__u32 timeout_us;		/* per round, 1..MAX_ROUND_TIMEOUT_US */
+	__u32 x2apic;			/* out: 1 if x2APIC mode */
+	__u64 rounds;			/* out: idlelab_ipi_round[nr_rounds] */
+	__u64 arrivals;			/* out: idlelab_ipi_arrival
+					 * [nr_rounds * nr_targets] */
+	__u32 nr_done;			/* out: rounds completed */
+	__u32 unsupported;		/* out: IDLELAB_UNSUP_* */
+	__u32 dest_model;		/* out: IDLELAB_DEST_* used */
+	__u32 tsc_khz;			/* out */
+	__u8 apic_name[IDLELAB_NAME_LEN];	/* out: kernel APIC driver */
+	__u64 reserved[4];
+};
+
+#define IDLELAB_ROUND_TIMEOUT		(1U << 0)	/* some ack missing */
+
+struct idlelab_ipi_round {
+	__u64 t_issue;			/* before the first ICR write */
+	__u64 t_issued;			/* after the last ICR write */
+	__u64 t_complete;		/* last ack seen by the sender */
+	__u32 icr_writes;
+	__u32 acks;			/* total acks this round */
+	__u32 flags;			/* IDLELAB_ROUND_* */
+	__u32 reserved;
+};
+
+struct idlelab_ipi_arrival {
+	__u64 t;			/* TSC at the handler's first insn */
+	__u32 cpu;
+	__u32 count;			/* acks from this target this round */
+};
+
+/* The APIC map: every possible CPU's APIC ID and LDR. */
+#define IDLELAB_APIC_CPU_ONLINE		(1U << 0)
+
+struct idlelab_apic_cpu {
+	__u32 cpu;
+	__u32 apic_id;
+	__u32 ldr;			/* raw LDR register (0 if offline) */
+	__u32 flags;			/* IDLELAB_APIC_CPU_* */
+};
+
+struct idlelab_apic_map_req {
+	__u32 abi_version;
+	__u32 size;
+	__u32 nr_cpus;			/* in: capacity; out: entries */
+	__u32 x2apic;			/* out */
+	__u64 cpus;			/* out: struct idlelab_apic_cpu[] */
+	__u32 dfr;			/* out: xAPIC DFR (0 in x2APIC) */
+	__u32 dest_model;		/* out: IDLELAB_DEST_* for LOGICAL */
+	__u8 apic_name[IDLELAB_NAME_LEN];
+	__u64 reserved[4];
+};
+
+#define IDLELAB_IOC_GET_INFO \
+	_IOWR(IDLELAB_IOC_MAGIC, 0x00, struct idlelab_info)
+#define IDLELAB_IOC_CSTATE_WAKE \
+	_IOWR(IDLELAB_IOC_MAGIC, 0x01, struct idlelab_cstate_req)
+#define IDLELAB_IOC_WBINVD \
+	_IOWR(IDLELAB_IOC_MAGIC, 0x02, struct idlelab_wbinvd_req)
+#define IDLELAB_IOC_GAPS \
+	_IOWR(IDLELAB_IOC_MAGIC, 0x03, struct idlelab_gaps_req)
+#define IDLELAB_IOC_IPI_STORM \
+	_IOWR(IDLELAB_IOC_MAGIC, 0x04, struct idlelab_ipi_req)
+#define IDLELAB_IOC_APIC_MAP \
+	_IOWR(IDLELAB_IOC_MAGIC, 0x05, struct idlelab_apic_map_req)
+
+#endif /* _UAPI_IDLELAB_H */

@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# idlelab's one-command entry points.
+#
+#   ./run.sh          install missing Debian build dependencies, build, run
+#                     the quick set of benchmarks on this machine into
+#                     ./idlelab.db (or $IDLELAB_DB) and print the table
+#   ./run.sh test     install what the tests need, build with ASan+UBSan,
+#                     run every test; the last line is "N passed, N failed"
+#
+# Installing needs root (apt-get); as another user, missing packages are
+# listed and the script stops.
+set -eu
+cd "$(dirname "$0")"
+
+BUILD_DEPS="gcc make pkg-config libc6-dev libhwloc-dev libpfm4-dev libnuma-dev
+libsqlite3-dev libpapi-dev libjansson-dev libyaml-dev sqlite3"
+TEST_DEPS="xxd"
+
+missing() {
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'install ok installed' || echo "$p"
+	done
+}
+
+install_deps() {
+	# shellcheck disable=SC2086
+	need=$(missing $*)
+	[ -z "$need" ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "run.sh: missing Debian packages (install them as root):" $need >&2
+		exit 2
+	fi
+	echo "run.sh: installing" $need >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $need >/dev/null
+}
+
+jobs() { nproc 2>/dev/null || echo 2; }
+
+cmd_run() {
+	install_deps $BUILD_DEPS
+	make -s -j"$(jobs)"
+	db=${IDLELAB_DB:-idlelab.db}
+	sh tools/quick.sh build/idlelab "$db"
+	echo
+	build/idlelab report --db "$db"
+}
+
+cmd_test() {
+	install_deps $BUILD_DEPS $TEST_DEPS
+	[ -x tests/vm/setup.sh ] && [ "${IDLELAB_VMTEST:-1}" = 1 ] && tests/vm/setup.sh
+	make -s -j"$(jobs)" SAN=1 tests
+	BUILD=build-san sh tests/run.sh
+}
+
+case "${1:-run}" in
+run) cmd_run ;;
+test) cmd_test ;;
+-h|--help) sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//' ;;
+*) echo "run.sh: unknown command '$1' (use: ./run.sh [run|test])" >&2; exit 2 ;;
+esac
