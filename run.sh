@@ -16,7 +16,7 @@ cd "$(dirname "$0")"
 
 BUILD_DEPS="gcc make pkg-config libc6-dev libhwloc-dev libpfm4-dev libnuma-dev
 libsqlite3-dev libpapi-dev libjansson-dev libyaml-dev sqlite3"
-TEST_DEPS="xxd"
+TEST_DEPS="jq"
 
 missing() {
 	for p in "$@"; do
