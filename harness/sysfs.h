@@ -17,11 +17,30 @@
 /** il_fs_path() - @path under the configured root into @buf. */
 const char *il_fs_path(const char *path, char *buf, size_t len);
 
-/** il_fs_read() - the file's first line, newline stripped, into @buf. */
+/**
+ * il_fs_read() - the file's first line, newline stripped, into @buf.
+ * Return: 0; -errno from open/read; -EOVERFLOW if the first line does not
+ * fit in @len - 1 bytes (a cut value is never returned as if whole).
+ */
 int il_fs_read(const char *path, char *buf, size_t len);
-/** il_fs_read_all() - the whole file, malloc()ed, NUL-terminated. */
+/** il_fs_read_all() - the whole file, malloc()ed, NUL-terminated; 0 or -errno. */
 int il_fs_read_all(const char *path, char **out);
+/** il_fs_read_u64() - the first line as a decimal number; -EINVAL if not one. */
 int il_fs_read_u64(const char *path, uint64_t *v);
+/** il_fs_write() - write @val (no newline added) to an existing file. */
 int il_fs_write(const char *path, const char *val);
+
+/**
+ * il_fs_read_bin() - up to @len raw bytes from the start of @path (for
+ * binary files such as /dev/cpu_dma_latency, which holds an s32).
+ * Return: the number of bytes read, or -errno.
+ */
+int il_fs_read_bin(const char *path, void *buf, size_t len);
+/**
+ * il_fs_open() - open(2) @path under the root, O_CLOEXEC added; for files
+ * that must stay open (a PM QoS request lives as long as its descriptor).
+ * Return: the descriptor, or -errno with a message naming the path.
+ */
+int il_fs_open(const char *path, int flags);
 
 #endif
