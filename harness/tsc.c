@@ -14,8 +14,10 @@
  */
 #include "tsc.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 #ifdef __x86_64__
 #include <cpuid.h>
@@ -80,7 +82,7 @@ static void tsc_measure(void)
 		uint64_t ns0, c0, ns1, c1;
 
 		tsc_point(&ns0, &c0);
-		while (nanosleep(&ts, &ts))
+		while (nanosleep(&ts, &ts) && errno == EINTR)
 			;
 		tsc_point(&ns1, &c1);
 		/* A TSC that stands still or runs backwards (a migration to a

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_opts.c - the declarative parameter table: parsing every type,
+ * strictness (no signs, junk, overflow), ranges, near-miss suggestions and
+ * the JSON echo stored with every run.
+ */
+#include "err.h"
+#include "opts.h"
+#include "tap.h"
+
+#include <string.h>
+
+struct params {
+	uint64_t samples;
+	bool flag;
+	int mode;
+	struct il_u64_list targets;
+};
+
+static const char *const modes[] = { "madvise", "mprotect", NULL };
+
+static const struct il_opt table[] = {
+	{ .name = "samples", .type = IL_OPT_U64, .offset = offsetof(struct params, samples),
+	  .min = 1, .max = 1000000, .def = "100", .unit = "count", .help = "h" },
+	{ .name = "flag", .type = IL_OPT_BOOL, .offset = offsetof(struct params, flag),
+	  .def = "false", .unit = "", .help = "h" },
+	{ .name = "mode", .type = IL_OPT_ENUM, .offset = offsetof(struct params, mode),
+	  .def = "mprotect", .unit = "", .help = "h", .choices = modes },
+	{ .name = "targets", .type = IL_OPT_LIST, .offset = offsetof(struct params, targets),
+	  .min = 1, .max = 64, .def = "1,2,4", .unit = "cpus", .help = "h" },
+	IL_OPT_END,
+};
+
+TEST(defaults)
+{
+	struct params p;
+
+	memset(&p, 0xa5, sizeof(p));
+	CHECK(il_opts_defaults(table, &p) == 0);
+	CHECK(p.samples == 100);
+	CHECK(p.flag == false);
+	CHECK(p.mode == 1);
+	CHECK(p.targets.n == 3 && p.targets.v[2] == 4);
+}
+
+TEST(u64_strict)
+{
+	struct params p;
+
+	il_opts_defaults(table, &p);
+	CHECK(il_opts_set(table, &p, "samples", "5000") == 0 && p.samples == 5000);
+	CHECK(il_opts_set(table, &p, "samples", "abc") == -EINVAL);
+	CHECK(strstr(il_errmsg(), "samples") && strstr(il_errmsg(), "abc"));
+	CHECK(il_opts_set(table, &p, "samples", "-1") == -EINVAL);
+	CHECK(il_opts_set(table, &p, "samples", "+1") == -EINVAL);
+	CHECK(il_opts_set(table, &p, "samples", "1e3") == -EINVAL);
+	CHECK(il_opts_set(table, &p, "samples", "12 ") == -EINVAL);
+	CHECK(il_opts_set(table, &p, "samples", "") == -EINVAL);
+	CHECK(il_opts_set(table, &p, "samples", "99999999999999999999999") == -EINVAL);
+	CHECK(il_opts_set(table, &p, "samples", "0") == -EINVAL);
+	CHECK(strstr(il_errmsg(), "out of range"));
+	CHECK(il_opts_set(table, &p, "samples", "1000001") == -EINVAL);
+	CHECK(p.samples == 5000);
+}
+
+TEST(bool_enum)
+{
+	struct params p;
+
+	il_opts_defaults(table, &p);
+	CHECK(il_opts_set(table, &p, "flag", "yes") == 0 && p.flag);
+	CHECK(il_opts_set(table, &p, "flag", "off") == 0 && !p.flag);
+	CHECK(il_opts_set(table, &p, "flag", "maybe") == -EINVAL);
+	CHECK(il_opts_set(table, &p, "mode", "madvise") == 0 && p.mode == 0);
+	CHECK(il_opts_set(table, &p, "mode", "mmap") == -EINVAL);
+	CHECK(strstr(il_errmsg(), "madvise|mprotect"));
+}
+
+TEST(lists)
+{
+	struct params p;
+
+	il_opts_defaults(table, &p);
+	CHECK(il_opts_set(table, &p, "targets", "8") == 0 && p.targets.n == 1);
+	CHECK(il_opts_set(table, &p, "targets", "1,,2") == -EINVAL);
+	CHECK(il_opts_set(table, &p, "targets", "1,2,") == -EINVAL);
+	CHECK(il_opts_set(table, &p, "targets", "1,65") == -EINVAL);
+	CHECK(il_opts_set(table, &p, "targets", "1,x") == -EINVAL);
+	CHECK(p.targets.n == 1 && p.targets.v[0] == 8);
+}
+
+TEST(unknown_key_suggests)
+{
+	struct params p;
+
+	il_opts_defaults(table, &p);
+	CHECK(il_opts_set(table, &p, "sample", "1") == -ENOENT);
+	CHECK(strstr(il_errmsg(), "did you mean 'samples'"));
+	CHECK(il_opts_set(table, &p, "zzzzzzzz", "1") == -ENOENT);
+	CHECK(!strstr(il_errmsg(), "did you mean"));
+	CHECK(il_opts_set_kv(table, &p, "samples") == -EINVAL);
+	CHECK(il_opts_set_kv(table, &p, "=5") == -EINVAL);
+	CHECK(il_opts_set_kv(table, &p, "samples=7") == 0 && p.samples == 7);
+}
+
+TEST(json_echo)
+{
+	struct params p;
+	json_t *j;
+	char buf[64];
+
+	il_opts_defaults(table, &p);
+	j = il_opts_to_json(table, &p);
+	CHECK(json_integer_value(json_object_get(j, "samples")) == 100);
+	CHECK(json_is_false(json_object_get(j, "flag")));
+	CHECK(!strcmp(json_string_value(json_object_get(j, "mode")), "mprotect"));
+	CHECK(json_array_size(json_object_get(j, "targets")) == 3);
+	json_decref(j);
+	il_opts_format(&table[3], &p, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "1,2,4"));
+}
+
+TEST(edit_distance)
+{
+	CHECK(il_edit_distance("kitten", "sitting") == 3);
+	CHECK(il_edit_distance("", "abc") == 3);
+	CHECK(il_edit_distance("same", "same") == 0);
+}
+
+int main(void)
+{
+	RUN(defaults);
+	RUN(u64_strict);
+	RUN(bool_enum);
+	RUN(lists);
+	RUN(unknown_key_suggests);
+	RUN(json_echo);
+	RUN(edit_distance);
+	return tap_done();
+}
