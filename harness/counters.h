@@ -18,6 +18,13 @@
  *
  * An explicitly requested event name that libpfm4 (or PAPI) does not know
  * is an error: -EINVAL with a message naming it, before anything is opened.
+ * Besides libpfm4's names, the kernel's sysfs form "pmu/event/" (the event
+ * part may be a glob) and "pmu/term=val,.../" are accepted; an event source
+ * that does not exist here makes such an event UNAVAILABLE, not an error.
+ *
+ * Results are final after il_counters_stop(); until then an opened counter
+ * reads UNAVAILABLE ("not measured").  A PAPI counter set must be started
+ * and stopped by the thread that opened it.
  *
  * Errors follow err.h.
  */
@@ -34,7 +41,7 @@ enum il_counter_status {
 
 struct il_counter_result {
 	char event[96];
-	int cpu;
+	int cpu;		/* counted on; -1: per-thread (PAPI fallback) */
 	double value;		/* meaningful only when status == IL_CNT_OK */
 	char unit[24];		/* "count", "Joules", ... */
 	enum il_counter_status status;
