@@ -35,14 +35,43 @@ json_t *il_unknown(const char *reason);
  * cpufreq {driver, governor, min_khz, max_khz}, smt {control, active},
  * cpus {online, possible, count}, numa {nodes, distances[][]},
  * pm_qos_us, hostname.
+ * Extra keys: cpu.signature (CPUID.1:EAX), kernel.machine and
+ * clocksources_available, tsc.invariant (CPUID.80000007H:EDX[8]) and
+ * khz_method, apic.x2apic_cpuid, apic.driver_source and apic.overrides
+ * (the "APIC: ... replaced with ..." lines of the kernel log, which is
+ * where the driver name comes from when it is known), cpuidle.states_cpu
+ * (the first online CPU, whose table is shown) and states[].index and
+ * default_status, cpufreq.cpu and scaling_{min,max}_khz, cpus.present and
+ * cpus.allowed (hwloc's usable set, when @t is given).
+ * @t may be NULL.  CPUID, uname, hostname, libnuma and the TSC always
+ * describe the running machine, even under IDLELAB_SYSFS_ROOT.
  * The hwloc XML is not included (it is stored in its own column).
  */
 json_t *il_fingerprint(struct il_topo *t);
 
-/** il_env_snapshot() - cpuidle usage/time and interrupt counts, per CPU. */
+/**
+ * il_env_snapshot() - cpuidle usage/time and interrupt counts, per CPU.
+ *
+ * {"mono_ns": CLOCK_MONOTONIC now,
+ *  "governors": {"cpuidle": ...},
+ *  "irq_global": {"ERR": n, "MIS": n},
+ *  "cpus": {"0": {"cpuidle": {"<state name>": {"usage", "time_us",
+ *                                              "above", "below"}},
+ *                 "irq": {"total", "devices", "LOC", "RES", "CAL", ...}}}}
+ * for every CPU in /sys/devices/system/cpu/online.  "devices" sums the
+ * numbered device IRQ lines; named lines are kept one by one.  Any part
+ * that cannot be read is {"unknown": reason}.  NULL only on OOM.
+ */
 json_t *il_env_snapshot(void);
 
-/** il_env_delta() - after - before, per CPU, for every counter in both. */
+/**
+ * il_env_delta() - after - before, per CPU, for every counter in both.
+ *
+ * Same shape as the snapshots, with "elapsed_ns" for "mono_ns".  Counters
+ * unknown on either side are left out; one that went backwards is
+ * {"unknown": ...}; a string that changed is {"before", "after"}.
+ * NULL if either argument is NULL.
+ */
 json_t *il_env_delta(json_t *before, json_t *after);
 
 /**
@@ -51,11 +80,16 @@ json_t *il_env_delta(json_t *before, json_t *after);
  * Read from $IDLELAB_STATE_DIR/host-uuid (default /var/lib/idlelab), and
  * created there (random, version 4) on first use, so machines with
  * identical hardware stay distinct.  Falls back to a fresh UUID in memory
- * if the directory cannot be written.
+ * (the same one for the rest of the process) if the directory cannot be
+ * written.  Return: 0, or -EINVAL if the file exists but holds no UUID
+ * (it is never overwritten: that would split one host's data in two).
  */
 int il_host_uuid(char out[37]);
 
-/** il_uuid_v4() - a random UUID string. */
+/** il_uuid_v4() - a random UUID string (getrandom(), RFC 9562 version 4). */
 void il_uuid_v4(char out[37]);
+
+/** il_uuid_valid() - 1 if @s is 8-4-4-4-12 hex digits, else 0. */
+int il_uuid_valid(const char *s);
 
 #endif

@@ -5,6 +5,7 @@
  */
 #include "bench.h"
 #include "err.h"
+#include "store.h"
 
 #include <signal.h>
 #include <stdarg.h>

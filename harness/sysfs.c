@@ -120,7 +120,7 @@ out_close:
 
 int il_fs_read(const char *path, char *buf, size_t len)
 {
-	char p[4096];
+	char p[4096], extra;
 	ssize_t n;
 	char *nl;
 	int fd;
@@ -132,8 +132,8 @@ int il_fs_read(const char *path, char *buf, size_t len)
 	if (fd < 0)
 		return il_errorf(-errno, "cannot open %s: %s", p, strerror(errno));
 	n = read_fd(fd, p, buf, len - 1);
-	close(fd);
 	if (n < 0) {
+		close(fd);
 		buf[0] = '\0';
 		return (int)n;
 	}
@@ -141,11 +141,14 @@ int il_fs_read(const char *path, char *buf, size_t len)
 	nl = strchr(buf, '\n');
 	if (nl) {
 		*nl = '\0';
-	} else if ((size_t)n == len - 1) {
+	} else if ((size_t)n == len - 1 && read_fd(fd, p, &extra, 1) == 1 &&
+		   extra != '\n') {
 		/* A silently cut value would be stored as if it were whole. */
+		close(fd);
 		return il_errorf(-EOVERFLOW, "%s: first line longer than %zu bytes",
 				 p, len - 1);
 	}
+	close(fd);
 	return 0;
 }
 

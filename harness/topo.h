@@ -67,25 +67,60 @@ void il_topo_close(struct il_topo *t);
 /** il_topo_hwloc() - the underlying hwloc_topology_t (as void *). */
 void *il_topo_hwloc(struct il_topo *t);
 
+/*
+ * "Online" is hwloc's topology cpuset intersected with its allowed cpuset:
+ * a CPU the cgroup forbids counts as offline, since no thread can use it.
+ */
 int il_topo_ncpus_online(struct il_topo *t);
 /** il_topo_cpu_online() - 1 if OS CPU @cpu exists and is online, else 0. */
 int il_topo_cpu_online(struct il_topo *t, int cpu);
-/** il_topo_online_list() - online CPUs into @cpus (at most @max). */
+/**
+ * il_topo_online_list() - online CPUs, ascending, into @cpus (at most @max).
+ * Return: the number of online CPUs, which may exceed @max.
+ */
 int il_topo_online_list(struct il_topo *t, int *cpus, int max);
 
-/** il_place_parse() - expand a placement spec; free with il_place_free(). */
+/**
+ * il_cpulist_parse() - a kernel CPU list ("0-3,8", as in
+ * /sys/devices/system/cpu/online) into @cpus, ascending and unique.
+ * Return: the number of CPUs in the list (may exceed @max; only @max are
+ * written), or -EINVAL with a message for a malformed list.
+ */
+int il_cpulist_parse(const char *s, int *cpus, int max);
+
+/**
+ * il_place_parse() - expand a placement spec; free with il_place_free().
+ *
+ * pairs:RELATION is a bounded sample, not every pair: for each online CPU
+ * a (ascending), its first online partner b of exactly that relation gives
+ * the pair (min(a,b), max(a,b)); duplicates are dropped, at most 64 pairs
+ * are kept, sorted by (a, b).  pairs:A-B,... keeps the order given.
+ * @out->spec holds the spec, or its first 124 bytes and "..." if longer.
+ * On error @out holds no allocation.
+ */
 int il_place_parse(struct il_topo *t, const char *spec,
 		   struct il_placement *out);
 void il_place_free(struct il_placement *p);
-/** il_place_cpus() - every distinct CPU of a placement, sorted. */
+/**
+ * il_place_cpus() - every distinct CPU of a placement, sorted.
+ * Return: the number of distinct CPUs (may exceed @max; @max are written).
+ */
 int il_place_cpus(const struct il_placement *p, int *cpus, int max);
 
+/**
+ * il_topo_relation() - how @a and @b relate, from their hwloc ancestors.
+ * A CPU missing from the topology is classed IL_REL_CROSS_PACKAGE (the
+ * farthest); check il_topo_cpu_online() first where that matters.
+ */
 enum il_relation il_topo_relation(struct il_topo *t, int a, int b);
 const char *il_relation_name(enum il_relation r);
 
 /**
  * il_bind_self() - bind the calling thread strictly to OS CPU @cpu and check
  * with hwloc_get_cpubind() and hwloc_get_last_cpu_location() that it holds.
+ * Return: 0; -ENODEV for an offline CPU; -EOPNOTSUPP for a synthetic or
+ * XML topology (not this system); -errno if hwloc refuses; -EIO if the
+ * binding or the last location does not match afterwards.
  */
 int il_bind_self(struct il_topo *t, int cpu);
 

@@ -37,6 +37,8 @@ static void tsc_point(uint64_t *ns, uint64_t *tsc)
 	uint64_t best = UINT64_MAX;
 	int i;
 
+	*ns = 0;
+	*tsc = 0;
 	for (i = 0; i < IL_TSC_BRACKETS; i++) {
 		uint64_t t0 = il_now_ns(CLOCK_MONOTONIC_RAW);
 		uint64_t c = il_rdtsc_ordered();
