@@ -37,6 +37,24 @@ enum il_store_flags {
 	IL_STORE_NO_MIGRATE = 1 << 2,	/* refuse an older schema too */
 };
 
+/**
+ * il_store_open() - open (or create) a dataset file.
+ * @flags: IL_STORE_CREATE creates a missing or empty file and migrates an
+ *         older idlelab schema to the latest; without it a missing path is
+ *         -ENOENT and an older schema is opened as it is (for `db migrate`
+ *         to report "N -> M").  IL_STORE_NO_MIGRATE refuses an older schema
+ *         instead (a new file is still created at the latest version).
+ *         IL_STORE_READONLY never creates, migrates or writes the file
+ *         (SQLite's WAL reader may leave -wal/-shm side files of an idlelab
+ *         database) and makes every write function return -EROFS.
+ *
+ * Return: 0; -ENOENT for a missing path without CREATE; -EPROTO for a file
+ * that is not SQLite or is another application's database; -EPROTONOSUPPORT
+ * for a schema newer than il_store_latest_version(); -ESTALE for an older
+ * one with IL_STORE_NO_MIGRATE.  In all these cases the file is left
+ * byte-for-byte untouched and no side file is created (a WAL file in use
+ * by its owner, with a live -wal, can only be read through its -shm).
+ */
 int il_store_open(const char *path, int flags, struct il_store **out);
 void il_store_close(struct il_store *s);
 
