@@ -27,6 +27,8 @@ static const struct il_cmd il_cmds[] = {
 	{ "bench", cmd_bench, "run one benchmark into the database" },
 	{ "report", cmd_report, "print the results table from a database" },
 	{ "db", cmd_db, "check or migrate a database" },
+	{ "run", cmd_run, "run a campaign file (resumable)" },
+	{ "restore", cmd_restore, "restore settings left by a killed campaign" },
 	{ NULL, NULL, NULL },
 };
 

@@ -34,6 +34,14 @@ int cmd_list(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_db(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
+/**
+ * cli_envctl_recover() - replay a restore journal left by a killed
+ * campaign (envctl.h), with a notice on stderr; every command that
+ * measures calls it first (cmd_run.c).  Return: 0, or an exit code.
+ */
+int cli_envctl_recover(const char *cmd);
 
 /** cli_usage_error() - print "idlelab: <msg>" and return IL_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

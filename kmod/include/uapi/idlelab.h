@@ -53,19 +53,22 @@
 #define IDLELAB_MAX_ROUND_TIMEOUT_US	1000000
 #define IDLELAB_MAX_INTERVAL_US		1000000
 #define IDLELAB_NAME_LEN		32
+/* Planned length of one run: samples x launch, windows x window, ... */
+#define IDLELAB_MAX_RUN_US		600000000ULL	/* 10 minutes */
 
 /* Reasons a request could not measure (the `unsupported` out field). */
 #define IDLELAB_UNSUP_NONE		0
-#define IDLELAB_UNSUP_NO_MWAIT		1	/* CPUID says no MONITOR/MWAIT */
-#define IDLELAB_UNSUP_MWAIT_FAULT	2	/* MONITOR/MWAIT raised #GP/#UD */
-#define IDLELAB_UNSUP_MWAIT_ECX_FAULT	3	/* MWAIT with ECX != 0 faulted */
+#define IDLELAB_UNSUP_NO_MWAIT		1	/* not in CPUID */
+#define IDLELAB_UNSUP_MWAIT_FAULT	2	/* #GP/#UD on it */
+#define IDLELAB_UNSUP_MWAIT_ECX_FAULT	3	/* ECX != 0 faulted */
 #define IDLELAB_UNSUP_WBINVD_FAULT	4
 #define IDLELAB_UNSUP_NO_WBNOINVD	5	/* CPUID lacks WBNOINVD */
 #define IDLELAB_UNSUP_WBNOINVD_FAULT	6
 #define IDLELAB_UNSUP_NO_LOGICAL	7	/* LDR empty: no logical dest */
-#define IDLELAB_UNSUP_BROADCAST_SET	8	/* targets != all others */
+#define IDLELAB_UNSUP_BROADCAST_SET	8	/* offline CPUs would be hit */
 #define IDLELAB_UNSUP_NO_APIC		9
 #define IDLELAB_UNSUP_DEST_MODEL	10	/* unknown DFR/LDR layout */
+#define IDLELAB_UNSUP_NO_ARAT		11	/* APIC timer stops */
 
 /* GET_INFO, the same command on both devices. */
 #define IDLELAB_OP_CSTATE_WAKE		(1U << 0)
@@ -74,7 +77,8 @@
 #define IDLELAB_OP_IPI_STORM		(1U << 3)
 #define IDLELAB_OP_APIC_MAP		(1U << 4)
 
-#define IDLELAB_FEAT_MWAIT		(1U << 0)	/* CPUID.1:ECX.MONITOR */
+/* CPUID.1:ECX.MONITOR */
+#define IDLELAB_FEAT_MWAIT		(1U << 0)
 #define IDLELAB_FEAT_MWAIT_EXT		(1U << 1)	/* CPUID.5:ECX bit 0 */
 #define IDLELAB_FEAT_MWAIT_IRQ_BREAK	(1U << 2)	/* CPUID.5:ECX bit 1 */
 #define IDLELAB_FEAT_WBNOINVD		(1U << 3)
@@ -93,7 +97,8 @@ struct idlelab_info {
 	__u32 cpuid5_eax;		/* out: raw CPUID leaf 5 (MWAIT) */
 	__u32 cpuid5_ebx;
 	__u32 cpuid5_ecx;
-	__u32 cpuid5_edx;		/* out: C-state sub-states per C-level */
+	/* out: C-state sub-states per C-level */
+	__u32 cpuid5_edx;
 	__u32 max_samples;		/* out: IDLELAB_MAX_SAMPLES */
 	__u8 name[IDLELAB_NAME_LEN];	/* out: module name */
 	__u64 reserved[4];		/* must be zero; zeroed on output */
@@ -105,14 +110,24 @@ struct idlelab_info {
 #define IDLELAB_METHOD_MWAIT		1	/* MONITOR + MWAIT(hint) */
 #define IDLELAB_METHOD_POLL		2	/* spin on the wake flag */
 
-#define IDLELAB_WAKE_HRTIMER		0	/* pinned hard hrtimer, distance L */
-#define IDLELAB_WAKE_IPI		1	/* IPI from a sender on sender_cpu */
+/* pinned hard hrtimer, distance L */
+#define IDLELAB_WAKE_HRTIMER		0
+/* IPI from a sender on sender_cpu */
+#define IDLELAB_WAKE_IPI		1
 
 #define IDLELAB_IRQ_EARLY		0	/* sti before the idle insn */
-#define IDLELAB_IRQ_LATE		1	/* MWAIT ECX=1, IRQs off, sti after */
+/* MWAIT ECX=1, IRQs off, sti after */
+#define IDLELAB_IRQ_LATE		1
 
 #define IDLELAB_CSTATE_F_WBINVD		(1U << 0)	/* dirty, then WBINVD */
-#define IDLELAB_CSTATE_F_ALL		IDLELAB_CSTATE_F_WBINVD
+/*
+ * Re-enter the idle instruction after a wake that was not ours, until ours
+ * arrives (bounded); the sample then times the last entry and counts the
+ * re-entries.  For emulators whose timer interrupts come early (Bochs).
+ */
+#define IDLELAB_CSTATE_F_REENTER	(1U << 1)
+#define IDLELAB_CSTATE_F_ALL		(IDLELAB_CSTATE_F_WBINVD | \
+					 IDLELAB_CSTATE_F_REENTER)
 
 struct idlelab_cstate_req {
 	__u32 abi_version;
@@ -128,7 +143,8 @@ struct idlelab_cstate_req {
 	__u64 dirty_bytes;		/* with IDLELAB_CSTATE_F_WBINVD */
 	__u64 seed;			/* PRNG seed for random L */
 	__u32 flags;			/* IDLELAB_CSTATE_F_* */
-	__u32 nr_samples;		/* in: records wanted (1..MAX_SAMPLES) */
+	/* in: records wanted (1..MAX_SAMPLES) */
+	__u32 nr_samples;
 	__u64 samples;			/* in: struct idlelab_cstate_sample[] */
 	__u32 nr_done;			/* out: records written */
 	__u32 unsupported;		/* out: IDLELAB_UNSUP_* */
@@ -143,19 +159,21 @@ struct idlelab_cstate_req {
 #define IDLELAB_SAMPLE_SMI_VALID	(1U << 3)	/* smi_delta is real */
 #define IDLELAB_SAMPLE_NMI_VALID	(1U << 4)	/* nmi_delta is real */
 #define IDLELAB_SAMPLE_NO_INTR		(1U << 5)	/* callback never ran */
-#define IDLELAB_SAMPLE_WBINVD		(1U << 6)	/* wbinvd_cycles is real */
+/* wbinvd_cycles is real */
+#define IDLELAB_SAMPLE_WBINVD		(1U << 6)
 
 struct idlelab_cstate_sample {
 	__u64 t_launch;			/* event due (hrtimer) or sent (IPI) */
 	__u64 t_entry;			/* just before the idle instruction */
-	__u64 t_intr;			/* first insn of our callback; 0: none */
+	/* first insn of our callback; 0: none */
+	__u64 t_intr;
 	__u64 t_exit;			/* first insn after the idle insn */
 	__u64 wbinvd_cycles;
 	__u64 smi_delta;		/* MSR 0x34 delta, if SMI_VALID */
 	__u32 nmi_delta;		/* NMIs on the CPU, if NMI_VALID */
 	__u32 flags;			/* IDLELAB_SAMPLE_* */
 	__u32 mwait_hint;		/* hint used (MWAIT only) */
-	__u32 reserved;			/* zero */
+	__u32 reentries;		/* F_REENTER: extra idle entries */
 };
 
 /* ---- WBINVD cost and blast radius (/dev/idlelab_cstate) --------------- */
@@ -237,7 +255,8 @@ struct idlelab_gap_sample {
 /* ---- IPI storm (/dev/idlelab_ipi) ------------------------------------ */
 
 #define IDLELAB_IPI_PHYSICAL		0	/* one ICR write per target */
-#define IDLELAB_IPI_LOGICAL		1	/* one per cluster / flat mask */
+/* one per cluster / flat mask */
+#define IDLELAB_IPI_LOGICAL		1
 #define IDLELAB_IPI_BROADCAST		2	/* all-but-self shorthand */
 #define IDLELAB_IPI_KERNEL		3	/* smp_call_function_many */
 
@@ -277,7 +296,7 @@ struct idlelab_ipi_round {
 	__u32 icr_writes;
 	__u32 acks;			/* total acks this round */
 	__u32 flags;			/* IDLELAB_ROUND_* */
-	__u32 reserved;
+	__u32 stray;			/* NMIs on non-targets or repeats */
 };
 
 struct idlelab_ipi_arrival {
@@ -299,7 +318,8 @@ struct idlelab_apic_cpu {
 struct idlelab_apic_map_req {
 	__u32 abi_version;
 	__u32 size;
-	__u32 nr_cpus;			/* in: capacity; out: entries */
+	__u32 nr_cpus;			/* in: capacity (-ENOSPC when below
+					 * the possible CPUs); out: entries */
 	__u32 x2apic;			/* out */
 	__u64 cpus;			/* out: struct idlelab_apic_cpu[] */
 	__u32 dfr;			/* out: xAPIC DFR (0 in x2APIC) */

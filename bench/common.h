@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * common.h - helpers shared by the user-space benchmarks in bench/.
+ *
+ * Every benchmark runs its measuring code in threads bound to the placed
+ * CPUs, never in the harness's own thread, whose affinity the harness owns.
+ * The threads are created and bound in setup() and wait at a start gate;
+ * run() opens the gate and joins them.  That keeps thread creation, binding
+ * and first-touch page faults out of the counter deltas, which bracket
+ * run() alone (harness/runner.c).
+ *
+ * The rest are the small pieces several benchmarks need: a futex wrapper
+ * with a bounded wait, the scheduling and memory controls of cyclictest
+ * (SCHED_FIFO, timer slack, mlockall, a PM QoS request), each recording
+ * what it actually obtained with il_run_attr(), the choice between the TSC
+ * and CLOCK_MONOTONIC, and the spinning-target machinery of the IPI
+ * benchmarks (membarrier_ipi, tlb_shootdown).
+ *
+ * Errors follow err.h.  A worker thread returns il_errorf()'s value; the
+ * pool carries its message (thread-local in err.c) back to the thread that
+ * joins, so the harness sees it through il_errmsg() like any other error.
+ */
+#ifndef IDLELAB_BENCH_COMMON_H
+#define IDLELAB_BENCH_COMMON_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "bench.h"
+#include "tsc.h"
+
+#define IL_CACHELINE	64
+
+/* Wait bound of every blocking call in a worker, so a lost wake-up or a
+ * stop request is noticed within this time instead of hanging a join. */
+#define IL_WAIT_SLICE_NS	(200 * 1000 * 1000ull)
+/* How long a controller waits for its spinners to reach a state. */
+#define IL_SPIN_SETTLE_NS	(10 * 1000 * 1000 * 1000ull)
+
+static inline void il_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/*
+ * xorshift64* (Vigna, "An experimental exploration of Marsaglia's xorshift
+ * generators", 2016): a few cycles, no shared state, good enough to spread
+ * timer intervals uniformly.  @s must not be 0.
+ */
+static inline uint64_t il_xorshift64s(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * UINT64_C(0x2545F4914F6CDD1D);
+}
+
+/**
+ * il_futex_wait() - FUTEX_WAIT_PRIVATE on @word while it holds @val, for at
+ * most @timeout_ns (relative; 0 = no limit).
+ * Return: 0 when woken (possibly spuriously); -EAGAIN if @word != @val on
+ * entry; -ETIMEDOUT; -EINTR; another -errno on failure.
+ */
+int il_futex_wait(uint32_t *word, uint32_t val, uint64_t timeout_ns);
+/** il_futex_wake() - FUTEX_WAKE_PRIVATE up to @n waiters; count or -errno. */
+int il_futex_wake(uint32_t *word, int n);
+
+/** il_sleep_until() - absolute clock_nanosleep, restarted after signals. */
+int il_sleep_until(clockid_t clk, uint64_t t_ns);
+
+/* ---- pinned worker threads with a start gate ------------------------- */
+
+struct il_pool;
+
+struct il_worker {
+	struct il_pool *pool;
+	int idx;		/* 0 .. pool->n - 1 */
+	int cpu;		/* OS CPU the thread is bound to */
+	pthread_t tid;
+	bool created;
+	int ret;		/* what init/fn returned */
+	char err[256];		/* the worker's il_errmsg() if ret != 0 */
+};
+
+typedef int (*il_worker_fn)(struct il_worker *w);
+
+struct il_pool {
+	struct il_run *run;
+	void *arg;		/* the benchmark's state, for the workers */
+	int n;
+	struct il_worker *w;
+	il_worker_fn init;	/* after binding, before the gate */
+	il_worker_fn fn;	/* in the thread once the gate opens */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int nready;
+	int gate;		/* IL_GATE_* (common.c) */
+	bool live;		/* threads exist and are not joined yet */
+};
+
+/**
+ * il_pool_start() - create @n threads, thread i bound with il_bind_self()
+ * to @cpus[i]; each then runs @init (may be NULL) and waits at the gate.
+ * Returns once every thread is waiting.  On any failure (creation, binding
+ * or @init) the threads are stopped and joined, and the first failure is
+ * returned with its message, naming the CPU.
+ */
+int il_pool_start(struct il_pool *p, struct il_run *run, int n,
+		  const int *cpus, il_worker_fn init, il_worker_fn fn,
+		  void *arg);
+/**
+ * il_pool_run() - open the gate, run @fn in every thread and join them.
+ * Return: 0, or the first worker failure (lowest index) with its message.
+ */
+int il_pool_run(struct il_pool *p);
+/** il_pool_stop() - release and join threads that never ran; idempotent. */
+void il_pool_stop(struct il_pool *p);
+
+/* ---- controls, each recorded with what was obtained ------------------ */
+
+/**
+ * il_sched_fifo() - SCHED_FIFO at @prio for the calling thread, recorded as
+ * attribute "sched_policy" of @cpu ("SCHED_FIFO 95", or "SCHED_OTHER 0
+ * (SCHED_FIFO 95 refused: ...)").  @prio 0 asks for no change.
+ * Return: 0 if SCHED_FIFO was obtained (or @prio is 0), else a negative
+ * errno (not fatal: the benchmark runs on under the policy it has, which
+ * is recorded).
+ */
+int il_sched_fifo(struct il_run *run, int cpu, int prio);
+/** il_timer_slack() - PR_SET_TIMERSLACK for the calling thread, recorded
+ * as "timer_slack_ns" (the value read back) of @cpu. */
+int il_timer_slack(struct il_run *run, int cpu, unsigned long ns);
+/**
+ * il_mlock_all() - mlockall(MCL_CURRENT | MCL_FUTURE), recorded as the
+ * run attribute "mlockall" ("yes", or "no: reason").
+ * Return: true if this call locked memory that was not locked before, so
+ * the caller undoes it with il_munlock_all(); false if it failed, or if
+ * memory was already locked (a campaign's mlockall), which stays as it was.
+ */
+bool il_mlock_all(struct il_run *run);
+void il_munlock_all(void);
+/**
+ * il_pm_qos_hold() - open /dev/cpu_dma_latency (through sysfs.h's root)
+ * and write @us; the request lasts until il_pm_qos_release().  Recorded as
+ * the run attribute "pm_qos_us" (the value, or "unavailable: reason").
+ * Return: the descriptor, or a negative errno (not fatal).
+ */
+int il_pm_qos_hold(struct il_run *run, uint64_t us);
+void il_pm_qos_release(int fd);
+
+/* ---- the clock of a benchmark ---------------------------------------- */
+
+/*
+ * The TSC has the finer resolution and the cheaper read, so it is used when
+ * it was calibrated (il_tsc_khz() > 0); for timestamps taken on two CPUs it
+ * also needs the kernel to trust it across CPUs, which it shows by using it
+ * as the clocksource.  Otherwise CLOCK_MONOTONIC, which is always
+ * comparable across CPUs.
+ */
+struct il_clock {
+	bool tsc;
+};
+
+/**
+ * il_clock_pick() - choose the clock, set run->tsc_khz when it is the TSC
+ * and record the choice as the run attribute "clock".
+ * @cross_cpu: the two timestamps of a sample are taken on different CPUs.
+ */
+void il_clock_pick(struct il_run *run, struct il_clock *c, bool cross_cpu);
+
+static inline uint64_t il_clock_read(const struct il_clock *c)
+{
+	return c->tsc ? il_rdtsc_ordered() : il_now_ns(CLOCK_MONOTONIC);
+}
+
+/* A difference of two il_clock_read() values, in ns. */
+static inline uint64_t il_clock_ns(const struct il_clock *c, uint64_t d)
+{
+	return c->tsc ? il_tsc_to_ns(d) : d;
+}
+
+/* ---- placement ------------------------------------------------------- */
+
+/**
+ * il_bench_cpus() - the distinct placed CPUs, ascending, malloc()ed into
+ * *@cpus (free() it).  Return: their number, or a negative errno.
+ */
+int il_bench_cpus(struct il_run *run, int **cpus);
+
+/**
+ * il_check_targets() - validate a list of target counts against @nspin
+ * available spinner CPUs: each at most @nspin and no value twice.
+ * Return: 0, or -EINVAL with a message naming the value and the placement.
+ */
+int il_check_targets(struct il_run *run, const struct il_u64_list *targets,
+		     int nspin);
+
+/* ---- spinning targets for the IPI benchmarks ------------------------- */
+
+/*
+ * Design notes.  One controller thread (the timer) and @nspin spinner
+ * threads.  The controller publishes how many spinners are active and
+ * bumps the generation word; spinner i spins while the generation stays
+ * the same if i < active, else it parks in FUTEX_WAIT on the generation.
+ * Each spinner reports the (generation, spinning) state it has reached, so
+ * the controller knows when exactly the first N CPUs are running this
+ * process and the others are not, which is what the kernel's IPI target
+ * set (mm_cpumask, or rq->curr->mm for membarrier) follows.  Every spin
+ * pass also reads *touch (when set) and bumps the spinner's lap counter,
+ * so the controller can wait until each active spinner has used a page's
+ * translation since it was last changed, and can tell afterwards whether
+ * every target kept running through a timed call (il_spin_mark() before,
+ * il_spin_all_moved() after).
+ */
+struct il_spin_slot {
+	uint64_t state;		/* gen << 1 | spinning, by the spinner */
+	uint64_t laps;		/* passes of the spin loop */
+} __attribute__((aligned(IL_CACHELINE)));
+
+struct il_spin_ctl {
+	uint32_t gen __attribute__((aligned(IL_CACHELINE)));
+	uint32_t active;
+	uint32_t quit;
+	const volatile char *touch;
+	int nspin;
+	struct il_spin_slot *slot;	/* nspin of them */
+	uint64_t *mark;			/* laps at il_spin_mark() */
+};
+
+int il_spin_init(struct il_spin_ctl *c, int nspin, const volatile char *touch);
+void il_spin_free(struct il_spin_ctl *c);
+/** il_spinner() - the loop of spinner @i; returns once il_spin_quit(). */
+int il_spinner(struct il_spin_ctl *c, int i);
+/**
+ * il_spin_set() - make spinners 0..@n-1 spin and park the rest; returns
+ * once they all report it.  Return: 0; -EINTR on a stop request;
+ * -ETIMEDOUT with a message if they do not settle in IL_SPIN_SETTLE_NS.
+ */
+int il_spin_set(struct il_spin_ctl *c, int n);
+/**
+ * il_spin_wait_laps() - wait until each of the @n active spinners has
+ * completed a full pass of its loop from now on.  Same returns.
+ */
+int il_spin_wait_laps(struct il_spin_ctl *c, int n);
+/** il_spin_mark() - remember the lap counts of the @n active spinners. */
+void il_spin_mark(struct il_spin_ctl *c, int n);
+/**
+ * il_spin_all_moved() - true if each of the @n active spinners has made
+ * progress since il_spin_mark(): none of them was off its CPU throughout.
+ */
+bool il_spin_all_moved(const struct il_spin_ctl *c, int n);
+/** il_spin_quit() - end every spinner loop (they return from il_spinner). */
+void il_spin_quit(struct il_spin_ctl *c);
+
+#endif

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * timer_wake.c - how late a thread sleeping on a timer wakes up, per CPU,
+ * measured the way cyclictest (rt-tests) does.
+ *
+ * One thread per placed CPU, bound to it, sleeps with an absolute
+ * clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME) until a target time and
+ * reads CLOCK_MONOTONIC as soon as it returns.  wake_latency is taken
+ * between two timestamps: the target time the sleep was due (t_target) and
+ * that clock_gettime() after the wake (t_wake).  It covers the timer
+ * interrupt, the exit from whatever idle state the CPU was in, the wake-up
+ * and the switch to the thread.
+ *
+ * Why it is built this way:
+ *  - absolute targets, each the previous target plus the interval, so the
+ *    time spent measuring and recording never shifts the schedule;
+ *  - SCHED_FIFO where permitted, so the wake is not queued behind other
+ *    work (the policy actually obtained is recorded per CPU);
+ *  - timer slack 1 ns: the default 50 us slack of a SCHED_OTHER thread
+ *    would otherwise dominate the figure (seen on this workplace's VMs);
+ *  - mlockall, so a page fault never lands inside a sample;
+ *  - optionally a PM QoS request held on /dev/cpu_dma_latency for the run,
+ *    to compare shallow and deep idle;
+ *  - a random interval (xorshift per thread, seed recorded) so the wake is
+ *    not phase-locked to the tick or another periodic source.
+ * When a wake is so late that the next target has already passed, that
+ * target is counted as dropped (an overrun) and the schedule restarts from
+ * now, rather than firing a burst of immediate, meaningless wakes.  The
+ * first few wakes are discarded: they include cold caches and the first
+ * touch of the timer's kernel structures.
+ */
+#include "bench.h"
+#include "common.h"
+#include "err.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TW_WARMUP		5
+/* The kernel's PM_QOS_CPU_LATENCY_DEFAULT_VALUE: "no constraint". */
+#define TW_QOS_NONE		2000000000ull
+
+struct tw_params {
+	uint64_t samples;
+	uint64_t duration_ms;
+	uint64_t interval_us;
+	uint64_t interval_max_us;
+	uint64_t priority;
+	uint64_t pm_qos_us;
+	uint64_t seed;
+};
+
+struct tw_state {
+	const struct tw_params *p;
+	int n;
+	int *cpus;
+	struct il_series **s;		/* one per thread */
+	struct il_pool pool;
+	int qos_fd;
+	bool locked;
+};
+
+static const struct il_opt tw_opts[] = {
+	{ .name = "samples", .type = IL_OPT_U64,
+	  .offset = offsetof(struct tw_params, samples),
+	  .min = 1, .max = 1000000000, .def = "1000", .unit = "count",
+	  .help = "wake-ups measured per CPU (after 5 discarded)" },
+	{ .name = "duration_ms", .type = IL_OPT_U64,
+	  .offset = offsetof(struct tw_params, duration_ms),
+	  .min = 0, .max = 86400000, .def = "0", .unit = "ms",
+	  .help = "stop after this long even before samples is reached; 0 = no limit" },
+	{ .name = "interval_us", .type = IL_OPT_U64,
+	  .offset = offsetof(struct tw_params, interval_us),
+	  .min = 1, .max = 10000000, .def = "200", .unit = "us",
+	  .help = "time from one target to the next (the lower bound if interval_max_us is set)" },
+	{ .name = "interval_max_us", .type = IL_OPT_U64,
+	  .offset = offsetof(struct tw_params, interval_max_us),
+	  .min = 0, .max = 10000000, .def = "0", .unit = "us",
+	  .help = "if not 0, each interval is uniformly random in [interval_us, interval_max_us]" },
+	{ .name = "priority", .type = IL_OPT_U64,
+	  .offset = offsetof(struct tw_params, priority),
+	  .min = 0, .max = 99, .def = "95", .unit = "",
+	  .help = "SCHED_FIFO priority where permitted (obtained policy recorded); 0 = stay SCHED_OTHER" },
+	{ .name = "pm_qos_us", .type = IL_OPT_U64,
+	  .offset = offsetof(struct tw_params, pm_qos_us),
+	  .min = 0, .max = TW_QOS_NONE, .def = "2000000000", .unit = "us",
+	  .help = "PM QoS CPU latency request held on /dev/cpu_dma_latency for the run; 2000000000 (the kernel's 'no constraint') makes none" },
+	{ .name = "seed", .type = IL_OPT_U64,
+	  .offset = offsetof(struct tw_params, seed),
+	  .min = 0, .max = UINT64_MAX, .def = "0", .unit = "",
+	  .help = "seed of the random intervals, thread i uses seed + i (recorded); 0 = from the clock" },
+	IL_OPT_END
+};
+
+static int tw_init(struct il_worker *w)
+{
+	struct tw_state *st = w->pool->arg;
+
+	/* Both are per thread, so they are set here, on the bound thread;
+	 * neither failing stops the run: what was obtained is recorded.  The
+	 * slack after the policy: the kernel gives a SCHED_FIFO thread no
+	 * slack at all (recent kernels read back 0 and ignore the prctl),
+	 * so what is recorded is what is in force. */
+	il_sched_fifo(w->pool->run, w->cpu, (int)st->p->priority);
+	il_timer_slack(w->pool->run, w->cpu, 1);
+	return 0;
+}
+
+static int tw_thread(struct il_worker *w)
+{
+	struct tw_state *st = w->pool->arg;
+	const struct tw_params *p = st->p;
+	struct il_series *s = st->s[w->idx];
+	uint64_t lo = p->interval_us * 1000, span = 0, rng = 0;
+	uint64_t next, now, end = UINT64_MAX, overruns = 0, k;
+	int ret;
+
+	if (p->interval_max_us) {
+		span = (p->interval_max_us - p->interval_us) * 1000 + 1;
+		rng = p->seed ? p->seed + (uint64_t)w->idx :
+		      il_now_ns(CLOCK_MONOTONIC) ^
+		      ((uint64_t)(w->cpu + 1) * UINT64_C(0x9E3779B97F4A7C15));
+		if (!rng)
+			rng = 1;	/* xorshift's one fixed point */
+		il_run_attr(w->pool->run, w->cpu, "seed", "%" PRIu64, rng);
+	}
+	now = il_now_ns(CLOCK_MONOTONIC);
+	if (p->duration_ms)
+		end = now + p->duration_ms * 1000000;
+	next = now + lo + (span ? il_xorshift64s(&rng) % span : 0);
+	for (k = 0; k < p->samples + TW_WARMUP; k++) {
+		if (il_stop_requested())
+			break;
+		ret = il_sleep_until(CLOCK_MONOTONIC, next);
+		now = il_now_ns(CLOCK_MONOTONIC);
+		if (ret)
+			return il_errorf(ret, "clock_nanosleep: %s",
+					 strerror(-ret));
+		if (k >= TW_WARMUP) {
+			if (now < next)
+				il_series_early(s);
+			else
+				il_series_add(s, now - next);
+		}
+		next += lo + (span ? il_xorshift64s(&rng) % span : 0);
+		if (next <= now) {
+			/* Overrun: the target already passed; restart the
+			 * schedule from now instead of a burst of wakes. */
+			overruns++;
+			if (k >= TW_WARMUP)
+				il_series_dropped(s);
+			next = now + lo + (span ? il_xorshift64s(&rng) % span : 0);
+		}
+		if (now >= end)
+			break;
+	}
+	il_run_attr(w->pool->run, w->cpu, "overruns", "%" PRIu64, overruns);
+	return 0;
+}
+
+static void tw_teardown(struct il_run *run)
+{
+	struct tw_state *st = run->priv;
+
+	if (!st)
+		return;
+	il_pool_stop(&st->pool);
+	if (st->locked)
+		il_munlock_all();
+	il_pm_qos_release(st->qos_fd);
+	free(st->s);
+	free(st->cpus);
+	free(st);
+	run->priv = NULL;
+}
+
+static int tw_setup(struct il_run *run)
+{
+	const struct tw_params *p = run->params;
+	struct tw_state *st;
+	int i, ret;
+
+	if (p->interval_max_us && p->interval_max_us < p->interval_us)
+		return il_errorf(-EINVAL,
+				 "parameter 'interval_max_us': %" PRIu64 " is below interval_us %" PRIu64,
+				 p->interval_max_us, p->interval_us);
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return il_errorf(-ENOMEM, "out of memory");
+	st->p = p;
+	st->qos_fd = -1;
+	run->priv = st;
+	ret = il_bench_cpus(run, &st->cpus);
+	if (ret < 0)
+		goto fail;
+	st->n = ret;
+	st->s = calloc((size_t)st->n, sizeof(*st->s));
+	if (!st->s) {
+		ret = il_errorf(-ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < st->n; i++) {
+		st->s[i] = il_run_series(run, "wake_latency", "ns", st->cpus[i],
+					 -1, -1, false);
+		if (!st->s[i]) {
+			ret = il_errorf(-ENOMEM, "out of memory for a series");
+			goto fail;
+		}
+	}
+	if (p->pm_qos_us < TW_QOS_NONE)
+		st->qos_fd = il_pm_qos_hold(run, p->pm_qos_us);
+	ret = il_pool_start(&st->pool, run, st->n, st->cpus, tw_init,
+			    tw_thread, st);
+	if (ret)
+		goto fail;
+	/* Last, once the stacks and series exist: under a small
+	 * RLIMIT_MEMLOCK, MCL_FUTURE could make later allocations fail. */
+	st->locked = il_mlock_all(run);
+	return 0;
+fail:
+	tw_teardown(run);
+	return ret;
+}
+
+static int tw_run(struct il_run *run)
+{
+	struct tw_state *st = run->priv;
+
+	return il_pool_run(&st->pool);
+}
+
+const struct il_bench_ops il_bench_timer_wake = {
+	.name = "timer_wake",
+	.summary = "timer wake-up latency per CPU, cyclictest's method (absolute clock_nanosleep)",
+	.timestamps = "wake_latency: from the absolute CLOCK_MONOTONIC time the clock_nanosleep(TIMER_ABSTIME) was due, to clock_gettime(CLOCK_MONOTONIC) right after the thread returns from it",
+	.flags = 0,		/* any placement; one thread per distinct CPU */
+	.default_cpus = "all",
+	.opts = tw_opts,
+	.params_size = sizeof(struct tw_params),
+	.supported = NULL,	/* clock_nanosleep exists everywhere */
+	.setup = tw_setup,
+	.run = tw_run,
+	.teardown = tw_teardown,
+};

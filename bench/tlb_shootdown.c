@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tlb_shootdown.c - the cost of a TLB shootdown against the number of CPUs
+ * running the process: madvise(MADV_DONTNEED) or mprotect() on a page that
+ * every thread has just used, timed from user space.  The user-space twin
+ * of the seed's flush_tlb_all loop.
+ *
+ * A timer thread on the first placed CPU owns one page, allocated on its
+ * NUMA node (recorded).  N spinner threads, bound to the next N placed
+ * CPUs, read that page in a loop, so each of their TLBs holds its
+ * translation.  The timer then changes the mapping: MADV_DONTNEED (the page
+ * is unmapped) or mprotect(PROT_READ) (it becomes read-only).  Either way
+ * the kernel must flush the stale entry on every CPU running this mm, with
+ * an IPI to each, and waits for them all before the call returns.
+ * call_latency is taken between two timestamps on the timer CPU: just
+ * before the madvise()/mprotect() call and just after it returns.  One
+ * series per N in the `targets` list (the series group).
+ *
+ * Why it is built this way:
+ *  - before each sample the timer writes the page (repopulating it after
+ *    MADV_DONTNEED; the write fault and its own flush are not timed), then
+ *    waits until every spinner has completed a fresh read pass, so the
+ *    timed call always finds a present page cached in N remote TLBs;
+ *  - spinners only read: under PROT_READ a write would fault, and after
+ *    MADV_DONTNEED a read simply maps the zero page;
+ *  - in mprotect mode only the downgrade is timed; the restore to
+ *    read-write (which needs no remote flush) is not;
+ *  - the page is its own mapping, so mprotect() never splits a VMA;
+ *  - spinners beyond N sleep in FUTEX_WAIT, so their CPUs drop out of the
+ *    target set (lazy-TLB CPUs are skipped by the kernel's flush);
+ *  - both timestamps are on one CPU, so the TSC is used when calibrated.
+ */
+#include "bench.h"
+#include "common.h"
+#include "err.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define TS_WARMUP	8
+
+enum { TS_MADVISE, TS_MPROTECT };
+
+static const char *const ts_modes[] = { "madvise", "mprotect", NULL };
+
+struct ts_params {
+	uint64_t samples;
+	struct il_u64_list targets;
+	int mode;
+};
+
+struct ts_state {
+	const struct ts_params *p;
+	struct il_clock clk;
+	int n;
+	int *cpus;
+	struct il_series **s;		/* one per targets entry */
+	volatile char *page;
+	size_t pagesz;
+	struct il_spin_ctl spin;
+	struct il_pool pool;
+};
+
+static const struct il_opt ts_opts[] = {
+	{ .name = "samples", .type = IL_OPT_U64,
+	  .offset = offsetof(struct ts_params, samples),
+	  .min = 1, .max = 100000000, .def = "1000", .unit = "count",
+	  .help = "shootdowns timed per target count" },
+	{ .name = "targets", .type = IL_OPT_LIST,
+	  .offset = offsetof(struct ts_params, targets),
+	  .min = 0, .max = IL_MAX_CPUS - 1, .def = "0,1", .unit = "count",
+	  .help = "numbers of spinning target CPUs, each at most the placed CPUs minus one (0 = no remote CPU, the baseline)" },
+	{ .name = "mode", .type = IL_OPT_ENUM,
+	  .offset = offsetof(struct ts_params, mode),
+	  .def = "madvise", .unit = "",
+	  .help = "the timed call: madvise(MADV_DONTNEED) or mprotect(PROT_READ)",
+	  .choices = ts_modes },
+	IL_OPT_END
+};
+
+/* One sample: make the page present and cached everywhere, then time the
+ * call that invalidates it.  Return: 0, -EINTR on stop, or an error. */
+static int ts_one(struct ts_state *st, int ntargets, uint64_t k,
+		  uint64_t *ns)
+{
+	void *pg = (void *)st->page;
+	uint64_t t0, t1;
+	int r, ret;
+
+	st->page[0] = (char)k;
+	ret = il_spin_wait_laps(&st->spin, ntargets);
+	if (ret)
+		return ret;
+	if (st->p->mode == TS_MADVISE) {
+		t0 = il_clock_read(&st->clk);
+		r = madvise(pg, st->pagesz, MADV_DONTNEED);
+		t1 = il_clock_read(&st->clk);
+		if (r)
+			return il_errorf(-errno, "madvise(MADV_DONTNEED): %s",
+					 strerror(errno));
+	} else {
+		t0 = il_clock_read(&st->clk);
+		r = mprotect(pg, st->pagesz, PROT_READ);
+		t1 = il_clock_read(&st->clk);
+		if (r)
+			return il_errorf(-errno, "mprotect(PROT_READ): %s",
+					 strerror(errno));
+		if (mprotect(pg, st->pagesz, PROT_READ | PROT_WRITE))
+			return il_errorf(-errno, "mprotect(PROT_READ|PROT_WRITE): %s",
+					 strerror(errno));
+	}
+	*ns = il_clock_ns(&st->clk, t1 - t0);
+	return 0;
+}
+
+static int ts_timer(struct ts_state *st)
+{
+	const struct ts_params *p = st->p;
+	uint64_t k, ns = 0;
+	int i, nt, ret = 0;
+
+	for (i = 0; i < p->targets.n && !ret; i++) {
+		nt = (int)p->targets.v[i];
+		ret = il_spin_set(&st->spin, nt);
+		if (ret)
+			break;
+		for (k = 0; k < TS_WARMUP + p->samples; k++) {
+			if (il_stop_requested()) {
+				ret = -EINTR;
+				break;
+			}
+			ret = ts_one(st, nt, k, &ns);
+			if (ret)
+				break;
+			if (k >= TS_WARMUP)
+				il_series_add(st->s[i], ns);
+		}
+	}
+	/* A stop request is not a failure: what was measured is kept. */
+	return ret == -EINTR ? 0 : ret;
+}
+
+static int ts_thread(struct il_worker *w)
+{
+	struct ts_state *st = w->pool->arg;
+	int ret;
+
+	if (w->idx)
+		return il_spinner(&st->spin, w->idx - 1);
+	ret = ts_timer(st);
+	/* Always, or the spinners would never return. */
+	il_spin_quit(&st->spin);
+	return ret;
+}
+
+static void ts_teardown(struct il_run *run)
+{
+	struct ts_state *st = run->priv;
+
+	if (!st)
+		return;
+	il_pool_stop(&st->pool);
+	il_spin_free(&st->spin);
+	il_free_local((void *)st->page, st->pagesz);
+	free(st->s);
+	free(st->cpus);
+	free(st);
+	run->priv = NULL;
+}
+
+static int ts_setup(struct il_run *run)
+{
+	const struct ts_params *p = run->params;
+	struct ts_state *st;
+	uint64_t maxn = 0;
+	int i, node, ret;
+
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return il_errorf(-ENOMEM, "out of memory");
+	st->p = p;
+	run->priv = st;
+	ret = il_bench_cpus(run, &st->cpus);
+	if (ret < 0)
+		goto fail;
+	st->n = ret;
+	ret = il_check_targets(run, &p->targets, st->n - 1);
+	if (ret)
+		goto fail;
+	for (i = 0; i < p->targets.n; i++)
+		if (p->targets.v[i] > maxn)
+			maxn = p->targets.v[i];
+	st->pagesz = (size_t)sysconf(_SC_PAGESIZE);
+	st->page = il_alloc_local(run->topo, st->cpus[0], st->pagesz, &node);
+	if (!st->page) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	if (node >= 0)
+		il_run_attr(run, st->cpus[0], "numa_node", "%d", node);
+	else
+		il_run_attr(run, st->cpus[0], "numa_node",
+			    "unknown: the page could not be bound to a node");
+	il_clock_pick(run, &st->clk, false);
+	st->s = calloc((size_t)p->targets.n, sizeof(*st->s));
+	if (!st->s) {
+		ret = il_errorf(-ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < p->targets.n; i++) {
+		st->s[i] = il_run_series(run, "call_latency", "ns", st->cpus[0],
+					 -1, (int64_t)p->targets.v[i], false);
+		if (!st->s[i]) {
+			ret = il_errorf(-ENOMEM, "out of memory for a series");
+			goto fail;
+		}
+	}
+	ret = il_spin_init(&st->spin, (int)maxn, st->page);
+	if (ret)
+		goto fail;
+	/* Thread 0 is the timer on cpus[0]; thread i is spinner i - 1. */
+	ret = il_pool_start(&st->pool, run, 1 + (int)maxn, st->cpus, NULL,
+			    ts_thread, st);
+	if (ret)
+		goto fail;
+	return 0;
+fail:
+	ts_teardown(run);
+	return ret;
+}
+
+static int ts_run(struct il_run *run)
+{
+	struct ts_state *st = run->priv;
+
+	return il_pool_run(&st->pool);
+}
+
+const struct il_bench_ops il_bench_tlb_shootdown = {
+	.name = "tlb_shootdown",
+	.summary = "TLB shootdown cost (madvise DONTNEED or mprotect) against the number of CPUs using the page",
+	.timestamps = "call_latency: from a timestamp just before madvise(MADV_DONTNEED) (or mprotect(PROT_READ)) on a page all N spinning threads have just read, to one just after it returns, both on the timer CPU (the first placed)",
+	.flags = IL_BF_MULTI_CPU,	/* a timer CPU plus target CPUs */
+	.default_cpus = "all",
+	.opts = ts_opts,
+	.params_size = sizeof(struct ts_params),
+	.supported = NULL,	/* madvise and mprotect exist everywhere */
+	.setup = ts_setup,
+	.run = ts_run,
+	.teardown = ts_teardown,
+};

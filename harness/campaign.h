@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * campaign.h - campaign files: a YAML description of many runs, expanded
+ * into a numbered plan that `idlelab run` executes, resumes and reports.
+ *
+ * The file format (documented for users in idlelab-run(1)):
+ *
+ *   name: quick                   # required; [A-Za-z0-9._-], the dataset key
+ *   description: ...              # optional
+ *   defaults:                     # optional, inherited by every group
+ *     cpus: "0-1"                 #   placement (topo.h), or a list of them
+ *     repetitions: 1              #   >= 1
+ *     raw: false                  #   keep raw samples
+ *     events: null                #   null = default counter set; "a,b" or [a, b]
+ *     params: {samples: 1000}     #   applied to every group whose benchmark
+ *                                 #   has that parameter, ignored by others
+ *   environment:                  # optional; see envctl.h, restored afterwards
+ *     pm_qos_us: 0
+ *     cpuidle_only: [C1]
+ *     governor: performance
+ *     pin_freq_khz: max           #   max, min or a number of kHz
+ *     sched_fifo: 95              #   1..99; also passed to a "priority" param
+ *     mlockall: true
+ *   groups:                       # required, at least one
+ *     - bench: timer_wake         #   required, a registered benchmark
+ *       name: tw-fast             #   optional (default: the bench name)
+ *       cpus: ["0", "1"]          #   scalar or list: one dimension of the plan
+ *       repetitions: 2
+ *       raw / events              #   as in defaults
+ *       params: {priority: 90}    #   fixed values
+ *       matrix:                   #   the cross product of the lists;
+ *         interval_us: [200, 1000]#   a scalar is a one-element list
+ *         samples: 500
+ *
+ * Expansion order is deterministic: groups in file order; within a group,
+ * placements in list order, then matrix combinations with the *last*
+ * matrix key varying fastest (an odometer over the keys in file order),
+ * then repetitions 1..R.  Entry i of that order has plan index i.
+ *
+ * Each entry's parameters are canonicalised (parsed by the benchmark's
+ * option table and formatted back, so "1e3"-style accidents cannot exist
+ * and "007" equals "7"), sorted by key, and hashed: param_hash is FNV-1a 64
+ * of "bench|cpus|k=v;k=v[|events=E]" as 16 lowercase hex digits.  The hash
+ * does not include the repetition, so all repetitions of one configuration
+ * share it.  (campaign, plan_index, param_hash) is the resume key.
+ *
+ * Every error names the file, the line (1-based, from libyaml's marks) and
+ * the key: "FILE:LINE: key 'x': message".  Errors follow err.h (-EINVAL
+ * for a bad file, -ENOENT if it cannot be read).
+ */
+#ifndef IDLELAB_CAMPAIGN_H
+#define IDLELAB_CAMPAIGN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench.h"
+#include "envctl.h"
+
+struct il_store;
+struct il_topo;
+
+/* A bound on the expanded plan, so a typo'd matrix cannot eat the RAM. */
+#define IL_PLAN_MAX	100000
+
+/* One planned run. */
+struct il_plan_entry {
+	int64_t index;			/* position in the expanded plan */
+	const struct il_bench_ops *ops;
+	char *group;			/* the group's name */
+	int group_no;			/* 0-based, in file order */
+	int line;			/* the group's line in the file */
+	char *cpus;			/* placement spec, never NULL */
+	char *events;			/* NULL: the default set */
+	bool raw;
+	int nparams;
+	char **params;			/* canonical "key=value", sorted by key */
+	char *params_str;		/* the same joined by ";" ("" if none) */
+	int repetition;			/* 1..repetitions */
+	int repetitions;
+	char hash[17];			/* FNV-1a 64, hex */
+};
+
+struct il_campaign {
+	char *file;
+	char *name;
+	char *description;		/* "" if none */
+	struct il_envctl_spec env;
+	int env_line;			/* line of "environment:", 0 if absent */
+	int ngroups;
+	int nplan;
+	struct il_plan_entry *plan;
+};
+
+/**
+ * il_campaign_load() - read, validate and expand the campaign at @path.
+ * @topo: placements are checked against it (il_place_parse); NULL skips
+ *        that check (for tools that only need the plan's shape).
+ * Return: 0 with *@out set (free with il_campaign_free()), or -errno with
+ * a "FILE:LINE: key 'x': message" error (err.h).
+ */
+int il_campaign_load(const char *path, struct il_topo *topo,
+		     struct il_campaign **out);
+
+/** il_campaign_parse() - the same from memory; @file names it in errors. */
+int il_campaign_parse(const char *file, const char *text, size_t len,
+		      struct il_topo *topo, struct il_campaign **out);
+
+void il_campaign_free(struct il_campaign *c);
+
+/** il_plan_matches() - fnmatch(3) of @glob on the bench or group name. */
+bool il_plan_matches(const struct il_plan_entry *e, const char *glob);
+
+/**
+ * il_plan_estimate_ns() - a rough duration for @e from its parameters
+ * (samples x interval, duration, ...), keyed by benchmark name, with a
+ * fixed per-run overhead for snapshots and the commit.  Used by --dry-run
+ * and the ETA when the database has no history for the configuration.
+ */
+uint64_t il_plan_estimate_ns(const struct il_plan_entry *e);
+
+/** il_fnv1a64() - FNV-1a, 64 bits, of @len bytes. */
+uint64_t il_fnv1a64(const void *data, size_t len);
+
+/*
+ * Campaign queries on the dataset (harness/store_campaign.c).  They only
+ * read, except il_store_campaign_forget().
+ */
+
+/**
+ * il_campaign_run_cb - called once per stored run of a campaign.
+ * @duration_ns: end - start.  Return non-zero to stop the iteration (the
+ * value is then returned by il_store_campaign_runs()).
+ */
+typedef int (*il_campaign_run_cb)(int64_t plan_index, const char *param_hash,
+				  const char *status, uint64_t duration_ns,
+				  void *arg);
+
+/** il_store_campaign_runs() - every run of @campaign, in plan order. */
+int il_store_campaign_runs(struct il_store *s, const char *campaign,
+			   il_campaign_run_cb cb, void *arg);
+
+/**
+ * il_store_campaign_forget() - delete the stored run(s) with this resume
+ * key and everything hanging off them, in one transaction, so that an
+ * interrupted or skipped entry can be run again without breaking the
+ * UNIQUE (campaign, plan_index, param_hash) index.
+ * Return: the number of runs deleted, or -errno.
+ */
+int il_store_campaign_forget(struct il_store *s, const char *campaign,
+			     int64_t plan_index, const char *param_hash);
+
+/**
+ * il_store_mean_duration() - the mean duration of earlier "ok" runs of
+ * @bench with @param_hash (any campaign).
+ * Return: 1 with *@ns set, 0 if there are none, or -errno.
+ */
+int il_store_mean_duration(struct il_store *s, const char *bench,
+			   const char *param_hash, uint64_t *ns);
+
+#endif

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmd_restore.c - `idlelab restore`: put back the settings a campaign
+ * changed, from the restore journal it left when it was killed (kill -9,
+ * a crash, a power cut during the restore itself).
+ *
+ * The journal protocol is in envctl.c; this command only reports.  A
+ * journal held by a live campaign is left alone (exit 1), because that
+ * campaign restores it itself when it ends.
+ */
+#include "cli.h"
+#include "envctl.h"
+#include "err.h"
+
+#include <getopt.h>
+
+static void restore_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: idlelab restore\n\n"
+		"Restore the cpuidle, cpufreq and PM QoS settings recorded in the\n"
+		"restore journal ($IDLELAB_STATE_DIR/restore-journal.json, default\n"
+		"/var/lib/idlelab) by a campaign that did not end normally, then\n"
+		"remove the journal.  Without a journal there is nothing to do.\n\n"
+		"  -h, --help   this text\n");
+}
+
+int cmd_restore(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char path[4096];
+	long pid;
+	int opt, n, ret;
+
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			restore_usage(stdout);
+			return IL_EXIT_OK;
+		default:
+			return cli_bad_option("restore", argc, argv);
+		}
+	}
+	if (optind != argc) {
+		restore_usage(stderr);
+		return cli_usage_error("restore: takes no arguments");
+	}
+	il_envctl_journal_path(path, sizeof(path));
+	ret = il_envctl_recover(&n, &pid);
+	if (ret < 0)
+		return cli_error(IL_EXIT_FAIL, "restore: %s", il_errmsg());
+	if (!ret) {
+		printf("nothing to restore (no journal at %s)\n", path);
+		return IL_EXIT_OK;
+	}
+	printf("restored %d setting%s from %s (left by idlelab pid %ld); journal removed\n",
+	       n, n == 1 ? "" : "s", path, pid);
+	return IL_EXIT_OK;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * envctl.h - environment controls for a campaign, with guaranteed restore.
+ *
+ * The controls: the PM QoS CPU latency request (/dev/cpu_dma_latency, held
+ * open for the campaign), the enabled cpuidle states per CPU (stateK/
+ * disable), the cpufreq governor and min = max frequency pinning, and the
+ * process-local SCHED_FIFO priority and mlockall() of the measuring
+ * process.  Every sysfs path goes through sysfs.h, so IDLELAB_SYSFS_ROOT
+ * runs all of it against a fake tree.
+ *
+ * Restore is guaranteed by a write-ahead journal, $IDLELAB_STATE_DIR/
+ * restore-journal.json (default /var/lib/idlelab), that lists every file
+ * to be changed with its original bytes.  It is complete and fsync()ed
+ * before the first change, so whatever kills the process afterwards, the
+ * next il_envctl_recover() (`idlelab run` and `idlelab restore` call it
+ * first) puts every value back.  Restoring is idempotent: it only writes
+ * originals, so an entry whose change never happened is harmless, and a
+ * restore interrupted half-way is simply done again.  The journal is
+ * removed only once every entry has been written back and read back equal.
+ *
+ * A lock file beside the journal (flock, released by the kernel when the
+ * process dies, even by SIGKILL) tells a live campaign's journal from a
+ * leftover one: recovery never touches the journal of a running process.
+ *
+ * Errors follow err.h.
+ */
+#ifndef IDLELAB_ENVCTL_H
+#define IDLELAB_ENVCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct il_run;
+struct il_envctl;
+
+enum il_pin_kind {
+	IL_PIN_NONE,
+	IL_PIN_MAX,		/* cpuinfo_max_freq */
+	IL_PIN_MIN,		/* cpuinfo_min_freq */
+	IL_PIN_KHZ,		/* pin_khz */
+};
+
+/* What a campaign asks for; a zero struct asks for nothing. */
+struct il_envctl_spec {
+	bool pm_qos;			/* hold a PM QoS request ... */
+	int32_t pm_qos_us;		/* ... of this many us */
+	int ncpuidle_only;		/* > 0: enable only these states */
+	char **cpuidle_only;		/* state names, as in stateK/name */
+	char *governor;			/* NULL: untouched */
+	enum il_pin_kind pin;
+	uint64_t pin_khz;		/* IL_PIN_KHZ */
+	int sched_fifo;			/* 0: untouched, else 1..99 */
+	bool mlockall;
+};
+
+/** il_envctl_spec_empty() - true if @s asks for no control at all. */
+bool il_envctl_spec_empty(const struct il_envctl_spec *s);
+/** il_envctl_spec_free() - free the strings of @s (not @s itself). */
+void il_envctl_spec_free(struct il_envctl_spec *s);
+
+/**
+ * il_envctl_apply() - journal, then apply @s on every online CPU.
+ * On failure everything already changed is restored before returning.
+ * Return: 0 with *@out set; -EBUSY if another live idlelab holds the
+ * journal; -ENOENT/-EOPNOTSUPP if a control does not exist here (no
+ * cpuidle or cpufreq, unknown state or governor); -EACCES/-EPERM without
+ * privileges; other -errno.  Message set in every case.
+ */
+int il_envctl_apply(const struct il_envctl_spec *s, struct il_envctl **out);
+
+/**
+ * il_envctl_restore() - put every value back, release the PM QoS request,
+ * munlockall() and the original scheduling policy; remove the journal once
+ * all is verified; free @c (NULL is a no-op).
+ * Return: 0, or -errno (the journal is then kept for `idlelab restore`).
+ */
+int il_envctl_restore(struct il_envctl *c);
+
+/**
+ * il_envctl_run_attrs() - record the controlled settings on @run as run
+ * attributes: per CPU "envctl" (now) and "envctl.before" (before the
+ * campaign), run-wide "envctl.pm_qos_us", "envctl.sched_fifo",
+ * "envctl.mlockall".  @c may be NULL (no controls: only "envctl").
+ */
+int il_envctl_run_attrs(struct il_envctl *c, struct il_run *run);
+
+/** il_envctl_journal_path() - where the journal lives, into @buf. */
+const char *il_envctl_journal_path(char *buf, size_t len);
+
+/** il_envctl_journal_pending() - true if a journal file exists. */
+bool il_envctl_journal_pending(void);
+
+/**
+ * il_envctl_recover() - restore from a leftover journal (a campaign killed
+ * by SIGKILL or a crash).
+ * @nrestored: set to the number of journal entries written back.
+ * @pid: set to the pid recorded in the journal (0 if none).
+ * Return: 1 if a journal was found and fully restored (and removed), 0 if
+ * there was none, -EBUSY if a live process holds it, -errno otherwise
+ * (message set; the journal is kept).
+ */
+int il_envctl_recover(int *nrestored, long *pid);
+
+#endif

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cstate.h - internal interface of idlelab_cstate.ko between the device
+ * (main.c) and the three operations (wake.c, wbinvd.c, gaps.c).
+ *
+ * main.c copies each request in, calls the operation's check function (pure
+ * validation, no side effects), allocates the sample buffer, calls the run
+ * function and copies the request and the samples back out.  Run functions
+ * never touch user memory; they take cpus_read_lock() themselves, validate
+ * the CPUs under it and run their workers.  main.c serialises runs.
+ */
+#ifndef IDLELAB_CSTATE_H
+#define IDLELAB_CSTATE_H
+
+#include <linux/types.h>
+#include "uapi/idlelab.h"
+
+/* A per-worker slice of gap records. */
+struct il_gapbuf {
+	struct idlelab_gap_sample *s;
+	u32 cap;
+	u32 n;
+	u32 dropped;
+};
+
+u64 il_gap_window(struct il_gapbuf *b, u32 cpu, u32 window, u64 width,
+		  u64 threshold, u32 *nmi);
+
+int il_cstate_check(const struct idlelab_cstate_req *req);
+int il_cstate_run(struct idlelab_cstate_req *req,
+		  struct idlelab_cstate_sample *s);
+
+int il_wbinvd_check(const struct idlelab_wbinvd_req *req);
+int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
+		  const u32 *victims, void *samples);
+
+int il_gaps_check(const struct idlelab_gaps_req *req);
+int il_gaps_run(struct idlelab_gaps_req *req, struct idlelab_gap_sample *s);
+
+#endif /* IDLELAB_CSTATE_H */

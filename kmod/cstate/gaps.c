@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * gaps.c - the IRQs-off TSC-gap detector, in the manner of the kernel's
+ * hwlat tracer: a kthread pinned to the CPU disables interrupts for `width`
+ * out of every `window`, spins reading the TSC and records every gap between
+ * two consecutive reads above the threshold.  The smallest difference seen
+ * in a window is its loop period, the detector's resolution, stored with
+ * every gap of the window.  il_gap_window() is also the victim loop of the
+ * WBINVD blast-radius mode (wbinvd.c).
+ *
+ * Locking: none beyond the run serialisation in main.c; each worker owns
+ * its struct il_gapbuf.  The IRQs-off window is bounded by
+ * IDLELAB_MAX_WIDTH_US and ends with touch_nmi_watchdog().
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/nmi.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "idlelab_arch.h"
+#include "idlelab_kcommon.h"
+#include "cstate.h"
+
+/**
+ * il_gap_window - one IRQs-off window of the gap detector
+ * @b:		where gaps go; a full buffer counts them in ->dropped
+ * @cpu:	this CPU, stored in the records
+ * @window:	window index, stored in the records
+ * @width:	window length, TSC cycles
+ * @threshold:	gaps longer than this are recorded, TSC cycles
+ * @nmi:	out: NMIs taken during the window
+ *
+ * Context: a kthread bound to @cpu, preemptible on entry and exit.
+ * Return: the loop period (smallest TSC difference) of the window.
+ */
+u64 il_gap_window(struct il_gapbuf *b, u32 cpu, u32 window, u64 width,
+		  u64 threshold, u32 *nmi)
+{
+	u64 start, prev, now, d, period = U64_MAX;
+	u32 first = b->n, nmi0, i;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	nmi0 = il_nmi_count();
+	start = il_tsc();
+	prev = start;
+	do {
+		now = il_tsc();
+		d = now - prev;
+		if (d < period)
+			period = d;
+		if (d > threshold) {
+			if (b->n < b->cap) {
+				struct idlelab_gap_sample *g = &b->s[b->n++];
+
+				g->t = prev;
+				g->len = d;
+				g->cpu = cpu;
+				g->kind = IDLELAB_GAP_KIND_GAP;
+				g->window = window;
+			} else {
+				b->dropped++;
+			}
+		}
+		prev = now;
+	} while (now - start < width);
+	*nmi = il_nmi_count() - nmi0;
+	touch_nmi_watchdog();
+	local_irq_restore(flags);
+
+	for (i = first; i < b->n; i++) {
+		b->s[i].loop_period = period;
+		b->s[i].nmi = *nmi;
+	}
+	return period;
+}
+
+int il_gaps_check(const struct idlelab_gaps_req *req)
+{
+	if (req->abi_version != IDLELAB_ABI_VERSION ||
+	    req->size != sizeof(*req) ||
+	    !il_all_zero(req->reserved, sizeof(req->reserved)))
+		return -EINVAL;
+	if (req->cpu >= nr_cpu_ids || req->width_us == 0 ||
+	    req->width_us > IDLELAB_MAX_WIDTH_US ||
+	    req->window_us < req->width_us ||
+	    req->window_us > IDLELAB_MAX_WINDOW_US ||
+	    req->nr_windows == 0 || req->nr_windows > IDLELAB_MAX_WINDOWS ||
+	    req->nr_samples == 0 || req->nr_samples > IDLELAB_MAX_SAMPLES ||
+	    !req->samples || req->threshold_ns > NSEC_PER_SEC ||
+	    (u64)req->nr_windows * req->window_us > IDLELAB_MAX_RUN_US)
+		return -EINVAL;
+	return 0;
+}
+
+struct il_gaps {
+	const struct idlelab_gaps_req *req;
+	struct il_gapbuf buf;
+	atomic_t abort;
+	u64 period;
+	u64 nmi;
+};
+
+static int il_gaps_worker(struct il_worker *wk)
+{
+	struct il_gaps *g = wk->ctx;
+	const struct idlelab_gaps_req *req = g->req;
+	u64 width = il_us_to_cycles(req->width_us);
+	u64 thr = il_ns_to_cycles(req->threshold_ns);
+	u32 rest = req->window_us - req->width_us, i, nmi;
+	u64 p;
+
+	for (i = 0; i < req->nr_windows; i++) {
+		if (il_should_abort(&g->abort))
+			break;
+		p = il_gap_window(&g->buf, wk->cpu, i, width, thr, &nmi);
+		if (p < g->period)
+			g->period = p;
+		g->nmi += nmi;
+		if (rest)
+			usleep_range(rest, rest + rest / 8 + 1);
+		else
+			cond_resched();
+	}
+	return 0;
+}
+
+/**
+ * il_gaps_run - run a checked IDLELAB_IOC_GAPS request
+ * @req:	the request; the out fields are filled in
+ * @s:		req->nr_samples zeroed records
+ *
+ * Return: 0, -EINVAL for an offline CPU, -EINTR, -ENOMEM.
+ */
+int il_gaps_run(struct idlelab_gaps_req *req, struct idlelab_gap_sample *s)
+{
+	struct il_worker wk = {};
+	struct il_gaps *g;
+	int ret;
+
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (!g)
+		return -ENOMEM;
+	g->req = req;
+	g->buf.s = s;
+	g->buf.cap = req->nr_samples;
+	g->period = U64_MAX;
+	atomic_set(&g->abort, 0);
+
+	cpus_read_lock();
+	if (!il_cpu_ok(req->cpu)) {
+		ret = -EINVAL;
+		goto unlock_cpus;
+	}
+	wk.fn = il_gaps_worker;
+	wk.ctx = g;
+	wk.cpu = req->cpu;
+	ret = il_workers_run(&wk, 1, &g->abort);
+	req->nr_done = g->buf.n;
+	req->dropped = g->buf.dropped;
+	req->loop_period = g->period == U64_MAX ? 0 : g->period;
+	req->nmi_count = g->nmi;
+	req->tsc_khz = tsc_khz;
+unlock_cpus:
+	cpus_read_unlock();
+	kfree(g);
+	return ret;
+}

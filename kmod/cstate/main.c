@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * main.c - /dev/idlelab_cstate, the device of idlelab_cstate.ko: raw C-state
+ * wake latency (wake.c), WBINVD cost and blast radius (wbinvd.c) and the
+ * IRQs-off TSC-gap detector (gaps.c).  The ABI is include/uapi/idlelab.h.
+ *
+ * Object model: there is no per-open state.  Each run ioctl copies its
+ * request in, validates it, allocates the sample buffer, runs on pinned
+ * kthreads and copies the request and the samples out.  copy_*_user happens
+ * only here, at the edge.
+ *
+ * Locking: il_run_lock serialises runs; a second run while one is in flight
+ * gets -EBUSY (mutex_trylock), never a wait.  GET_INFO takes no lock.  The
+ * file holds a module reference (fops.owner), so the module cannot go while
+ * the device is open; workers exit before the ioctl returns.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/lockdep.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <asm/apic.h>
+#include <asm/cpufeature.h>
+
+#include "idlelab_arch.h"
+#include "idlelab_kcommon.h"
+#include "cstate.h"
+
+static DEFINE_MUTEX(il_run_lock);
+
+static u32 il_features(void)
+{
+	unsigned int a, b, c = 0, d;
+	u32 f = IDLELAB_FEAT_NMI_COUNT;
+	u64 smi;
+
+	if (boot_cpu_has(X86_FEATURE_MWAIT))
+		f |= IDLELAB_FEAT_MWAIT;
+	if (boot_cpu_data.cpuid_level >= 5)
+		cpuid(5, &a, &b, &c, &d);
+	if (c & 1)
+		f |= IDLELAB_FEAT_MWAIT_EXT;
+	if (c & 2)
+		f |= IDLELAB_FEAT_MWAIT_IRQ_BREAK;
+	if (boot_cpu_has(X86_FEATURE_WBNOINVD))
+		f |= IDLELAB_FEAT_WBNOINVD;
+	if (il_smi_count(&smi))
+		f |= IDLELAB_FEAT_SMI_COUNT;
+	if (x2apic_mode)
+		f |= IDLELAB_FEAT_X2APIC;
+	return f;
+}
+
+static long il_ioctl_get_info(void __user *argp)
+{
+	struct idlelab_info info;
+	int ret;
+
+	if (copy_from_user(&info, argp, sizeof(info)))
+		return -EFAULT;
+	ret = il_get_info(&info, KBUILD_MODNAME, IDLELAB_OP_CSTATE_WAKE |
+			  IDLELAB_OP_WBINVD | IDLELAB_OP_GAPS, il_features());
+	if (ret)
+		return ret;
+	if (copy_to_user(argp, &info, sizeof(info)))
+		return -EFAULT;
+	return 0;
+}
+
+static long il_ioctl_cstate(void __user *argp)
+{
+	struct idlelab_cstate_req req;
+	struct idlelab_cstate_sample *s;
+	long ret;
+
+	lockdep_assert_held(&il_run_lock);
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	ret = il_cstate_check(&req);
+	if (ret)
+		return ret;
+	s = vcalloc(req.nr_samples, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	ret = il_cstate_run(&req, s);
+	if (ret)
+		goto free_samples;
+	if (copy_to_user(u64_to_user_ptr(req.samples), s,
+			 (size_t)req.nr_done * sizeof(*s)) ||
+	    copy_to_user(argp, &req, sizeof(req)))
+		ret = -EFAULT;
+free_samples:
+	vfree(s);
+	return ret;
+}
+
+static long il_ioctl_wbinvd(void __user *argp)
+{
+	struct idlelab_wbinvd_req req;
+	u64 *footprints = NULL;
+	u32 *victims = NULL;
+	size_t rec;
+	void *s;
+	long ret;
+
+	lockdep_assert_held(&il_run_lock);
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	ret = il_wbinvd_check(&req);
+	if (ret)
+		return ret;
+	if (req.mode == IDLELAB_WBINVD_SWEEP) {
+		rec = sizeof(struct idlelab_wbinvd_sample);
+		footprints = memdup_user(u64_to_user_ptr(req.footprints),
+					 req.nr_footprints * sizeof(u64));
+		if (IS_ERR(footprints))
+			return PTR_ERR(footprints);
+	} else {
+		rec = sizeof(struct idlelab_gap_sample);
+		victims = memdup_user(u64_to_user_ptr(req.victims),
+				      req.nr_victims * sizeof(u32));
+		if (IS_ERR(victims))
+			return PTR_ERR(victims);
+	}
+	s = vcalloc(req.nr_samples, rec);
+	if (!s) {
+		ret = -ENOMEM;
+		goto free_lists;
+	}
+	ret = il_wbinvd_run(&req, footprints, victims, s);
+	if (ret)
+		goto free_samples;
+	if (copy_to_user(u64_to_user_ptr(req.samples), s,
+			 (size_t)req.nr_done * rec) ||
+	    copy_to_user(argp, &req, sizeof(req)))
+		ret = -EFAULT;
+free_samples:
+	vfree(s);
+free_lists:
+	kfree(footprints);
+	kfree(victims);
+	return ret;
+}
+
+static long il_ioctl_gaps(void __user *argp)
+{
+	struct idlelab_gaps_req req;
+	struct idlelab_gap_sample *s;
+	long ret;
+
+	lockdep_assert_held(&il_run_lock);
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	ret = il_gaps_check(&req);
+	if (ret)
+		return ret;
+	s = vcalloc(req.nr_samples, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	ret = il_gaps_run(&req, s);
+	if (ret)
+		goto free_samples;
+	if (copy_to_user(u64_to_user_ptr(req.samples), s,
+			 (size_t)req.nr_done * sizeof(*s)) ||
+	    copy_to_user(argp, &req, sizeof(req)))
+		ret = -EFAULT;
+free_samples:
+	vfree(s);
+	return ret;
+}
+
+/* One run at a time: a busy device answers -EBUSY at once. */
+static long il_run_exclusive(long (*fn)(void __user *argp),
+			     void __user *argp)
+{
+	long ret;
+
+	if (!mutex_trylock(&il_run_lock))
+		return -EBUSY;
+	ret = fn(argp);
+	mutex_unlock(&il_run_lock);
+	return ret;
+}
+
+static long il_cstate_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long parm)
+{
+	void __user *argp = (void __user *)parm;
+
+	switch (cmd) {
+	case IDLELAB_IOC_GET_INFO:
+		return il_ioctl_get_info(argp);
+	case IDLELAB_IOC_CSTATE_WAKE:
+		return il_run_exclusive(il_ioctl_cstate, argp);
+	case IDLELAB_IOC_WBINVD:
+		return il_run_exclusive(il_ioctl_wbinvd, argp);
+	case IDLELAB_IOC_GAPS:
+		return il_run_exclusive(il_ioctl_gaps, argp);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int il_cstate_open(struct inode *inode, struct file *file)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	return nonseekable_open(inode, file);
+}
+
+static const struct file_operations il_cstate_fops = {
+	.owner		= THIS_MODULE,
+	.open		= il_cstate_open,
+	.unlocked_ioctl	= il_cstate_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= no_llseek,
+};
+
+static struct miscdevice il_cstate_misc = {
+	.minor		= MISC_DYNAMIC_MINOR,
+	.name		= IDLELAB_DEV_CSTATE,
+	.fops		= &il_cstate_fops,
+	.mode		= 0600,
+};
+
+module_misc_device(il_cstate_misc);
+
+MODULE_DESCRIPTION("idlelab: raw C-state wake, WBINVD cost, IRQs-off TSC gaps");
+MODULE_AUTHOR("idlelab developers");
+MODULE_LICENSE("GPL");
+MODULE_VERSION("1.0");

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * wake.c - raw C-state wake latency: a kthread pinned to the measured CPU
+ * arms a wake source, optionally runs WBINVD over a dirtied buffer, and
+ * enters HLT, MWAIT(hint) or a poll loop itself, timestamping around it.
+ *
+ * Timestamps (DESIGN.md): t_launch is when the hrtimer was due, or when the
+ * sender kthread sent the IPI; t_entry is taken right before the idle
+ * instruction, t_exit right after it, t_intr is the first instruction of our
+ * callback (the hard hrtimer function or the smp_call_function callback).
+ * With IRQ early the idle instruction runs with IF=1 (STI in its shadow), so
+ * our callback runs before t_exit; with IRQ late MWAIT runs with IF=0 and
+ * ECX bit 0 set, the interrupt only ends the MWAIT, and it is taken after
+ * t_exit, at local_irq_enable().
+ *
+ * Object model and locking: one struct il_wake per run, shared by the
+ * measured worker, the optional sender worker and the callbacks.  Only the
+ * measured worker writes the samples.  @woken and @t_intr are written by the
+ * callback on the measured CPU and read by the measured worker after @woken
+ * (READ_ONCE/smp_rmb).  @armed is the handshake to the sender: the measured
+ * worker publishes the sample number with smp_store_release() once it is
+ * about to enter idle, the sender sees it with smp_load_acquire(), waits the
+ * launch distance, stores @t_launch and sends a synchronous
+ * smp_call_function_single(), so no call_single_data outlives the run.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/hrtimer.h>
+#include <linux/nmi.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/vmalloc.h>
+#include <asm/cpufeature.h>
+
+#include "idlelab_arch.h"
+#include "idlelab_kcommon.h"
+#include "cstate.h"
+
+/* How long the measured worker waits for its wake event after an exit. */
+#define IL_WAKE_WAIT_NS		(1000ULL * NSEC_PER_MSEC)
+
+struct il_wake {
+	/* The MONITORed line: written by the wake callback. */
+	int woken ____cacheline_aligned;
+	u64 t_intr;
+	/* Sender handshake. */
+	u64 t_launch ____cacheline_aligned;
+	u64 delay;
+	u32 armed;
+	bool finished;
+	struct hrtimer timer;
+	const struct idlelab_cstate_req *req;
+	struct idlelab_cstate_sample *s;
+	u8 *dirty;
+	u64 rng;
+	atomic_t abort;
+	u32 nr_done;
+	u32 unsupported;
+};
+
+int il_cstate_check(const struct idlelab_cstate_req *req)
+{
+	if (req->abi_version != IDLELAB_ABI_VERSION ||
+	    req->size != sizeof(*req) || req->pad ||
+	    !il_all_zero(req->reserved, sizeof(req->reserved)))
+		return -EINVAL;
+	if (req->cpu >= nr_cpu_ids || req->method > IDLELAB_METHOD_POLL ||
+	    req->wake_source > IDLELAB_WAKE_IPI ||
+	    req->irq_mode > IDLELAB_IRQ_LATE ||
+	    (req->flags & ~IDLELAB_CSTATE_F_ALL))
+		return -EINVAL;
+	/* IRQ late is MWAIT's interrupt-break extension only. */
+	if (req->irq_mode == IDLELAB_IRQ_LATE &&
+	    req->method != IDLELAB_METHOD_MWAIT)
+		return -EINVAL;
+	if (req->method != IDLELAB_METHOD_MWAIT ? req->mwait_hint != 0 :
+	    req->mwait_hint > 0xff)
+		return -EINVAL;
+	if (req->wake_source == IDLELAB_WAKE_IPI &&
+	    (req->sender_cpu >= nr_cpu_ids || req->sender_cpu == req->cpu))
+		return -EINVAL;
+	if (req->wake_source != IDLELAB_WAKE_IPI && req->sender_cpu)
+		return -EINVAL;
+	if (req->launch_min_ns < 1000 ||
+	    req->launch_min_ns > req->launch_max_ns ||
+	    req->launch_max_ns > IDLELAB_MAX_LAUNCH_NS)
+		return -EINVAL;
+	if (req->dirty_bytes > IDLELAB_MAX_DIRTY_BYTES ||
+	    (req->dirty_bytes && !(req->flags & IDLELAB_CSTATE_F_WBINVD)))
+		return -EINVAL;
+	if (req->nr_samples == 0 || req->nr_samples > IDLELAB_MAX_SAMPLES ||
+	    !req->samples)
+		return -EINVAL;
+	if ((u64)req->nr_samples * (req->launch_max_ns / NSEC_PER_USEC) >
+	    IDLELAB_MAX_RUN_US)
+		return -EINVAL;
+	return 0;
+}
+
+static void il_wake_mark(struct il_wake *w)
+{
+	u64 now = il_tsc();
+
+	w->t_intr = now;
+	smp_wmb();	/* t_intr before woken, read in that order */
+	WRITE_ONCE(w->woken, 1);
+}
+
+static enum hrtimer_restart il_wake_timer(struct hrtimer *t)
+{
+	il_wake_mark(container_of(t, struct il_wake, timer));
+	return HRTIMER_NORESTART;
+}
+
+static void il_wake_ipi(void *info)
+{
+	il_wake_mark(info);
+}
+
+static u64 il_wake_distance(struct il_wake *w)
+{
+	const struct idlelab_cstate_req *req = w->req;
+	u64 span = req->launch_max_ns - req->launch_min_ns;
+
+	if (!span)
+		return req->launch_min_ns;
+	return req->launch_min_ns + il_rand64(&w->rng) % (span + 1);
+}
+
+/*
+ * One pass through the idle instruction, entered with IRQs off; returns
+ * with IRQs off, *ours saying whether our callback had run by the time we
+ * were back (for IRQ late: at the STI right after t_exit).
+ */
+static int il_wake_pass(struct il_wake *w, struct idlelab_cstate_sample *s,
+			bool *ours)
+{
+	const struct idlelab_cstate_req *req = w->req;
+	u64 deadline;
+	int err = 0;
+
+	switch (req->method) {
+	case IDLELAB_METHOD_HLT:
+		s->t_entry = il_tsc();
+		il_sti_hlt();
+		s->t_exit = il_tsc();
+		*ours = READ_ONCE(w->woken);
+		break;
+	case IDLELAB_METHOD_MWAIT:
+		if (il_monitor_safe(&w->woken)) {
+			w->unsupported = IDLELAB_UNSUP_MWAIT_FAULT;
+			return -EOPNOTSUPP;
+		}
+		s->t_entry = il_tsc();
+		if (req->irq_mode == IDLELAB_IRQ_EARLY) {
+			err = il_sti_mwait_safe(req->mwait_hint);
+			s->t_exit = il_tsc();
+			*ours = READ_ONCE(w->woken);
+			if (err)
+				w->unsupported = IDLELAB_UNSUP_MWAIT_FAULT;
+		} else {
+			err = il_mwait_safe(req->mwait_hint, 1);
+			s->t_exit = il_tsc();
+			local_irq_enable();
+			/* A pending wake of ours ran at the STI above. */
+			*ours = READ_ONCE(w->woken);
+			if (err)
+				w->unsupported = IDLELAB_UNSUP_MWAIT_ECX_FAULT;
+		}
+		break;
+	default:
+		local_irq_enable();
+		s->t_entry = il_tsc();
+		deadline = s->t_entry + il_ns_to_cycles(IL_WAKE_WAIT_NS);
+		while (!READ_ONCE(w->woken) && il_tsc() < deadline)
+			cpu_relax();
+		s->t_exit = il_tsc();
+		*ours = READ_ONCE(w->woken);
+		break;
+	}
+	local_irq_disable();
+	return err ? -EOPNOTSUPP : 0;
+}
+
+/*
+ * Enter idle with IRQs off; return with IRQs on.  With F_REENTER a wake that
+ * was not ours sends us back into the idle instruction until ours arrives
+ * or the wait bound passes; the sample keeps the last pass.
+ */
+static int il_wake_enter(struct il_wake *w, struct idlelab_cstate_sample *s,
+			 u64 l_ns, bool *ours)
+{
+	u64 deadline = il_tsc() + il_ns_to_cycles(l_ns + IL_WAKE_WAIT_NS);
+	bool reenter = w->req->flags & IDLELAB_CSTATE_F_REENTER;
+	int ret;
+
+	for (;;) {
+		ret = il_wake_pass(w, s, ours);
+		if (ret || *ours || !reenter || il_tsc() >= deadline)
+			break;
+		s->reentries++;
+	}
+	local_irq_enable();
+	return ret;
+}
+
+static int il_wake_one(struct il_wake *w, u32 i,
+		       struct idlelab_cstate_sample *s)
+{
+	const struct idlelab_cstate_req *req = w->req;
+	u64 l_ns = il_wake_distance(w), smi0, smi1, t0, deadline;
+	bool smi_ok, ours = false;
+	u32 nmi0;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	if (req->method == IDLELAB_METHOD_MWAIT)
+		s->mwait_hint = req->mwait_hint;
+	WRITE_ONCE(w->woken, 0);
+	w->t_intr = 0;
+	w->t_launch = 0;
+	/* Dirty with IRQs on: it is not part of the measured window. */
+	if (w->dirty)
+		memset(w->dirty, (int)i | 1, req->dirty_bytes);
+	smi_ok = il_smi_count(&smi0);
+	nmi0 = il_nmi_count();
+
+	local_irq_disable();
+	if (req->wake_source == IDLELAB_WAKE_HRTIMER) {
+		w->t_launch = il_tsc() + il_ns_to_cycles(l_ns);
+		hrtimer_start(&w->timer, ns_to_ktime(l_ns),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	} else {
+		w->delay = il_ns_to_cycles(l_ns);
+		smp_store_release(&w->armed, i + 1);
+	}
+	if (req->flags & IDLELAB_CSTATE_F_WBINVD) {
+		t0 = il_tsc();
+		ret = il_wbinvd_safe();
+		s->wbinvd_cycles = il_tsc() - t0;
+		if (ret)
+			w->unsupported = IDLELAB_UNSUP_WBINVD_FAULT;
+		else
+			s->flags |= IDLELAB_SAMPLE_WBINVD;
+	}
+	if (w->unsupported) {
+		local_irq_enable();
+		ret = -EOPNOTSUPP;
+	} else {
+		ret = il_wake_enter(w, s, l_ns, &ours);
+	}
+
+	/* Wait, bounded, for our own event so it cannot leak into the next. */
+	deadline = il_tsc() + il_ns_to_cycles(l_ns + IL_WAKE_WAIT_NS);
+	while (!READ_ONCE(w->woken) && il_tsc() < deadline &&
+	       !il_should_abort(&w->abort))
+		cpu_relax();
+	hrtimer_cancel(&w->timer);
+	if (READ_ONCE(w->woken)) {
+		smp_rmb();	/* woken before t_intr and t_launch */
+		s->t_intr = w->t_intr;
+	} else {
+		s->flags |= IDLELAB_SAMPLE_NO_INTR;
+	}
+	s->t_launch = READ_ONCE(w->t_launch);
+	if (ret) {
+		s->flags |= IDLELAB_SAMPLE_UNSUPPORTED;
+		return ret;
+	}
+	if (s->t_exit < s->t_launch)
+		s->flags |= IDLELAB_SAMPLE_EARLY_WAKE;
+	if (!ours)
+		s->flags |= IDLELAB_SAMPLE_OTHER_IRQ;
+	s->nmi_delta = il_nmi_count() - nmi0;
+	s->flags |= IDLELAB_SAMPLE_NMI_VALID;
+	if (smi_ok && il_smi_count(&smi1)) {
+		s->smi_delta = smi1 - smi0;
+		s->flags |= IDLELAB_SAMPLE_SMI_VALID;
+	}
+	return 0;
+}
+
+static int il_wake_measured(struct il_worker *wk)
+{
+	struct il_wake *w = wk->ctx;
+	u32 i;
+
+	for (i = 0; i < w->req->nr_samples; i++) {
+		if (il_should_abort(&w->abort))
+			break;
+		if (il_wake_one(w, i, &w->s[i]))
+			break;
+		w->nr_done = i + 1;
+		touch_nmi_watchdog();
+		cond_resched();
+	}
+	smp_store_release(&w->finished, true);
+	return 0;
+}
+
+static int il_wake_sender(struct il_worker *wk)
+{
+	struct il_wake *w = wk->ctx;
+	u64 t0, resched;
+	u32 i;
+
+	for (i = 0; i < w->req->nr_samples; i++) {
+		resched = il_tsc() + il_us_to_cycles(1000);
+		while (smp_load_acquire(&w->armed) != i + 1) {
+			if (smp_load_acquire(&w->finished) ||
+			    il_should_abort(&w->abort))
+				return 0;
+			if (il_tsc() > resched) {
+				cond_resched();
+				resched = il_tsc() + il_us_to_cycles(1000);
+			}
+			cpu_relax();
+		}
+		t0 = il_tsc();
+		while (il_tsc() - t0 < w->delay)
+			cpu_relax();
+		WRITE_ONCE(w->t_launch, il_tsc());
+		smp_call_function_single(w->req->cpu, il_wake_ipi, w, 1);
+	}
+	return 0;
+}
+
+/**
+ * il_cstate_run - run a checked IDLELAB_IOC_CSTATE_WAKE request
+ * @req:	the request; nr_done, unsupported and tsc_khz are filled in
+ * @s:		req->nr_samples zeroed records
+ *
+ * Return: 0 (also when unsupported), -EINVAL for an offline CPU, -EINTR,
+ * -ENOMEM.
+ */
+int il_cstate_run(struct idlelab_cstate_req *req,
+		  struct idlelab_cstate_sample *s)
+{
+	struct il_worker wk[2] = {};
+	unsigned int nr_workers = 1;
+	struct il_wake *w;
+	int ret;
+
+	req->nr_done = 0;
+	req->unsupported = IDLELAB_UNSUP_NONE;
+	req->tsc_khz = tsc_khz;
+	if (req->method == IDLELAB_METHOD_MWAIT &&
+	    !boot_cpu_has(X86_FEATURE_MWAIT)) {
+		req->unsupported = IDLELAB_UNSUP_NO_MWAIT;
+		return 0;
+	}
+	/* Without an always-running APIC timer a deep C-state may never end. */
+	if (req->method == IDLELAB_METHOD_MWAIT && req->mwait_hint &&
+	    req->wake_source == IDLELAB_WAKE_HRTIMER &&
+	    !boot_cpu_has(X86_FEATURE_ARAT)) {
+		req->unsupported = IDLELAB_UNSUP_NO_ARAT;
+		return 0;
+	}
+
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	w->req = req;
+	w->s = s;
+	w->rng = req->seed;
+	atomic_set(&w->abort, 0);
+	if (req->dirty_bytes) {
+		w->dirty = vmalloc(req->dirty_bytes);
+		if (!w->dirty) {
+			ret = -ENOMEM;
+			goto free_wake;
+		}
+	}
+	hrtimer_init(&w->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	w->timer.function = il_wake_timer;
+
+	cpus_read_lock();
+	if (!il_cpu_ok(req->cpu) ||
+	    (req->wake_source == IDLELAB_WAKE_IPI &&
+	     !il_cpu_ok(req->sender_cpu))) {
+		ret = -EINVAL;
+		goto unlock_cpus;
+	}
+	wk[0].fn = il_wake_measured;
+	wk[0].ctx = w;
+	wk[0].cpu = req->cpu;
+	if (req->wake_source == IDLELAB_WAKE_IPI) {
+		wk[1].fn = il_wake_sender;
+		wk[1].ctx = w;
+		wk[1].cpu = req->sender_cpu;
+		nr_workers = 2;
+	}
+	ret = il_workers_run(wk, nr_workers, &w->abort);
+	hrtimer_cancel(&w->timer);
+	req->nr_done = w->nr_done;
+	req->unsupported = w->unsupported;
+unlock_cpus:
+	cpus_read_unlock();
+	vfree(w->dirty);
+free_wake:
+	kfree(w);
+	return ret;
+}

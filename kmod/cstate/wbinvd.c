@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * wbinvd.c - the cost of WBINVD (or WBNOINVD) against the dirty footprint,
+ * and its blast radius: how long other CPUs stall while one CPU writes back
+ * its caches (the AMD seed's "gaps of up to 222 us").
+ *
+ * Sweep mode: one kthread on the aggressor CPU dirties each footprint with
+ * IRQs on, then times the instruction with IRQs off.
+ *
+ * Blast mode: one victim kthread per victim CPU runs the gap detector's
+ * IRQs-off window (il_gap_window()) back to back until the aggressor is
+ * done; the aggressor runs `reps` WBINVDs `interval_us` apart and records
+ * each as an IDLELAB_GAP_KIND_WBINVD event, so user space can line victim
+ * gaps up with aggressor events on the common TSC.
+ *
+ * Object model and locking: one struct il_wbinvd per run.  The sample
+ * buffer is cut into one slice per worker (aggressor first, then victims in
+ * request order), each written only by its worker, and compacted after all
+ * workers are done.  @started and @stop are the only shared words: victims
+ * count themselves in, the aggressor waits for them (bounded) and sets @stop
+ * (smp_store_release) when its last WBINVD is recorded.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/nmi.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <asm/cpufeature.h>
+
+#include "idlelab_arch.h"
+#include "idlelab_kcommon.h"
+#include "cstate.h"
+
+/* Longest the aggressor waits for its victims to start spinning. */
+#define IL_BLAST_START_US	(2 * USEC_PER_SEC)
+
+struct il_wbinvd {
+	const struct idlelab_wbinvd_req *req;
+	const u64 *footprints;
+	u8 *dirty;
+	u64 dirty_size;
+	atomic_t abort;
+	atomic_t started;
+	bool stop;
+	u32 unsupported;
+	u32 dropped;
+	/* sweep */
+	struct idlelab_wbinvd_sample *ws;
+	u32 nr_ws;
+	/* blast: slice 0 is the aggressor's, 1..nr_victims the victims' */
+	struct il_gapbuf *bufs;
+};
+
+int il_wbinvd_check(const struct idlelab_wbinvd_req *req)
+{
+	u64 total;
+
+	if (req->abi_version != IDLELAB_ABI_VERSION ||
+	    req->size != sizeof(*req) || req->pad ||
+	    !il_all_zero(req->reserved, sizeof(req->reserved)))
+		return -EINVAL;
+	if (req->cpu >= nr_cpu_ids || (req->flags & ~IDLELAB_WBINVD_F_ALL) ||
+	    req->reps == 0 || req->reps > IDLELAB_MAX_REPS ||
+	    req->nr_samples == 0 || req->nr_samples > IDLELAB_MAX_SAMPLES ||
+	    !req->samples)
+		return -EINVAL;
+	switch (req->mode) {
+	case IDLELAB_WBINVD_SWEEP:
+		if (req->nr_footprints == 0 ||
+		    req->nr_footprints > IDLELAB_MAX_FOOTPRINTS ||
+		    !req->footprints || req->nr_victims || req->victims ||
+		    req->interval_us || req->dirty_bytes || req->width_us ||
+		    req->threshold_ns)
+			return -EINVAL;
+		total = (u64)req->nr_footprints * req->reps;
+		if (total > req->nr_samples)
+			return -EINVAL;
+		return 0;
+	case IDLELAB_WBINVD_BLAST:
+		if (req->nr_footprints || req->footprints ||
+		    req->nr_victims == 0 || req->nr_victims >= nr_cpu_ids ||
+		    !req->victims ||
+		    req->interval_us > IDLELAB_MAX_INTERVAL_US ||
+		    req->dirty_bytes > IDLELAB_MAX_DIRTY_BYTES ||
+		    req->width_us == 0 ||
+		    req->width_us > IDLELAB_MAX_WIDTH_US ||
+		    req->threshold_ns > NSEC_PER_SEC ||
+		    (u64)req->reps * req->interval_us > IDLELAB_MAX_RUN_US)
+			return -EINVAL;
+		/* Room for every event and at least one gap per victim. */
+		if ((u64)req->reps + req->nr_victims > req->nr_samples)
+			return -EINVAL;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* One timed write-back with IRQs off; the footprint was dirtied before. */
+static int il_wbinvd_once(bool noinvd, u64 *t_start, u64 *cycles)
+{
+	unsigned long flags;
+	u64 t0;
+	int err;
+
+	local_irq_save(flags);
+	t0 = il_tsc();
+	err = noinvd ? il_wbnoinvd_safe() : il_wbinvd_safe();
+	*cycles = il_tsc() - t0;
+	local_irq_restore(flags);
+	*t_start = t0;
+	return err;
+}
+
+static int il_wbinvd_sweep(struct il_worker *wk)
+{
+	struct il_wbinvd *b = wk->ctx;
+	const struct idlelab_wbinvd_req *req = b->req;
+	bool noinvd = req->flags & IDLELAB_WBINVD_F_NOINVD;
+	u32 f, r;
+
+	for (f = 0; f < req->nr_footprints; f++) {
+		for (r = 0; r < req->reps; r++) {
+			struct idlelab_wbinvd_sample *s = &b->ws[b->nr_ws];
+
+			if (il_should_abort(&b->abort))
+				return 0;
+			if (b->footprints[f])
+				memset(b->dirty, (int)r | 1, b->footprints[f]);
+			memset(s, 0, sizeof(*s));
+			s->dirty_bytes = b->footprints[f];
+			if (il_wbinvd_once(noinvd, &s->t_start, &s->cycles)) {
+				b->unsupported = noinvd ?
+					IDLELAB_UNSUP_WBNOINVD_FAULT :
+					IDLELAB_UNSUP_WBINVD_FAULT;
+				return 0;
+			}
+			b->nr_ws++;
+			touch_nmi_watchdog();
+			cond_resched();
+		}
+	}
+	return 0;
+}
+
+static int il_blast_aggressor(struct il_worker *wk)
+{
+	struct il_wbinvd *b = wk->ctx;
+	const struct idlelab_wbinvd_req *req = b->req;
+	bool noinvd = req->flags & IDLELAB_WBINVD_F_NOINVD;
+	struct il_gapbuf *g = &b->bufs[0];
+	u64 deadline = il_tsc() + il_us_to_cycles(IL_BLAST_START_US);
+	u32 r;
+
+	while (atomic_read(&b->started) < req->nr_victims &&
+	       il_tsc() < deadline && !il_should_abort(&b->abort))
+		usleep_range(50, 100);
+
+	for (r = 0; r < req->reps; r++) {
+		struct idlelab_gap_sample *s = &g->s[g->n];
+
+		if (il_should_abort(&b->abort))
+			break;
+		if (req->dirty_bytes)
+			memset(b->dirty, (int)r | 1, req->dirty_bytes);
+		memset(s, 0, sizeof(*s));
+		if (il_wbinvd_once(noinvd, &s->t, &s->len)) {
+			b->unsupported = noinvd ?
+				IDLELAB_UNSUP_WBNOINVD_FAULT :
+				IDLELAB_UNSUP_WBINVD_FAULT;
+			break;
+		}
+		s->cpu = wk->cpu;
+		s->kind = IDLELAB_GAP_KIND_WBINVD;
+		s->window = r;
+		g->n++;
+		touch_nmi_watchdog();
+		if (req->interval_us)
+			usleep_range(req->interval_us, req->interval_us +
+				     req->interval_us / 8 + 1);
+		else
+			cond_resched();
+	}
+	smp_store_release(&b->stop, true);
+	return 0;
+}
+
+static int il_blast_victim(struct il_worker *wk)
+{
+	struct il_wbinvd *b = wk->ctx;
+	const struct idlelab_wbinvd_req *req = b->req;
+	struct il_gapbuf *g = &b->bufs[wk->index];
+	u64 width = il_us_to_cycles(req->width_us);
+	u64 thr = il_ns_to_cycles(req->threshold_ns);
+	u32 window = 0, nmi;
+
+	atomic_inc(&b->started);
+	while (!smp_load_acquire(&b->stop) && !il_should_abort(&b->abort)) {
+		il_gap_window(g, wk->cpu, window++, width, thr, &nmi);
+		cond_resched();
+	}
+	return 0;
+}
+
+/* Check the victim list against the aggressor and itself. */
+static int il_blast_cpus(const struct idlelab_wbinvd_req *req,
+			 const u32 *victims)
+{
+	cpumask_var_t seen;
+	int ret = 0;
+	u32 i;
+
+	if (!zalloc_cpumask_var(&seen, GFP_KERNEL))
+		return -ENOMEM;
+	cpumask_set_cpu(req->cpu, seen);
+	for (i = 0; i < req->nr_victims; i++) {
+		if (!il_cpu_ok(victims[i]) ||
+		    cpumask_test_and_set_cpu(victims[i], seen)) {
+			ret = -EINVAL;
+			break;
+		}
+	}
+	free_cpumask_var(seen);
+	return ret;
+}
+
+static int il_wbinvd_workers(struct il_wbinvd *b, const u32 *victims,
+			     struct idlelab_gap_sample *gs)
+{
+	const struct idlelab_wbinvd_req *req = b->req;
+	u32 n = req->nr_victims + 1, per, i, off;
+	struct il_worker *wk;
+	int ret;
+
+	wk = kcalloc(n, sizeof(*wk), GFP_KERNEL);
+	b->bufs = kcalloc(n, sizeof(*b->bufs), GFP_KERNEL);
+	if (!wk || !b->bufs) {
+		ret = -ENOMEM;
+		goto free_workers;
+	}
+	per = (req->nr_samples - req->reps) / req->nr_victims;
+	b->bufs[0].s = gs;
+	b->bufs[0].cap = req->reps;
+	wk[0].fn = il_blast_aggressor;
+	wk[0].cpu = req->cpu;
+	wk[0].ctx = b;
+	for (i = 1; i < n; i++) {
+		b->bufs[i].s = gs + req->reps + (size_t)(i - 1) * per;
+		b->bufs[i].cap = per;
+		wk[i].fn = il_blast_victim;
+		wk[i].cpu = victims[i - 1];
+		wk[i].ctx = b;
+	}
+	ret = il_workers_run(wk, n, &b->abort);
+	/* Compact the slices: each starts at or after the end of the last. */
+	for (i = 0, off = 0; i < n; i++) {
+		if (b->bufs[i].s != gs + off)
+			memmove(gs + off, b->bufs[i].s,
+				b->bufs[i].n * sizeof(*gs));
+		off += b->bufs[i].n;
+		b->dropped += b->bufs[i].dropped;
+	}
+	b->nr_ws = off;
+free_workers:
+	kfree(b->bufs);
+	kfree(wk);
+	return ret;
+}
+
+/**
+ * il_wbinvd_run - run a checked IDLELAB_IOC_WBINVD request
+ * @req:	the request; nr_done, dropped, unsupported, tsc_khz filled in
+ * @footprints:	SWEEP: req->nr_footprints byte counts, each checked here
+ * @victims:	BLAST: req->nr_victims CPUs, checked here
+ * @samples:	req->nr_samples zeroed records of the mode's type
+ *
+ * Return: 0 (also when unsupported), -EINVAL, -EINTR, -ENOMEM.
+ */
+int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
+		  const u32 *victims, void *samples)
+{
+	struct il_worker wk = {};
+	struct il_wbinvd *b;
+	u64 size = 0;
+	u32 i;
+	int ret;
+
+	req->nr_done = 0;
+	req->dropped = 0;
+	req->unsupported = IDLELAB_UNSUP_NONE;
+	req->tsc_khz = tsc_khz;
+	if (req->mode == IDLELAB_WBINVD_SWEEP) {
+		for (i = 0; i < req->nr_footprints; i++) {
+			if (footprints[i] > IDLELAB_MAX_DIRTY_BYTES)
+				return -EINVAL;
+			size = max(size, footprints[i]);
+		}
+	} else {
+		size = req->dirty_bytes;
+	}
+	if ((req->flags & IDLELAB_WBINVD_F_NOINVD) &&
+	    !boot_cpu_has(X86_FEATURE_WBNOINVD)) {
+		req->unsupported = IDLELAB_UNSUP_NO_WBNOINVD;
+		return 0;
+	}
+
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	b->req = req;
+	b->footprints = footprints;
+	b->ws = samples;
+	atomic_set(&b->abort, 0);
+	atomic_set(&b->started, 0);
+	if (size) {
+		b->dirty = vmalloc(size);
+		if (!b->dirty) {
+			ret = -ENOMEM;
+			goto free_run;
+		}
+	}
+
+	cpus_read_lock();
+	if (!il_cpu_ok(req->cpu)) {
+		ret = -EINVAL;
+		goto unlock_cpus;
+	}
+	if (req->mode == IDLELAB_WBINVD_SWEEP) {
+		wk.fn = il_wbinvd_sweep;
+		wk.ctx = b;
+		wk.cpu = req->cpu;
+		ret = il_workers_run(&wk, 1, &b->abort);
+	} else {
+		ret = il_blast_cpus(req, victims);
+		if (!ret)
+			ret = il_wbinvd_workers(b, victims, samples);
+	}
+	req->dropped = b->dropped;
+	req->nr_done = b->nr_ws;
+	req->unsupported = b->unsupported;
+unlock_cpus:
+	cpus_read_unlock();
+	vfree(b->dirty);
+free_run:
+	kfree(b);
+	return ret;
+}

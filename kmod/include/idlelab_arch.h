@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * idlelab_arch.h - x86 primitives of the idlelab modules, each one small
+ * static inline helper.
+ *
+ * Every instruction that can fault in a VM or on some CPUs (MONITOR, MWAIT,
+ * in particular MWAIT with ECX != 0, WBINVD, WBNOINVD, RDMSR) runs under an
+ * exception-table fixup, as rdmsr_safe() does: on #GP or #UD the fixup
+ * resumes after the instruction with the error register still holding -EIO,
+ * and the caller reports the operation as unsupported instead of oopsing.
+ * CPUID cannot be trusted for this: QEMU's TCG reports the MWAIT extensions
+ * in CPUID leaf 5 and then raises #GP on MWAIT with ECX = 1.
+ */
+#ifndef IDLELAB_ARCH_H
+#define IDLELAB_ARCH_H
+
+#include <linux/errno.h>
+#include <linux/types.h>
+#include <asm/asm.h>
+#include <asm/hardirq.h>
+#include <asm/msr.h>
+
+/*
+ * TSC read ordered against the surrounding loads and stores: the kernel's
+ * rdtsc_ordered() uses RDTSCP or LFENCE;RDTSC, which the SDM (Vol. 2B,
+ * RDTSC) requires so that the read is not executed before earlier
+ * instructions complete.
+ */
+static __always_inline u64 il_tsc(void)
+{
+	return rdtsc_ordered();
+}
+
+/* MONITOR on @addr (SDM Vol. 2B, MONITOR: RAX address, ECX/EDX hints 0). */
+static inline int il_monitor_safe(const void *addr)
+{
+	int err = -EIO;
+
+	asm volatile("1: .byte 0x0f, 0x01, 0xc8\n\t"
+		     "xor %[err], %[err]\n"
+		     "2:\n\t"
+		     _ASM_EXTABLE(1b, 2b)
+		     : [err] "+r" (err)
+		     : "a" (addr), "c" (0), "d" (0)
+		     : "memory");
+	return err;
+}
+
+/*
+ * MWAIT with interrupts as they are (SDM Vol. 2B, MWAIT: EAX hint, ECX
+ * extensions; ECX bit 0 makes an interrupt a break event even with IF = 0).
+ */
+static inline int il_mwait_safe(u32 hint, u32 ecx)
+{
+	int err = -EIO;
+
+	asm volatile("1: .byte 0x0f, 0x01, 0xc9\n\t"
+		     "xor %[err], %[err]\n"
+		     "2:\n\t"
+		     _ASM_EXTABLE(1b, 2b)
+		     : [err] "+r" (err)
+		     : "a" (hint), "c" (ecx)
+		     : "memory");
+	return err;
+}
+
+/*
+ * STI immediately followed by MWAIT: the STI interrupt shadow (SDM Vol. 2B,
+ * STI) keeps a pending interrupt from being taken between the two, so a
+ * wake-up that is already pending breaks the MWAIT instead of being lost.
+ */
+static inline int il_sti_mwait_safe(u32 hint)
+{
+	int err = -EIO;
+
+	asm volatile("sti\n\t"
+		     "1: .byte 0x0f, 0x01, 0xc9\n\t"
+		     "xor %[err], %[err]\n"
+		     "2:\n\t"
+		     _ASM_EXTABLE(1b, 2b)
+		     : [err] "+r" (err)
+		     : "a" (hint), "c" (0)
+		     : "memory");
+	return err;
+}
+
+/* STI;HLT, with the same interrupt shadow argument as above. */
+static inline void il_sti_hlt(void)
+{
+	asm volatile("sti; hlt" : : : "memory");
+}
+
+/* WBINVD (SDM Vol. 2B): write back and invalidate all caches. */
+static inline int il_wbinvd_safe(void)
+{
+	int err = -EIO;
+
+	asm volatile("1: wbinvd\n\t"
+		     "xor %[err], %[err]\n"
+		     "2:\n\t"
+		     _ASM_EXTABLE(1b, 2b)
+		     : [err] "+r" (err)
+		     :
+		     : "memory");
+	return err;
+}
+
+/* WBNOINVD (F3 0F 09): write back, keep the lines valid. */
+static inline int il_wbnoinvd_safe(void)
+{
+	int err = -EIO;
+
+	asm volatile("1: .byte 0xf3, 0x0f, 0x09\n\t"
+		     "xor %[err], %[err]\n"
+		     "2:\n\t"
+		     _ASM_EXTABLE(1b, 2b)
+		     : [err] "+r" (err)
+		     :
+		     : "memory");
+	return err;
+}
+
+/* MSR_SMI_COUNT (0x34, Intel only); false when the read faults. */
+static inline bool il_smi_count(u64 *val)
+{
+	return rdmsrl_safe(MSR_SMI_COUNT, val) == 0;
+}
+
+/* NMIs taken by this CPU so far (arch/x86 irq_stat, exported). */
+static inline u32 il_nmi_count(void)
+{
+	return this_cpu_read(irq_stat.__nmi_count);
+}
+
+#endif /* IDLELAB_ARCH_H */

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * idlelab_kcommon.h - what both idlelab modules share, as static inlines so
+ * that neither module depends on the other: the pinned worker kthreads a run
+ * executes on, the request header checks, and GET_INFO.
+ *
+ * Workers: a run starts one kthread per CPU it needs (kthread_create_on_cpu,
+ * so each is bound), then the ioctl caller waits for all of them killably.
+ * A fatal signal sets the run's abort flag; every worker loop polls it
+ * between bounded steps, so the uninterruptible wait that follows is bounded
+ * too.  A worker ends with kthread_complete_and_exit(), which never returns
+ * to module text, so the module can go once the ioctl has returned.
+ */
+#ifndef IDLELAB_KCOMMON_H
+#define IDLELAB_KCOMMON_H
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
+#include <asm/processor.h>
+#include <asm/tsc.h>
+
+#include "uapi/idlelab.h"
+
+/*
+ * The ABI is frozen by these sizes: no implicit padding, the same layout for
+ * 32- and 64-bit user space.  A change here is a new ABI version.
+ */
+static_assert(sizeof(struct idlelab_info) == 112);
+static_assert(sizeof(struct idlelab_cstate_req) == 128);
+static_assert(sizeof(struct idlelab_cstate_sample) == 64);
+static_assert(sizeof(struct idlelab_wbinvd_req) == 136);
+static_assert(sizeof(struct idlelab_wbinvd_sample) == 32);
+static_assert(sizeof(struct idlelab_gaps_req) == 104);
+static_assert(sizeof(struct idlelab_gap_sample) == 40);
+static_assert(sizeof(struct idlelab_ipi_req) == 136);
+static_assert(sizeof(struct idlelab_ipi_round) == 40);
+static_assert(sizeof(struct idlelab_ipi_arrival) == 16);
+static_assert(sizeof(struct idlelab_apic_cpu) == 16);
+static_assert(sizeof(struct idlelab_apic_map_req) == 96);
+
+#define IDLELAB_MODULE_VERSION	((1U << 16) | 0U)
+
+struct il_worker {
+	struct task_struct *task;
+	int (*fn)(struct il_worker *w);
+	void *ctx;
+	unsigned int cpu;
+	unsigned int index;
+	int ret;
+	struct completion done;
+};
+
+static int il_worker_main(void *data)
+{
+	struct il_worker *w = data;
+
+	w->ret = w->fn(w);
+	kthread_complete_and_exit(&w->done, 0);
+}
+
+/**
+ * il_workers_run - run @n workers, each bound to its ->cpu, and wait for all
+ * @w:		the workers, ->fn, ->ctx and ->cpu filled in
+ * @n:		how many
+ * @abort:	set to 1 when the caller gets a fatal signal
+ *
+ * Context: process context, cpus_read_lock() held by the caller.
+ * Return: 0, -EINTR after a fatal signal, -ENOMEM, or the first worker's
+ * non-zero return value.
+ */
+static inline int il_workers_run(struct il_worker *w, unsigned int n,
+				 atomic_t *abort)
+{
+	unsigned int i;
+	bool killed = false;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		init_completion(&w[i].done);
+		w[i].index = i;
+		w[i].ret = 0;
+		w[i].task = kthread_create_on_cpu(il_worker_main, &w[i],
+						  w[i].cpu, "idlelab/%u");
+		if (IS_ERR(w[i].task)) {
+			ret = PTR_ERR(w[i].task);
+			goto stop_created;
+		}
+	}
+	for (i = 0; i < n; i++)
+		wake_up_process(w[i].task);
+	for (i = 0; i < n; i++) {
+		if (wait_for_completion_killable(&w[i].done)) {
+			atomic_set(abort, 1);
+			wait_for_completion(&w[i].done);
+			killed = true;
+		}
+	}
+	if (killed)
+		return -EINTR;
+	for (i = 0; i < n; i++)
+		if (w[i].ret)
+			return w[i].ret;
+	return 0;
+
+stop_created:
+	/* Never woken, so kthread_stop() makes them exit without ->fn. */
+	while (i--)
+		kthread_stop(w[i].task);
+	return ret;
+}
+
+/* Should a worker loop stop?  Polled between bounded steps. */
+static inline bool il_should_abort(atomic_t *abort)
+{
+	return atomic_read(abort) != 0;
+}
+
+/* CPU in range and online; the caller holds cpus_read_lock(). */
+static inline bool il_cpu_ok(u32 cpu)
+{
+	return cpu < nr_cpu_ids && cpu_online(cpu);
+}
+
+static inline bool il_all_zero(const void *p, size_t len)
+{
+	return !memchr_inv(p, 0, len);
+}
+
+static inline u64 il_ns_to_cycles(u64 ns)
+{
+	return mul_u64_u32_div(ns, tsc_khz, 1000000);
+}
+
+static inline u64 il_us_to_cycles(u64 us)
+{
+	return mul_u64_u32_div(us, tsc_khz, 1000);
+}
+
+/* splitmix64: a seeded, reproducible generator for random launch times. */
+static inline u64 il_rand64(u64 *state)
+{
+	u64 z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/**
+ * il_get_info - answer IDLELAB_IOC_GET_INFO
+ * @info:	the caller's struct, already copied in
+ * @name:	module name
+ * @ops:	IDLELAB_OP_* this device runs
+ * @features:	IDLELAB_FEAT_* found
+ *
+ * Return: 0, or -EINVAL for a wrong ABI version, size or a non-zero
+ * reserved field.
+ */
+static inline int il_get_info(struct idlelab_info *info, const char *name,
+			      u32 ops, u32 features)
+{
+	unsigned int a = 0, b = 0, c = 0, d = 0;
+
+	if (info->abi_version != IDLELAB_ABI_VERSION ||
+	    info->size != sizeof(*info) ||
+	    !il_all_zero(info->reserved, sizeof(info->reserved)))
+		return -EINVAL;
+	if (boot_cpu_data.cpuid_level >= 5)
+		cpuid(5, &a, &b, &c, &d);
+	memset(info, 0, sizeof(*info));
+	info->abi_version = IDLELAB_ABI_VERSION;
+	info->size = sizeof(*info);
+	info->module_version = IDLELAB_MODULE_VERSION;
+	info->ops = ops;
+	info->features = features;
+	info->nr_cpu_ids = nr_cpu_ids;
+	info->tsc_khz = tsc_khz;
+	info->cpuid5_eax = a;
+	info->cpuid5_ebx = b;
+	info->cpuid5_ecx = c;
+	info->cpuid5_edx = d;
+	info->max_samples = IDLELAB_MAX_SAMPLES;
+	strscpy(info->name, name, sizeof(info->name));
+	return 0;
+}
+
+#endif /* IDLELAB_KCOMMON_H */

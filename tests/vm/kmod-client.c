@@ -1,0 +1,854 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kmod-client.c - the guest half of the kmod rig (tests/vm/run-qemu.sh):
+ * opens /dev/idlelab_cstate and /dev/idlelab_ipi, checks GET_INFO, runs every
+ * operation with small counts, then the bad-input suite (over 1000 malformed
+ * or random requests, offline CPUs, -ENOTTY, -EBUSY, a fatal signal during a
+ * run, a non-root open), and prints one JSON object per line on stdout.  The
+ * host side (tests/vm/test_qemu.sh) asserts on those lines; nothing is
+ * judged here, so a guest that crashes half-way still leaves evidence.
+ *
+ * Output buffers are pre-filled with a poison pattern, as the ntsync
+ * selftest does, so a record the kernel claims but never wrote shows up.
+ * Built static; needs only libc and the UAPI header.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uapi/idlelab.h"
+
+/*
+ * The ABI is frozen by these sizes: no implicit padding, the same layout for
+ * 32- and 64-bit user space.  A change here is a new ABI version.
+ */
+_Static_assert(sizeof(struct idlelab_info) == 112, "abi");
+_Static_assert(sizeof(struct idlelab_cstate_req) == 128, "abi");
+_Static_assert(sizeof(struct idlelab_cstate_sample) == 64, "abi");
+_Static_assert(sizeof(struct idlelab_wbinvd_req) == 136, "abi");
+_Static_assert(sizeof(struct idlelab_wbinvd_sample) == 32, "abi");
+_Static_assert(sizeof(struct idlelab_gaps_req) == 104, "abi");
+_Static_assert(sizeof(struct idlelab_gap_sample) == 40, "abi");
+_Static_assert(sizeof(struct idlelab_ipi_req) == 136, "abi");
+_Static_assert(sizeof(struct idlelab_ipi_round) == 40, "abi");
+_Static_assert(sizeof(struct idlelab_ipi_arrival) == 16, "abi");
+_Static_assert(sizeof(struct idlelab_apic_cpu) == 16, "abi");
+_Static_assert(sizeof(struct idlelab_apic_map_req) == 96, "abi");
+
+#define POISON 0xa5
+#define DEV(n) "/dev/" n
+
+static int fd_c = -1, fd_i = -1;
+static unsigned int ncpu;
+
+static const char *ename(int e)
+{
+	switch (e) {
+	case 0: return "0";
+	case EINVAL: return "EINVAL";
+	case ENOTTY: return "ENOTTY";
+	case EBUSY: return "EBUSY";
+	case EFAULT: return "EFAULT";
+	case ENOMEM: return "ENOMEM";
+	case EINTR: return "EINTR";
+	case ENOSPC: return "ENOSPC";
+	case EACCES: return "EACCES";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	}
+	return "other";
+}
+
+/* ioctl returning 0 or the errno. */
+static int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+static void *poisoned(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p) {
+		perror("malloc");
+		exit(1);
+	}
+	memset(p, POISON, n);
+	return p;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void info(int fd, const char *dev)
+{
+	struct idlelab_info in;
+	int e;
+
+	memset(&in, 0, sizeof(in));
+	in.abi_version = IDLELAB_ABI_VERSION;
+	in.size = sizeof(in);
+	e = xioctl(fd, IDLELAB_IOC_GET_INFO, &in);
+	printf("{\"op\":\"info\",\"dev\":\"%s\",\"rc\":\"%s\",\"abi\":%u,"
+	       "\"name\":\"%.32s\",\"version\":%u,\"ops\":%u,"
+	       "\"features\":%u,\"nr_cpu_ids\":%u,\"tsc_khz\":%u,"
+	       "\"cpuid5\":[%u,%u,%u,%u]}\n",
+	       dev, ename(e), in.abi_version, (char *)in.name,
+	       in.module_version, in.ops, in.features, in.nr_cpu_ids,
+	       in.tsc_khz, in.cpuid5_eax, in.cpuid5_ebx, in.cpuid5_ecx,
+	       in.cpuid5_edx);
+	if (!e && !ncpu)
+		ncpu = in.nr_cpu_ids;
+}
+
+static void apic_map(void)
+{
+	struct idlelab_apic_map_req r;
+	struct idlelab_apic_cpu *c = poisoned(64 * sizeof(*c));
+	unsigned int i;
+	int e;
+
+	memset(&r, 0, sizeof(r));
+	r.abi_version = IDLELAB_ABI_VERSION;
+	r.size = sizeof(r);
+	r.nr_cpus = 64;
+	r.cpus = (uintptr_t)c;
+	e = xioctl(fd_i, IDLELAB_IOC_APIC_MAP, &r);
+	printf("{\"op\":\"apic_map\",\"rc\":\"%s\",\"x2apic\":%u,"
+	       "\"apic\":\"%.32s\",\"dest_model\":%u,\"dfr\":%u,\"cpus\":[",
+	       ename(e), r.x2apic, (char *)r.apic_name, r.dest_model, r.dfr);
+	for (i = 0; !e && i < r.nr_cpus; i++)
+		printf("%s{\"cpu\":%u,\"apic_id\":%u,\"ldr\":%u,\"online\":%u}",
+		       i ? "," : "", c[i].cpu, c[i].apic_id, c[i].ldr,
+		       c[i].flags & 1);
+	printf("]}\n");
+	free(c);
+}
+
+static struct idlelab_cstate_req cstate_base(void)
+{
+	struct idlelab_cstate_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.abi_version = IDLELAB_ABI_VERSION;
+	r.size = sizeof(r);
+	r.cpu = 1;
+	r.method = IDLELAB_METHOD_HLT;
+	r.wake_source = IDLELAB_WAKE_HRTIMER;
+	r.irq_mode = IDLELAB_IRQ_EARLY;
+	r.launch_min_ns = 50000;
+	r.launch_max_ns = 50000;
+	r.nr_samples = 20;
+	r.seed = 1;
+	return r;
+}
+
+static void cstate(const char *name, struct idlelab_cstate_req r)
+{
+	struct idlelab_cstate_sample *s = poisoned(r.nr_samples * sizeof(*s));
+	unsigned int i, order_bad = 0, early = 0, other = 0, no_intr = 0;
+	unsigned int intr_before_exit = 0, intr_after_exit = 0, poison = 0;
+	unsigned int wb = 0, reentries = 0;
+	int e;
+
+	r.samples = (uintptr_t)s;
+	e = xioctl(fd_c, IDLELAB_IOC_CSTATE_WAKE, &r);
+	for (i = 0; !e && i < r.nr_done; i++) {
+		if (s[i].reentries > 100000000 ||
+		    (s[i].reentries && !(r.flags & IDLELAB_CSTATE_F_REENTER)))
+			poison++;
+		reentries += s[i].reentries;
+		if (!(s[i].t_entry < s[i].t_exit))
+			order_bad++;
+		if (s[i].flags & IDLELAB_SAMPLE_EARLY_WAKE)
+			early++;
+		if (s[i].flags & IDLELAB_SAMPLE_OTHER_IRQ)
+			other++;
+		if (s[i].flags & IDLELAB_SAMPLE_NO_INTR)
+			no_intr++;
+		if (s[i].flags & IDLELAB_SAMPLE_WBINVD)
+			wb++;
+		if (s[i].t_intr && !(s[i].flags & IDLELAB_SAMPLE_OTHER_IRQ)) {
+			if (s[i].t_intr < s[i].t_exit)
+				intr_before_exit++;
+			else
+				intr_after_exit++;
+		}
+	}
+	printf("{\"op\":\"cstate\",\"name\":\"%s\",\"rc\":\"%s\","
+	       "\"nr_samples\":%u,\"nr_done\":%u,\"unsupported\":%u,"
+	       "\"entry_ge_exit\":%u,\"early_wake\":%u,\"other_irq\":%u,"
+	       "\"no_intr\":%u,\"wbinvd\":%u,\"intr_before_exit\":%u,"
+	       "\"intr_after_exit\":%u,\"reentries\":%u,\"poison\":%u}\n",
+	       name, ename(e), r.nr_samples, e ? 0 : r.nr_done,
+	       e ? 0 : r.unsupported, order_bad, early, other, no_intr, wb,
+	       intr_before_exit, intr_after_exit, reentries, poison);
+	free(s);
+}
+
+static struct idlelab_gaps_req gaps_base(void)
+{
+	struct idlelab_gaps_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.abi_version = IDLELAB_ABI_VERSION;
+	r.size = sizeof(r);
+	r.cpu = 1;
+	r.width_us = 2000;
+	r.window_us = 5000;
+	r.nr_windows = 5;
+	r.threshold_ns = 2000;
+	r.nr_samples = 4096;
+	return r;
+}
+
+static void gaps(void)
+{
+	struct idlelab_gaps_req r = gaps_base();
+	struct idlelab_gap_sample *s = poisoned(r.nr_samples * sizeof(*s));
+	unsigned int i, bad = 0;
+	int e;
+
+	r.samples = (uintptr_t)s;
+	e = xioctl(fd_c, IDLELAB_IOC_GAPS, &r);
+	for (i = 0; !e && i < r.nr_done; i++)
+		if (s[i].cpu != 1 || s[i].kind != IDLELAB_GAP_KIND_GAP ||
+		    s[i].window >= 5 || s[i].len == 0)
+			bad++;
+	printf("{\"op\":\"gaps\",\"rc\":\"%s\",\"nr_done\":%u,\"dropped\":%u,"
+	       "\"loop_period\":%llu,\"nmi\":%llu,\"bad_records\":%u}\n",
+	       ename(e), e ? 0 : r.nr_done, r.dropped,
+	       (unsigned long long)r.loop_period,
+	       (unsigned long long)r.nmi_count, bad);
+	free(s);
+}
+
+static struct idlelab_wbinvd_req wbinvd_base(void)
+{
+	struct idlelab_wbinvd_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.abi_version = IDLELAB_ABI_VERSION;
+	r.size = sizeof(r);
+	r.mode = IDLELAB_WBINVD_SWEEP;
+	r.cpu = 0;
+	r.reps = 3;
+	r.nr_samples = 64;
+	return r;
+}
+
+static uint64_t footprints[] = { 0, 64 << 10, 1 << 20 };
+
+static void wbinvd_sweep(const char *name, uint32_t flags)
+{
+	struct idlelab_wbinvd_req r = wbinvd_base();
+	struct idlelab_wbinvd_sample *s = poisoned(r.nr_samples * sizeof(*s));
+	unsigned int i, bad = 0;
+	int e;
+
+	r.flags = flags;
+	r.nr_footprints = 3;
+	r.footprints = (uintptr_t)footprints;
+	r.samples = (uintptr_t)s;
+	e = xioctl(fd_c, IDLELAB_IOC_WBINVD, &r);
+	for (i = 0; !e && i < r.nr_done; i++)
+		if (s[i].dirty_bytes != footprints[i / 3] || s[i].reserved)
+			bad++;
+	printf("{\"op\":\"wbinvd_sweep\",\"name\":\"%s\",\"rc\":\"%s\","
+	       "\"nr_done\":%u,\"unsupported\":%u,\"bad_records\":%u}\n",
+	       name, ename(e), e ? 0 : r.nr_done, e ? 0 : r.unsupported, bad);
+	free(s);
+}
+
+static void wbinvd_blast(void)
+{
+	struct idlelab_wbinvd_req r = wbinvd_base();
+	struct idlelab_gap_sample *s;
+	uint32_t victims[2] = { 1, 2 };
+	unsigned int i, events = 0, g = 0, bad = 0;
+	int e;
+
+	r.mode = IDLELAB_WBINVD_BLAST;
+	r.reps = 5;
+	r.interval_us = 1000;
+	r.dirty_bytes = 1 << 20;
+	r.nr_victims = 2;
+	r.victims = (uintptr_t)victims;
+	r.width_us = 1000;
+	r.threshold_ns = 2000;
+	r.nr_samples = 8192;
+	s = poisoned(r.nr_samples * sizeof(*s));
+	r.samples = (uintptr_t)s;
+	e = xioctl(fd_c, IDLELAB_IOC_WBINVD, &r);
+	for (i = 0; !e && i < r.nr_done; i++) {
+		if (s[i].kind == IDLELAB_GAP_KIND_WBINVD && s[i].cpu == 0)
+			events++;
+		else if (s[i].kind == IDLELAB_GAP_KIND_GAP &&
+			 (s[i].cpu == 1 || s[i].cpu == 2))
+			g++;
+		else
+			bad++;
+	}
+	printf("{\"op\":\"wbinvd_blast\",\"rc\":\"%s\",\"nr_done\":%u,"
+	       "\"unsupported\":%u,\"events\":%u,\"gaps\":%u,\"dropped\":%u,"
+	       "\"bad_records\":%u}\n", ename(e), e ? 0 : r.nr_done,
+	       e ? 0 : r.unsupported, events, g, r.dropped, bad);
+	free(s);
+}
+
+static struct idlelab_ipi_req ipi_base(uint32_t mode, uint32_t *targets,
+				       uint32_t n, uint32_t rounds)
+{
+	struct idlelab_ipi_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.abi_version = IDLELAB_ABI_VERSION;
+	r.size = sizeof(r);
+	r.mode = mode;
+	r.sender_cpu = 0;
+	r.nr_targets = n;
+	r.nr_rounds = rounds;
+	r.targets = (uintptr_t)targets;
+	r.timeout_us = 200000;
+	return r;
+}
+
+static void storm(const char *name, uint32_t mode)
+{
+	uint32_t targets[64], n = 0, rounds = 50, i, k;
+	struct idlelab_ipi_round *rd;
+	struct idlelab_ipi_arrival *ar;
+	struct idlelab_ipi_req r;
+	unsigned int ok_rounds = 0, timeouts = 0, stray = 0, writes = 0;
+	unsigned int bad_targets = 0;
+	int e;
+
+	for (i = 1; i < ncpu && n < 64; i++)
+		targets[n++] = i;
+	r = ipi_base(mode, targets, n, rounds);
+	rd = poisoned(rounds * sizeof(*rd));
+	ar = poisoned(rounds * n * sizeof(*ar));
+	r.rounds = (uintptr_t)rd;
+	r.arrivals = (uintptr_t)ar;
+	e = xioctl(fd_i, IDLELAB_IOC_IPI_STORM, &r);
+	for (i = 0; !e && i < r.nr_done; i++) {
+		int good = rd[i].acks == n && !(rd[i].flags &
+						 IDLELAB_ROUND_TIMEOUT);
+
+		for (k = 0; k < n; k++) {
+			struct idlelab_ipi_arrival *a = &ar[i * n + k];
+
+			if (a->count != 1 || a->cpu != targets[k] ||
+			    a->t < rd[i].t_issue || a->t > rd[i].t_complete) {
+				good = 0;
+				bad_targets++;
+			}
+		}
+		ok_rounds += good;
+		timeouts += !!(rd[i].flags & IDLELAB_ROUND_TIMEOUT);
+		stray += rd[i].stray;
+		writes = rd[i].icr_writes;
+	}
+	printf("{\"op\":\"ipi\",\"name\":\"%s\",\"rc\":\"%s\",\"targets\":%u,"
+	       "\"rounds\":%u,\"nr_done\":%u,\"unsupported\":%u,"
+	       "\"ok_rounds\":%u,\"timeouts\":%u,\"stray\":%u,"
+	       "\"bad_targets\":%u,\"icr_writes\":%u,\"dest_model\":%u,"
+	       "\"x2apic\":%u,\"apic\":\"%.32s\"}\n",
+	       name, ename(e), n, rounds, e ? 0 : r.nr_done,
+	       e ? 0 : r.unsupported, ok_rounds, timeouts, stray, bad_targets,
+	       writes, r.dest_model, r.x2apic, e ? "" : (char *)r.apic_name);
+	free(rd);
+	free(ar);
+}
+
+/* ---- bad inputs ------------------------------------------------------- */
+
+struct tally {
+	const char *name;
+	const char *want;
+	unsigned int total, ok;
+	int last;
+};
+
+static void tally(struct tally *t, int got, int want)
+{
+	t->total++;
+	if (got == want)
+		t->ok++;
+	else
+		t->last = got;
+}
+
+static void tally_print(struct tally *t)
+{
+	printf("{\"op\":\"bad\",\"name\":\"%s\",\"want\":\"%s\",\"total\":%u,"
+	       "\"ok\":%u,\"last_wrong\":\"%s\"}\n", t->name, t->want,
+	       t->total, t->ok, t->ok == t->total ? "" : ename(t->last));
+}
+
+static uint64_t rng = 0x1234567887654321ULL;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void rnd_fill(void *p, size_t n)
+{
+	unsigned char *c = p;
+
+	while (n--)
+		*c++ = (unsigned char)rnd();
+}
+
+/* Pick an invalid value for one field of a cstate request. */
+static void cstate_break(struct idlelab_cstate_req *r, unsigned int k)
+{
+	switch (k % 18) {
+	case 0: r->abi_version = (uint32_t)rnd() | 2; break;
+	case 1: r->size = sizeof(*r) + 8; break;
+	case 2: r->cpu = ncpu + (uint32_t)(rnd() % 100000); break;
+	case 3: r->method = 3 + (uint32_t)(rnd() % 100); break;
+	case 4: r->wake_source = 2 + (uint32_t)(rnd() % 100); break;
+	case 5: r->irq_mode = IDLELAB_IRQ_LATE; r->method = 0; break;
+	case 6: r->nr_samples = 0; break;
+	case 7: r->nr_samples = IDLELAB_MAX_SAMPLES + 1 +
+			(uint32_t)(rnd() % 1000); break;
+	case 8: r->launch_max_ns = IDLELAB_MAX_LAUNCH_NS + 1; break;
+	case 9: r->launch_min_ns = 10; break;
+	case 17: r->launch_min_ns = r->launch_max_ns = IDLELAB_MAX_LAUNCH_NS;
+		r->nr_samples = 6001; break;	/* over IDLELAB_MAX_RUN_US */
+	case 10: r->pad = 1; break;
+	case 11: r->reserved[rnd() % 4] = rnd() | 1; break;
+	case 12: r->flags = 4; break;
+	case 13: r->dirty_bytes = IDLELAB_MAX_DIRTY_BYTES + 1;
+		r->flags = IDLELAB_CSTATE_F_WBINVD; break;
+	case 14: r->wake_source = IDLELAB_WAKE_IPI; r->sender_cpu = r->cpu;
+		break;
+	case 15: r->samples = 0; break;
+	default: r->nr_samples = 0; r->samples = 0; break;
+	}
+}
+
+static void bad_cstate(struct tally *t, unsigned int n)
+{
+	struct idlelab_cstate_sample s[4];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct idlelab_cstate_req r = cstate_base();
+
+		r.samples = (uintptr_t)s;
+		r.nr_samples = 4;
+		/* Randomise harmless fields, then break one. */
+		r.seed = rnd();
+		r.cpu = (uint32_t)(rnd() % ncpu);
+		cstate_break(&r, i);
+		tally(t, xioctl(fd_c, IDLELAB_IOC_CSTATE_WAKE, &r), EINVAL);
+	}
+}
+
+static void bad_random(struct tally *t, unsigned int n)
+{
+	unsigned char buf[256];
+	unsigned int i;
+
+	/* Random bytes with a wrong version or size: always -EINVAL. */
+	for (i = 0; i < n; i++) {
+		static const unsigned long cmds[] = {
+			IDLELAB_IOC_CSTATE_WAKE, IDLELAB_IOC_WBINVD,
+			IDLELAB_IOC_GAPS, IDLELAB_IOC_IPI_STORM,
+			IDLELAB_IOC_APIC_MAP, IDLELAB_IOC_GET_INFO,
+		};
+		unsigned long cmd = cmds[i % 6];
+		uint32_t *hdr = (uint32_t *)buf;
+
+		rnd_fill(buf, sizeof(buf));
+		if (i & 1)
+			hdr[0] = IDLELAB_ABI_VERSION;	/* size is random */
+		else
+			hdr[1] = _IOC_SIZE(cmd);	/* version random */
+		if (hdr[0] == IDLELAB_ABI_VERSION && hdr[1] == _IOC_SIZE(cmd))
+			hdr[0] = 0;
+		tally(t, xioctl(cmd == IDLELAB_IOC_IPI_STORM ||
+				cmd == IDLELAB_IOC_APIC_MAP ? fd_i : fd_c,
+				cmd, buf), EINVAL);
+	}
+}
+
+static void bad_others(struct tally *t, unsigned int n)
+{
+	uint32_t targets[4] = { 1, 2, 3, 3 };
+	uint64_t fp[2] = { 1 << 20, IDLELAB_MAX_DIRTY_BYTES + 1 };
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct idlelab_gaps_req g = gaps_base();
+		struct idlelab_wbinvd_req w = wbinvd_base();
+		struct idlelab_ipi_req p = ipi_base(i % 4, targets, 3, 5);
+		struct idlelab_gap_sample gs[4];
+
+		g.samples = (uintptr_t)gs;
+		switch (i % 8) {
+		case 0: g.width_us = 0; break;
+		case 1: g.window_us = g.width_us - 1; break;
+		case 2: g.width_us = IDLELAB_MAX_WIDTH_US + 1;
+			g.window_us = IDLELAB_MAX_WINDOW_US; break;
+		case 3: g.nr_windows = 0; break;
+		case 4: g.nr_windows = IDLELAB_MAX_WINDOWS + 1; break;
+		case 5: g.cpu = 0xffffffff; break;
+		case 6: g.reserved[3] = 1; break;
+		default: g.threshold_ns = 2ULL * 1000000000ULL; break;
+		}
+		tally(t, xioctl(fd_c, IDLELAB_IOC_GAPS, &g), EINVAL);
+
+		w.samples = (uintptr_t)gs;
+		w.nr_samples = 4;
+		w.footprints = (uintptr_t)fp;
+		w.nr_footprints = 1;
+		w.reps = 1;
+		switch (i % 8) {
+		case 0: w.mode = 2 + (uint32_t)(rnd() % 50); break;
+		case 1: w.nr_footprints = 0; break;
+		case 2: w.nr_footprints = IDLELAB_MAX_FOOTPRINTS + 1; break;
+		case 3: w.reps = 0; break;
+		case 4: w.nr_footprints = 2; w.reps = 1;
+			break;	/* 2nd footprint too big: checked in run */
+		case 5: w.mode = IDLELAB_WBINVD_BLAST; w.nr_footprints = 0;
+			w.footprints = 0; w.nr_victims = 0; break;
+		case 6: w.flags = 4; break;
+		default: w.reps = 5; break;	/* 5 samples > capacity 4 */
+		}
+		tally(t, xioctl(fd_c, IDLELAB_IOC_WBINVD, &w), EINVAL);
+
+		p.rounds = (uintptr_t)gs;
+		p.arrivals = (uintptr_t)gs;
+		switch (i % 8) {
+		case 0: p.nr_targets = 4; break;	/* duplicate 3 */
+		case 1: p.sender_cpu = 1; break;	/* sender is a target */
+		case 2: p.nr_rounds = 0; break;
+		case 3: p.nr_rounds = IDLELAB_MAX_ROUNDS + 1; break;
+		case 4: p.timeout_us = 0; break;
+		case 5: p.mode = 4 + (uint32_t)(rnd() % 10); break;
+		case 6: p.nr_targets = 0; break;
+		default: targets[0] = ncpu + 5; break;
+		}
+		tally(t, xioctl(fd_i, IDLELAB_IOC_IPI_STORM, &p), EINVAL);
+		targets[0] = 1;
+	}
+}
+
+static void bad_enotty(struct tally *t)
+{
+	static const unsigned long cmds[] = {
+		_IOWR(IDLELAB_IOC_MAGIC, 0x40, struct idlelab_info),
+		_IOWR(IDLELAB_IOC_MAGIC, 0x01, struct idlelab_info),
+		_IOW(IDLELAB_IOC_MAGIC, 0x00, struct idlelab_info),
+		_IOWR('x', 0x00, struct idlelab_info),
+		_IO(IDLELAB_IOC_MAGIC, 0x02),
+		0, 1, 0x5401 /* TCGETS */,
+	};
+	char buf[256] = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		tally(t, xioctl(fd_c, cmds[i], buf), ENOTTY);
+		tally(t, xioctl(fd_i, cmds[i], buf), ENOTTY);
+	}
+	/* The IPI commands on the cstate device and the other way round. */
+	tally(t, xioctl(fd_c, IDLELAB_IOC_IPI_STORM, buf), ENOTTY);
+	tally(t, xioctl(fd_i, IDLELAB_IOC_GAPS, buf), ENOTTY);
+}
+
+static void bad_offline(void)
+{
+	struct tally t = { "offline_cpu", "EINVAL", 0, 0, 0 };
+	struct idlelab_cstate_req r = cstate_base();
+	struct idlelab_gaps_req g = gaps_base();
+	struct idlelab_cstate_sample s[4];
+	struct idlelab_gap_sample gs[4];
+	uint32_t targets[1];
+	uint32_t cpu = ncpu - 1;
+	struct idlelab_ipi_req p = ipi_base(IDLELAB_IPI_PHYSICAL, targets, 1,
+					    2);
+	char path[96];
+	int f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%u/online", cpu);
+	f = open(path, O_WRONLY);
+	if (f < 0 || write(f, "0", 1) != 1) {
+		printf("{\"op\":\"bad\",\"name\":\"offline_cpu\","
+		       "\"skip\":\"cannot offline cpu%u: %s\"}\n", cpu,
+		       strerror(errno));
+		if (f >= 0)
+			close(f);
+		return;
+	}
+	r.cpu = cpu;
+	r.nr_samples = 4;
+	r.samples = (uintptr_t)s;
+	tally(&t, xioctl(fd_c, IDLELAB_IOC_CSTATE_WAKE, &r), EINVAL);
+	g.cpu = cpu;
+	g.nr_samples = 4;
+	g.samples = (uintptr_t)gs;
+	tally(&t, xioctl(fd_c, IDLELAB_IOC_GAPS, &g), EINVAL);
+	targets[0] = cpu;
+	p.rounds = (uintptr_t)gs;
+	p.arrivals = (uintptr_t)gs;
+	tally(&t, xioctl(fd_i, IDLELAB_IOC_IPI_STORM, &p), EINVAL);
+	r = cstate_base();
+	r.nr_samples = 4;
+	r.samples = (uintptr_t)s;
+	r.wake_source = IDLELAB_WAKE_IPI;
+	r.sender_cpu = cpu;
+	tally(&t, xioctl(fd_c, IDLELAB_IOC_CSTATE_WAKE, &r), EINVAL);
+	if (lseek(f, 0, SEEK_SET) < 0 || write(f, "1", 1) != 1)
+		printf("{\"op\":\"note\",\"msg\":\"cpu%u not back online\"}\n",
+		       cpu);
+	close(f);
+	tally_print(&t);
+}
+
+/* A long gaps run in a thread; the main thread probes -EBUSY meanwhile. */
+static void *long_gaps(void *arg)
+{
+	struct idlelab_gaps_req r = gaps_base();
+	struct idlelab_gap_sample *s = poisoned(r.nr_samples * sizeof(*s));
+
+	r.nr_windows = 100;
+	r.width_us = 1000;
+	r.window_us = 3000;
+	r.samples = (uintptr_t)s;
+	*(int *)arg = xioctl(fd_c, IDLELAB_IOC_GAPS, &r);
+	free(s);
+	return NULL;
+}
+
+/* The longest storm there is; its process is SIGKILLed when done with. */
+static void long_storm(void)
+{
+	uint32_t targets[1] = { 1 }, n = IDLELAB_MAX_ROUNDS;
+	struct idlelab_ipi_req r = ipi_base(IDLELAB_IPI_KERNEL, targets, 1, n);
+	void *rd = poisoned(n * sizeof(struct idlelab_ipi_round));
+	void *ar = poisoned(n * sizeof(struct idlelab_ipi_arrival));
+
+	r.rounds = (uintptr_t)rd;
+	r.arrivals = (uintptr_t)ar;
+	_exit(xioctl(fd_i, IDLELAB_IOC_IPI_STORM, &r));
+}
+
+static void bad_busy(void)
+{
+	struct tally t = { "concurrent_run", "EBUSY", 0, 0, 0 };
+	struct tally o = { "concurrent_open_info", "0", 0, 0, 0 };
+	struct idlelab_cstate_req r = cstate_base();
+	struct idlelab_apic_map_req m;
+	struct idlelab_apic_cpu c[64];
+	struct idlelab_cstate_sample s[4];
+	struct idlelab_info in;
+	pthread_t th;
+	int rc = -1, fd2, i, st;
+	pid_t pid;
+
+	r.nr_samples = 4;
+	r.samples = (uintptr_t)s;
+	pthread_create(&th, NULL, long_gaps, &rc);
+	usleep(100000);
+	fd2 = open(DEV(IDLELAB_DEV_CSTATE), O_RDWR);
+	for (i = 0; i < 5; i++) {
+		tally(&t, xioctl(fd_c, IDLELAB_IOC_CSTATE_WAKE, &r), EBUSY);
+		tally(&t, xioctl(fd2, IDLELAB_IOC_CSTATE_WAKE, &r), EBUSY);
+		memset(&in, 0, sizeof(in));
+		in.abi_version = IDLELAB_ABI_VERSION;
+		in.size = sizeof(in);
+		tally(&o, xioctl(fd2, IDLELAB_IOC_GET_INFO, &in), 0);
+	}
+	close(fd2);
+	pthread_join(th, NULL);
+	printf("{\"op\":\"busy_holder\",\"dev\":\"cstate\",\"rc\":\"%s\"}\n",
+	       ename(rc));
+
+	pid = fork();
+	if (pid == 0)
+		long_storm();
+	usleep(100000);
+	memset(&m, 0, sizeof(m));
+	m.abi_version = IDLELAB_ABI_VERSION;
+	m.size = sizeof(m);
+	m.nr_cpus = 64;
+	m.cpus = (uintptr_t)c;
+	for (i = 0; i < 5; i++)
+		tally(&t, xioctl(fd_i, IDLELAB_IOC_APIC_MAP, &m), EBUSY);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	/* Killed in the middle of its run, as it should have been. */
+	printf("{\"op\":\"busy_holder\",\"dev\":\"ipi\",\"rc\":\"%s\"}\n",
+	       WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL ? "0" :
+	       WIFEXITED(st) ? ename(WEXITSTATUS(st)) : "other");
+	tally_print(&t);
+	tally_print(&o);
+}
+
+/* SIGKILL during a long run: the child must die promptly, device free. */
+static void fatal_signal(void)
+{
+	double t0, dt;
+	pid_t pid;
+	int st, e;
+	struct idlelab_cstate_req r = cstate_base();
+	struct idlelab_cstate_sample s[4];
+
+	pid = fork();
+	if (pid == 0) {
+		struct idlelab_gaps_req g = gaps_base();
+		struct idlelab_gap_sample *gs = poisoned(4096 * sizeof(*gs));
+
+		g.nr_windows = 10000;	/* about 100 s if not aborted */
+		g.width_us = 1000;
+		g.window_us = 10000;
+		g.samples = (uintptr_t)gs;
+		_exit(xioctl(fd_c, IDLELAB_IOC_GAPS, &g));
+	}
+	usleep(300000);
+	t0 = now_s();
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	dt = now_s() - t0;
+	r.nr_samples = 4;
+	r.samples = (uintptr_t)s;
+	e = xioctl(fd_c, IDLELAB_IOC_CSTATE_WAKE, &r);
+	printf("{\"op\":\"fatal_signal\",\"killed\":%d,\"exit_s\":%.3f,"
+	       "\"next_run\":\"%s\"}\n", WIFSIGNALED(st) &&
+	       WTERMSIG(st) == SIGKILL, dt, ename(e));
+}
+
+static void nonroot_open(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		int fd;
+
+		if (setgid(65534) || setuid(65534))
+			_exit(100);
+		fd = open(DEV(IDLELAB_DEV_CSTATE), O_RDWR);
+		_exit(fd < 0 ? errno : 0);
+	}
+	waitpid(pid, &st, 0);
+	printf("{\"op\":\"bad\",\"name\":\"nonroot_open\",\"want\":\"EACCES\","
+	       "\"total\":1,\"ok\":%d,\"last_wrong\":\"%s\"}\n",
+	       WIFEXITED(st) && WEXITSTATUS(st) == EACCES,
+	       WIFEXITED(st) ? ename(WEXITSTATUS(st)) : "signal");
+}
+
+int main(int argc, char **argv)
+{
+	/* "cstate": only GET_INFO, the APIC map and the C-state runs (Bochs). */
+	int only_cstate = argc > 1 && !strcmp(argv[1], "cstate");
+	struct tally t_c = { "cstate_invalid_field", "EINVAL", 0, 0, 0 };
+	struct tally t_r = { "random_header", "EINVAL", 0, 0, 0 };
+	struct tally t_o = { "gaps_wbinvd_ipi_invalid", "EINVAL", 0, 0, 0 };
+	struct tally t_n = { "unknown_command", "ENOTTY", 0, 0, 0 };
+	struct idlelab_cstate_req r;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	fd_c = open(DEV(IDLELAB_DEV_CSTATE), O_RDWR);
+	fd_i = open(DEV(IDLELAB_DEV_IPI), O_RDWR);
+	printf("{\"op\":\"open\",\"cstate\":\"%s\",\"ipi\":\"%s\"}\n",
+	       fd_c < 0 ? "fail" : "0", fd_i < 0 ? "fail" : "0");
+	if (fd_c < 0 || fd_i < 0)
+		return 1;
+	info(fd_c, "cstate");
+	info(fd_i, "ipi");
+	if (ncpu > (unsigned int)sysconf(_SC_NPROCESSORS_ONLN))
+		ncpu = (unsigned int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (ncpu < 4) {
+		printf("{\"op\":\"note\",\"msg\":\"needs 4 CPUs, has %u\"}\n",
+		       ncpu);
+		return 1;
+	}
+	apic_map();
+
+	cstate("hlt_hrtimer_early", cstate_base());
+	r = cstate_base();
+	r.wake_source = IDLELAB_WAKE_IPI;
+	r.sender_cpu = 2;
+	cstate("hlt_ipi_early", r);
+	r = cstate_base();
+	r.method = IDLELAB_METHOD_POLL;
+	cstate("poll_hrtimer_early", r);
+	r = cstate_base();
+	r.method = IDLELAB_METHOD_MWAIT;
+	cstate("mwait_c1_hrtimer_early", r);
+	r.wake_source = IDLELAB_WAKE_IPI;
+	r.sender_cpu = 3;
+	cstate("mwait_c1_ipi_early", r);
+	r = cstate_base();
+	r.method = IDLELAB_METHOD_MWAIT;
+	r.irq_mode = IDLELAB_IRQ_LATE;
+	cstate("mwait_c1_hrtimer_late", r);
+	r = cstate_base();
+	r.flags = IDLELAB_CSTATE_F_WBINVD;
+	r.dirty_bytes = 1 << 20;
+	r.launch_min_ns = 20000;
+	r.launch_max_ns = 100000;
+	cstate("hlt_wbinvd_random_launch", r);
+	/* Re-entering after foreign wakes: the IRQ-ordering runs (Bochs). */
+	r = cstate_base();
+	r.flags = IDLELAB_CSTATE_F_REENTER;
+	cstate("hlt_hrtimer_early_reenter", r);
+	r.method = IDLELAB_METHOD_MWAIT;
+	cstate("mwait_c1_hrtimer_early_reenter", r);
+	r.irq_mode = IDLELAB_IRQ_LATE;
+	cstate("mwait_c1_hrtimer_late_reenter", r);
+	if (only_cstate)
+		goto out;
+
+	gaps();
+	wbinvd_sweep("wbinvd", 0);
+	wbinvd_sweep("wbnoinvd", IDLELAB_WBINVD_F_NOINVD);
+	wbinvd_blast();
+
+	storm("physical", IDLELAB_IPI_PHYSICAL);
+	storm("logical", IDLELAB_IPI_LOGICAL);
+	storm("broadcast", IDLELAB_IPI_BROADCAST);
+	storm("kernel", IDLELAB_IPI_KERNEL);
+
+	bad_cstate(&t_c, 480);
+	bad_random(&t_r, 480);
+	bad_others(&t_o, 80);
+	bad_enotty(&t_n);
+	tally_print(&t_c);
+	tally_print(&t_r);
+	tally_print(&t_o);
+	tally_print(&t_n);
+	bad_offline();
+	bad_busy();
+	fatal_signal();
+	nonroot_open();
+out:
+	close(fd_c);
+	close(fd_i);
+	printf("{\"op\":\"done\"}\n");
+	return 0;
+}

@@ -1,0 +1,99 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The Bochs half of the kmod rig: the same kernel, modules and client as
+# run-qemu.sh, booted from an isolinux ISO under Bochs 2.7, whose MWAIT
+# really sleeps, so the IRQ early/late ordering of t_intr and t_exit can be
+# asserted (tests/vm/test_bochs.sh).  There is no 9p: the guest prints its
+# results base64 between markers on the serial log.  Bochs may neither power
+# off nor honour SIGTERM, so this script watches the serial log for the end
+# marker and then SIGKILLs it, with a hard limit (default 720 s) either way.
+#   sh tests/vm/run-bochs.sh [--no-setup] [--no-test]
+# Results land in $IDLELAB_VM_OUT (default build-vm/bochs).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+setup=1
+test=1
+for a in "$@"; do
+	case $a in
+	--no-setup) setup=0 ;;
+	--no-test) test=0 ;;
+	*) echo "usage: $0 [--no-setup] [--no-test]" >&2; exit 2 ;;
+	esac
+done
+OUT=${IDLELAB_VM_OUT:-build-vm/bochs}
+LIMIT=${IDLELAB_VM_TIMEOUT:-720}
+[ "$setup" = 1 ] && { sh tests/vm/setup.sh --bochs || exit 1; }
+. tests/vm/vmlib.sh
+vm_pick_kernel || exit 1
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+rm -rf "$OUT/iso" "$OUT/serial.log" "$OUT/results.jsonl" "$OUT/dmesg.txt" \
+	"$OUT/client.stderr"
+VM_9P=0 vm_build "$OUT" || exit 1
+
+mkdir -p "$OUT/iso/isolinux"
+cp /usr/lib/ISOLINUX/isolinux.bin /usr/lib/syslinux/modules/bios/ldlinux.c32 \
+	"$OUT/iso/isolinux/"
+cp "$KIMG" "$OUT/iso/vmlinuz"
+cp "$INITRD" "$OUT/iso/initrd.gz"
+cat > "$OUT/iso/isolinux/isolinux.cfg" <<EOF2
+DEFAULT linux
+PROMPT 0
+TIMEOUT 0
+LABEL linux
+  KERNEL /vmlinuz
+  APPEND initrd=/initrd.gz console=ttyS0 quiet panic=-1 idlelab.client=cstate
+EOF2
+xorriso -as mkisofs -quiet -o "$OUT/boot.iso" -b isolinux/isolinux.bin \
+	-c isolinux/boot.cat -no-emul-boot -boot-load-size 4 \
+	-boot-info-table "$OUT/iso" || exit 1
+# No sound: the ALSA plugin aborts bochs-bin where there is no sound card.
+cat > "$OUT/bochsrc" <<EOF2
+memory: guest=512, host=512
+cpu: count=4, ips=200000000, quantum=16
+cpu: model=corei7_skylake_x
+romimage: file=/usr/share/bochs/BIOS-bochs-latest
+vgaromimage: file=/usr/share/vgabios/vgabios.bin
+ata0-master: type=cdrom, path=boot.iso, status=inserted
+boot: cdrom
+com1: enabled=1, mode=file, dev=serial.log
+display_library: term
+clock: sync=none
+log: bochs.log
+sound: driver=dummy
+speaker: enabled=0
+EOF2
+
+echo "run-bochs: booting $KVER (limit ${LIMIT}s)" >&2
+start=$(date +%s)
+(cd "$OUT" && printf 'c\n' | TERM=${TERM:-xterm} bochs-bin -q -f bochsrc \
+	>"$OUT/bochs.out" 2>&1) &
+pid=$!
+while :; do
+	sleep 5
+	el=$(($(date +%s) - start))
+	if grep -q IDLELAB-GUEST-DONE "$OUT/serial.log" 2>/dev/null; then
+		sleep 2
+		break
+	fi
+	kill -0 "$pid" 2>/dev/null || break
+	[ "$el" -ge "$LIMIT" ] && { echo "run-bochs: limit hit" >&2; break; }
+done
+# The subshell's child is bochs-bin; end both, by their own ids.
+bpid=$(ps -o pid= --ppid "$pid" 2>/dev/null | tr -d ' ')
+for p in $bpid; do
+	for q in $(ps -o pid= --ppid "$p" 2>/dev/null); do kill -KILL "$q"; done
+	kill -KILL "$p" 2>/dev/null
+done
+kill -KILL "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+echo "run-bochs: done after $(($(date +%s) - start))s" >&2
+
+# Decode the base64 blocks the guest printed between markers.
+for f in results.jsonl dmesg.txt client.stderr; do
+	tr -d '\r' < "$OUT/serial.log" 2>/dev/null |
+		sed -n "/^IDLELAB-BEGIN $f\$/,/^IDLELAB-END $f\$/p" |
+		sed '1d;$d' | base64 -d > "$OUT/$f" 2>/dev/null
+done
+[ "$test" = 1 ] || exit 0
+IDLELAB_VM_RESULTS=$OUT sh tests/vm/test_bochs.sh
