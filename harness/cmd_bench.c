@@ -123,6 +123,12 @@ int cmd_bench(int argc, char **argv)
 				       argv[optind]);
 	}
 	req.cmdline = cli_cmdline();
+	/* A campaign killed with -9 may have left settings changed. */
+	code = cli_envctl_recover("bench");
+	if (code) {
+		free(params);
+		return code;
+	}
 
 	ret = il_topo_open(&topo);
 	if (ret) {

@@ -16,9 +16,16 @@ skip() { T_N=$((T_N + 1)); echo "ok $T_N - $1 # SKIP $2"; }
 diag() { echo "# $*"; }
 
 # check NAME CONDITION-COMMAND...: one case, passing when the command succeeds.
+# The command's own output goes to a log, shown only when it fails, so a
+# caller never has to redirect (which would swallow the TAP line too).
 check() {
 	name=$1; shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
+	if "$@" >"$T_TMP/check.out" 2>&1; then
+		ok "$name"
+	else
+		not_ok "$name"
+		sed 's/^/#   /' "$T_TMP/check.out" | head -5
+	fi
 }
 
 # expect_exit NAME CODE CMD...: the command exits with CODE and prints a

@@ -42,18 +42,18 @@ check "counters never 0 when not ok" [ "$(q "SELECT count(*) FROM counters WHERE
 check "software counters counted" [ "$(q "SELECT count(*) FROM counters WHERE event LIKE '%context-switches%' AND status='ok'")" -ge 1 ]
 check "env snapshots before and after" [ "$(q "SELECT count(*) FROM run_env WHERE phase IN ('before','after')")" -ge 8 ]
 check "machine fingerprint stored" [ "$(q "SELECT count(*) FROM machines WHERE json_valid(fingerprint) AND length(hwloc_xml)>100")" -eq 1 ]
-check "db check passes" "$IDLELAB" db check --db "$DB" >/dev/null
+check "db check passes" "$IDLELAB" db check --db "$DB"
 
 # --- report and info parse -------------------------------------------
 "$IDLELAB" report --db "$DB" --format json >"$T_TMP/r.json" 2>"$T_TMP/err"
-check "report --format json parses" jq -e '.rows | length >= 5' "$T_TMP/r.json" >/dev/null
-check "report json rows carry percentiles" jq -e '[.rows[] | select(.nr_samples > 0) | (.p99 >= .median)] | all' "$T_TMP/r.json" >/dev/null
+check "report --format json parses" jq -e '.rows | length >= 5' "$T_TMP/r.json"
+check "report json rows carry percentiles" jq -e '[.rows[] | select(.nr_samples > 0) | (.p99 >= .median)] | all' "$T_TMP/r.json"
 "$IDLELAB" report --db "$DB" --format csv >"$T_TMP/r.csv"
 check "report csv has header and rows" [ "$(wc -l <"$T_TMP/r.csv")" -ge 6 ]
 "$IDLELAB" report --db "$DB" >"$T_TMP/r.md"
 check "report md has the seed-002 columns" grep -q 'Nr samples | Min | Max | Median | Avg | Stddev | p99 | p99.9' "$T_TMP/r.md"
 "$IDLELAB" info --json >"$T_TMP/info.json"
-check "info --json parses" jq -e '.cpu.vendor and .kernel.release' "$T_TMP/info.json" >/dev/null
+check "info --json parses" jq -e '.cpu.vendor and .kernel.release' "$T_TMP/info.json"
 check "list --json parses" sh -c "'$IDLELAB' list --json | jq -e 'length >= 5' >/dev/null"
 
 # --- bad input: exit 2, a message, and the database untouched ----------
