@@ -328,12 +328,13 @@ static int not_measured(sqlite3 *db, const struct il_report_opts *o,
 		"AND (?2 IS NULL OR r.bench = ?2) "
 		"GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4";
 	static const char cnt_sql[] =
-		"SELECT m.hostname, r.bench, c.event, c.status, coalesce(c.reason, ''), count(*) "
+		"SELECT m.hostname, group_concat(DISTINCT r.bench), c.event, c.status, "
+		"coalesce(c.reason, ''), count(DISTINCT r.uuid) "
 		"FROM counters c JOIN runs r ON r.uuid = c.run_uuid "
 		"JOIN machines m ON m.uuid = r.machine_uuid "
 		"WHERE c.status <> 'ok' AND (?1 IS NULL OR r.uuid = ?1) "
 		"AND (?2 IS NULL OR r.bench = ?2) "
-		"GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3";
+		"GROUP BY m.hostname, c.event, c.status, c.reason ORDER BY 1, 3";
 	sqlite3_stmt *st;
 	json_t *a;
 	int rc;
@@ -360,11 +361,11 @@ static int not_measured(sqlite3 *db, const struct il_report_opts *o,
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:s,s:i}",
 				"machine", sqlite3_column_text(st, 0),
-				"benchmark", sqlite3_column_text(st, 1),
+				"benchmarks", sqlite3_column_text(st, 1),
 				"event", sqlite3_column_text(st, 2),
 				"status", sqlite3_column_text(st, 3),
 				"reason", sqlite3_column_text(st, 4),
-				"count", sqlite3_column_int(st, 5)));
+				"runs", sqlite3_column_int(st, 5)));
 	sqlite3_finalize(st);
 	*cnt_out = a;
 	return 0;
@@ -389,14 +390,15 @@ static void print_not_measured_md(json_t *runs, json_t *cnts, FILE *out)
 				json_string_value(json_object_get(v, "reason")));
 	}
 	if (json_array_size(cnts)) {
-		fprintf(out, "\nCounters not counted:\n\n| Machine | Benchmark | Event | Status | Reason |\n|---|---|---|---|---|\n");
+		fprintf(out, "\nCounters not counted:\n\n| Machine | Event | Status | Runs | Reason | Benchmarks |\n|---|---|---|---:|---|---|\n");
 		json_array_foreach(cnts, i, v)
-			fprintf(out, "| %s | %s | %s | %s | %s |\n",
+			fprintf(out, "| %s | %s | %s | %d | %s | %s |\n",
 				json_string_value(json_object_get(v, "machine")),
-				json_string_value(json_object_get(v, "benchmark")),
 				json_string_value(json_object_get(v, "event")),
 				json_string_value(json_object_get(v, "status")),
-				json_string_value(json_object_get(v, "reason")));
+				(int)json_integer_value(json_object_get(v, "runs")),
+				json_string_value(json_object_get(v, "reason")),
+				json_string_value(json_object_get(v, "benchmarks")));
 	}
 }
 

@@ -117,6 +117,19 @@ v1=$(q "PRAGMA user_version")
 "$IDLELAB" db migrate --db "$DB" >/dev/null 2>&1
 check "migrate twice is idempotent" [ "$v1" = "$(q "PRAGMA user_version")" ] && [ "$v1" -ge 1 ]
 
+# --- SIGINT mid-run keeps what was measured, as interrupted ---------------
+S=$T_TMP/sig.db
+"$IDLELAB" bench timer_wake --db "$S" --cpus 0 --param samples=10000000 >/dev/null 2>"$T_TMP/err" &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid
+rc=$?
+check "SIGINT: exit 4 (interrupted)" [ "$rc" -eq 4 ]
+check "SIGINT: run stored as interrupted" [ "$(sqlite3 "$S" "SELECT status FROM runs")" = interrupted ]
+check "SIGINT: samples up to then kept" [ "$(sqlite3 "$S" "SELECT sum(count) FROM summaries")" -gt 0 ]
+check "SIGINT: database consistent" "$IDLELAB" db check --db "$S"
+
 # --- every subcommand has --help ----------------------------------------
 for c in info list bench report db; do
 	check "$c --help" sh -c "'$IDLELAB' $c --help | grep -q usage"
