@@ -4,7 +4,7 @@
  * pinned worker threads behind a start gate, the futex wrapper, the
  * scheduling and memory controls cyclictest applies (each recorded with
  * what was actually obtained), the clock choice, and the spinning targets
- * of the IPI benchmarks.
+ * of the IPI benchmarks with the frame around them.
  */
 #include "common.h"
 #include "err.h"
@@ -584,4 +584,117 @@ void il_spin_quit(struct il_spin_ctl *c)
 	__atomic_store_n(&c->quit, 1, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&c->gen, 1, __ATOMIC_ACQ_REL);
 	il_futex_wake(&c->gen, INT_MAX);
+}
+
+/* ---- the frame of the spinning-target benchmarks --------------------- */
+
+int il_spin_bench_init(struct il_spin_bench *b, struct il_run *run,
+		       const struct il_u64_list *targets, uint64_t samples,
+		       uint64_t tries)
+{
+	int i, ret;
+
+	memset(b, 0, sizeof(*b));
+	b->targets = targets;
+	b->samples = samples;
+	b->tries = tries;
+	ret = il_bench_cpus(run, &b->cpus);
+	if (ret < 0)
+		return ret;
+	b->n = ret;
+	ret = il_check_targets(run, targets, b->n - 1);
+	if (ret)
+		return ret;
+	for (i = 0; i < targets->n; i++)
+		if (targets->v[i] > (uint64_t)b->maxn)
+			b->maxn = (int)targets->v[i];
+	return 0;
+}
+
+/* The calls for one target count @nt, into @s. */
+static int spin_bench_count(struct il_spin_bench *b, struct il_series *s,
+			    int nt)
+{
+	uint64_t k, ns = 0;
+	int ret;
+
+	for (k = 0; s->sum.count < b->samples &&
+		    k < IL_SPIN_WARMUP + b->tries; k++) {
+		if (il_stop_requested())
+			return -EINTR;
+		ret = b->sample(b->arg, nt, k, &ns);
+		if (ret < 0)
+			return ret;
+		if (k < IL_SPIN_WARMUP)
+			continue;
+		if (ret == IL_SPIN_KEEP)
+			il_series_add(s, ns);
+		else
+			il_series_dropped(s);
+	}
+	return 0;
+}
+
+static int spin_bench_timer(struct il_spin_bench *b)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < b->targets->n && !ret; i++) {
+		int nt = (int)b->targets->v[i];
+
+		ret = il_spin_set(&b->spin, nt);
+		if (!ret)
+			ret = spin_bench_count(b, b->s[i], nt);
+	}
+	/* A stop request is not a failure: what was measured is kept. */
+	return ret == -EINTR ? 0 : ret;
+}
+
+static int spin_bench_thread(struct il_worker *w)
+{
+	struct il_spin_bench *b = w->pool->arg;
+	int ret;
+
+	if (w->idx)
+		return il_spinner(&b->spin, w->idx - 1);
+	ret = spin_bench_timer(b);
+	/* Always, or the spinners would never return. */
+	il_spin_quit(&b->spin);
+	return ret;
+}
+
+int il_spin_bench_start(struct il_spin_bench *b, struct il_run *run,
+			const volatile char *touch, il_spin_sample_fn sample,
+			void *arg)
+{
+	int i, ret;
+
+	b->sample = sample;
+	b->arg = arg;
+	b->s = calloc((size_t)b->targets->n, sizeof(*b->s));
+	if (!b->s)
+		return il_errorf(-ENOMEM, "out of memory");
+	for (i = 0; i < b->targets->n; i++) {
+		b->s[i] = il_run_series(run, "call_latency", "ns", b->cpus[0],
+					-1, (int64_t)b->targets->v[i], false);
+		if (!b->s[i])
+			return il_errorf(-ENOMEM, "out of memory for a series");
+	}
+	ret = il_spin_init(&b->spin, b->maxn, touch);
+	if (ret)
+		return ret;
+	/* Thread 0 is the timer on cpus[0]; thread i is spinner i - 1. */
+	return il_pool_start(&b->pool, run, 1 + b->maxn, b->cpus, NULL,
+			     spin_bench_thread, b);
+}
+
+void il_spin_bench_free(struct il_spin_bench *b)
+{
+	/* The threads first: the spinners use the spin state until joined. */
+	il_pool_stop(&b->pool);
+	il_spin_free(&b->spin);
+	free(b->s);
+	free(b->cpus);
+	b->s = NULL;
+	b->cpus = NULL;
 }

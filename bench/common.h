@@ -14,7 +14,7 @@
  * (SCHED_FIFO, timer slack, mlockall, a PM QoS request), each recording
  * what it actually obtained with il_run_attr(), the choice between the TSC
  * and CLOCK_MONOTONIC, and the spinning-target machinery of the IPI
- * benchmarks (membarrier_ipi, tlb_shootdown).
+ * benchmarks (membarrier_ipi, tlb_shootdown) with the frame they share.
  *
  * Errors follow err.h.  A worker thread returns il_errorf()'s value; the
  * pool carries its message (thread-local in err.c) back to the thread that
@@ -260,5 +260,73 @@ void il_spin_mark(struct il_spin_ctl *c, int n);
 bool il_spin_all_moved(const struct il_spin_ctl *c, int n);
 /** il_spin_quit() - end every spinner loop (they return from il_spinner). */
 void il_spin_quit(struct il_spin_ctl *c);
+
+/* ---- the frame of the spinning-target benchmarks --------------------- */
+
+/*
+ * membarrier_ipi and tlb_shootdown differ only in the call they time and in
+ * what that call needs; the frame is the rest, so the two measure alike.
+ * Thread 0 is the timer on the first placed CPU, thread i is spinner i - 1
+ * on the next.  For each count N of the `targets` list, in order, the timer
+ * makes exactly N spinners spin, then calls the benchmark's sample function
+ * until N's "call_latency" series (group N) holds @samples values or
+ * @tries calls past the warm-up were made.  The first IL_SPIN_WARMUP calls
+ * per N are discarded: the spinner set has just changed, and the caches and
+ * TLBs of the call's own path are cold.  A stop request ends the loop
+ * without failing the run, so what was measured is kept.
+ */
+#define IL_SPIN_WARMUP	8
+
+enum {
+	IL_SPIN_KEEP,	/* a sample: into the series */
+	IL_SPIN_DROP,	/* not timed with N targets: counted as dropped */
+};
+
+/**
+ * il_spin_sample_fn - make one timed call with spinners 0..@nt-1 spinning.
+ * @arg: what the benchmark gave il_spin_bench_start().
+ * @k: the number of the call for this @nt, warm-up calls included.
+ * @ns: set to the call's duration.
+ * Return: IL_SPIN_KEEP or IL_SPIN_DROP, or a negative errno with a message
+ * (-EINTR for a stop request), which ends the loop.
+ */
+typedef int (*il_spin_sample_fn)(void *arg, int nt, uint64_t k, uint64_t *ns);
+
+struct il_spin_bench {
+	struct il_clock clk;	/* the benchmark picks it (il_clock_pick) */
+	int n;			/* placed CPUs */
+	int *cpus;		/* [0] the timer's, [1..] the spinners' */
+	int maxn;		/* the largest target count: the spinners */
+	const struct il_u64_list *targets;
+	uint64_t samples;	/* values wanted per target count */
+	uint64_t tries;		/* at most this many calls after warm-up */
+	il_spin_sample_fn sample;
+	void *arg;
+	struct il_series **s;	/* call_latency, one per targets entry */
+	struct il_spin_ctl spin;
+	struct il_pool pool;
+};
+
+/**
+ * il_spin_bench_init() - the placed CPUs into @b, @targets validated
+ * against them (il_check_targets(), one CPU being the timer's) and the
+ * number of spinners they need.  Release @b with il_spin_bench_free(),
+ * also after a failure.
+ * Return: 0, or a negative errno with a message.
+ */
+int il_spin_bench_init(struct il_spin_bench *b, struct il_run *run,
+		       const struct il_u64_list *targets, uint64_t samples,
+		       uint64_t tries);
+/**
+ * il_spin_bench_start() - the series, the spinner state (every spin pass
+ * reads *@touch when it is set) and the threads, left waiting at the gate
+ * so that run() is il_pool_run(&@b->pool).  @sample is called with @arg.
+ * Return: 0, or a negative errno with a message.
+ */
+int il_spin_bench_start(struct il_spin_bench *b, struct il_run *run,
+			const volatile char *touch, il_spin_sample_fn sample,
+			void *arg);
+/** il_spin_bench_free() - stop the threads and free what @b holds. */
+void il_spin_bench_free(struct il_spin_bench *b);
 
 #endif

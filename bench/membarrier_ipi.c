@@ -43,21 +43,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define MB_WARMUP	8
-
 struct mb_params {
 	uint64_t samples;
 	struct il_u64_list targets;
-};
-
-struct mb_state {
-	const struct mb_params *p;
-	struct il_clock clk;
-	int n;
-	int *cpus;
-	struct il_series **s;		/* one per targets entry */
-	struct il_spin_ctl spin;
-	struct il_pool pool;
 };
 
 static const struct il_opt mb_opts[] = {
@@ -92,77 +80,40 @@ static const char *mb_supported(void)
 	return NULL;
 }
 
-static int mb_timer(struct mb_state *st)
+/* One call, timed once every target is known to be on its CPU. */
+static int mb_sample(void *arg, int nt, uint64_t k, uint64_t *ns)
 {
-	const struct mb_params *p = st->p;
-	uint64_t t0, t1, k;
-	int i, nt, ret = 0;
+	struct il_spin_bench *b = arg;
+	uint64_t t0, t1;
 	long r;
-
-	for (i = 0; i < p->targets.n && !ret; i++) {
-		nt = (int)p->targets.v[i];
-		ret = il_spin_set(&st->spin, nt);
-		if (ret)
-			break;
-		/* samples timed calls, in at most twice as many tries. */
-		for (k = 0; st->s[i]->sum.count < p->samples &&
-			    k < MB_WARMUP + 2 * p->samples; k++) {
-			if (il_stop_requested()) {
-				ret = -EINTR;
-				break;
-			}
-			/* Proof that each target is on its CPU right now. */
-			ret = il_spin_wait_laps(&st->spin, nt);
-			if (ret)
-				break;
-			il_spin_mark(&st->spin, nt);
-			t0 = il_clock_read(&st->clk);
-			r = sys_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
-			t1 = il_clock_read(&st->clk);
-			if (r < 0) {
-				ret = il_errorf(-errno, "membarrier(PRIVATE_EXPEDITED): %s",
-						strerror(errno));
-				break;
-			}
-			if (k < MB_WARMUP)
-				continue;
-			/* A target that made no progress during the call was
-			 * off its CPU: the call had fewer than N targets. */
-			if (il_spin_all_moved(&st->spin, nt))
-				il_series_add(st->s[i],
-					      il_clock_ns(&st->clk, t1 - t0));
-			else
-				il_series_dropped(st->s[i]);
-		}
-	}
-	/* A stop request is not a failure: what was measured is kept. */
-	return ret == -EINTR ? 0 : ret;
-}
-
-static int mb_thread(struct il_worker *w)
-{
-	struct mb_state *st = w->pool->arg;
 	int ret;
 
-	if (w->idx)
-		return il_spinner(&st->spin, w->idx - 1);
-	ret = mb_timer(st);
-	/* Always, or the spinners would never return. */
-	il_spin_quit(&st->spin);
-	return ret;
+	(void)k;
+	/* Proof that each target is on its CPU right now. */
+	ret = il_spin_wait_laps(&b->spin, nt);
+	if (ret)
+		return ret;
+	il_spin_mark(&b->spin, nt);
+	t0 = il_clock_read(&b->clk);
+	r = sys_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
+	t1 = il_clock_read(&b->clk);
+	if (r < 0)
+		return il_errorf(-errno, "membarrier(PRIVATE_EXPEDITED): %s",
+				 strerror(errno));
+	*ns = il_clock_ns(&b->clk, t1 - t0);
+	/* A target that made no progress during the call was off its CPU:
+	 * the call had fewer than N targets. */
+	return il_spin_all_moved(&b->spin, nt) ? IL_SPIN_KEEP : IL_SPIN_DROP;
 }
 
 static void mb_teardown(struct il_run *run)
 {
-	struct mb_state *st = run->priv;
+	struct il_spin_bench *b = run->priv;
 
-	if (!st)
+	if (!b)
 		return;
-	il_pool_stop(&st->pool);
-	il_spin_free(&st->spin);
-	free(st->s);
-	free(st->cpus);
-	free(st);
+	il_spin_bench_free(b);
+	free(b);
 	run->priv = NULL;
 }
 
@@ -183,51 +134,26 @@ static void record_target_cpus(struct il_run *run, const int *cpus, int n)
 static int mb_setup(struct il_run *run)
 {
 	const struct mb_params *p = run->params;
-	struct mb_state *st;
-	uint64_t maxn = 0;
-	int i, ret;
+	struct il_spin_bench *b;
+	int ret;
 
-	st = calloc(1, sizeof(*st));
-	if (!st)
+	b = calloc(1, sizeof(*b));
+	if (!b)
 		return il_errorf(-ENOMEM, "out of memory");
-	st->p = p;
-	run->priv = st;
-	ret = il_bench_cpus(run, &st->cpus);
-	if (ret < 0)
-		goto fail;
-	st->n = ret;
-	ret = il_check_targets(run, &p->targets, st->n - 1);
+	run->priv = b;
+	/* samples timed calls, in at most twice as many tries. */
+	ret = il_spin_bench_init(b, run, &p->targets, p->samples,
+				 2 * p->samples);
 	if (ret)
 		goto fail;
-	for (i = 0; i < p->targets.n; i++)
-		if (p->targets.v[i] > maxn)
-			maxn = p->targets.v[i];
 	if (sys_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) < 0) {
 		ret = il_errorf(-errno, "membarrier(REGISTER_PRIVATE_EXPEDITED): %s",
 				strerror(errno));
 		goto fail;
 	}
-	il_clock_pick(run, &st->clk, false);
-	record_target_cpus(run, st->cpus + 1, (int)maxn);
-	st->s = calloc((size_t)p->targets.n, sizeof(*st->s));
-	if (!st->s) {
-		ret = il_errorf(-ENOMEM, "out of memory");
-		goto fail;
-	}
-	for (i = 0; i < p->targets.n; i++) {
-		st->s[i] = il_run_series(run, "call_latency", "ns", st->cpus[0],
-					 -1, (int64_t)p->targets.v[i], false);
-		if (!st->s[i]) {
-			ret = il_errorf(-ENOMEM, "out of memory for a series");
-			goto fail;
-		}
-	}
-	ret = il_spin_init(&st->spin, (int)maxn, NULL);
-	if (ret)
-		goto fail;
-	/* Thread 0 is the timer on cpus[0]; thread i is spinner i - 1. */
-	ret = il_pool_start(&st->pool, run, 1 + (int)maxn, st->cpus, NULL,
-			    mb_thread, st);
+	il_clock_pick(run, &b->clk, false);
+	record_target_cpus(run, b->cpus + 1, b->maxn);
+	ret = il_spin_bench_start(b, run, NULL, mb_sample, b);
 	if (ret)
 		goto fail;
 	return 0;
@@ -238,9 +164,9 @@ fail:
 
 static int mb_run(struct il_run *run)
 {
-	struct mb_state *st = run->priv;
+	struct il_spin_bench *b = run->priv;
 
-	return il_pool_run(&st->pool);
+	return il_pool_run(&b->pool);
 }
 
 const struct il_bench_ops il_bench_membarrier_ipi = {

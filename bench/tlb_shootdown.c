@@ -40,8 +40,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define TS_WARMUP	8
-
 enum { TS_MADVISE, TS_MPROTECT };
 
 static const char *const ts_modes[] = { "madvise", "mprotect", NULL };
@@ -54,14 +52,9 @@ struct ts_params {
 
 struct ts_state {
 	const struct ts_params *p;
-	struct il_clock clk;
-	int n;
-	int *cpus;
-	struct il_series **s;		/* one per targets entry */
 	volatile char *page;
 	size_t pagesz;
-	struct il_spin_ctl spin;
-	struct il_pool pool;
+	struct il_spin_bench b;
 };
 
 static const struct il_opt ts_opts[] = {
@@ -82,29 +75,29 @@ static const struct il_opt ts_opts[] = {
 };
 
 /* One sample: make the page present and cached everywhere, then time the
- * call that invalidates it.  Return: 0, -EINTR on stop, or an error. */
-static int ts_one(struct ts_state *st, int ntargets, uint64_t k,
-		  uint64_t *ns)
+ * call that invalidates it. */
+static int ts_sample(void *arg, int ntargets, uint64_t k, uint64_t *ns)
 {
+	struct ts_state *st = arg;
 	void *pg = (void *)st->page;
 	uint64_t t0, t1;
 	int r, ret;
 
 	st->page[0] = (char)k;
-	ret = il_spin_wait_laps(&st->spin, ntargets);
+	ret = il_spin_wait_laps(&st->b.spin, ntargets);
 	if (ret)
 		return ret;
 	if (st->p->mode == TS_MADVISE) {
-		t0 = il_clock_read(&st->clk);
+		t0 = il_clock_read(&st->b.clk);
 		r = madvise(pg, st->pagesz, MADV_DONTNEED);
-		t1 = il_clock_read(&st->clk);
+		t1 = il_clock_read(&st->b.clk);
 		if (r)
 			return il_errorf(-errno, "madvise(MADV_DONTNEED): %s",
 					 strerror(errno));
 	} else {
-		t0 = il_clock_read(&st->clk);
+		t0 = il_clock_read(&st->b.clk);
 		r = mprotect(pg, st->pagesz, PROT_READ);
-		t1 = il_clock_read(&st->clk);
+		t1 = il_clock_read(&st->b.clk);
 		if (r)
 			return il_errorf(-errno, "mprotect(PROT_READ): %s",
 					 strerror(errno));
@@ -112,48 +105,8 @@ static int ts_one(struct ts_state *st, int ntargets, uint64_t k,
 			return il_errorf(-errno, "mprotect(PROT_READ|PROT_WRITE): %s",
 					 strerror(errno));
 	}
-	*ns = il_clock_ns(&st->clk, t1 - t0);
-	return 0;
-}
-
-static int ts_timer(struct ts_state *st)
-{
-	const struct ts_params *p = st->p;
-	uint64_t k, ns = 0;
-	int i, nt, ret = 0;
-
-	for (i = 0; i < p->targets.n && !ret; i++) {
-		nt = (int)p->targets.v[i];
-		ret = il_spin_set(&st->spin, nt);
-		if (ret)
-			break;
-		for (k = 0; k < TS_WARMUP + p->samples; k++) {
-			if (il_stop_requested()) {
-				ret = -EINTR;
-				break;
-			}
-			ret = ts_one(st, nt, k, &ns);
-			if (ret)
-				break;
-			if (k >= TS_WARMUP)
-				il_series_add(st->s[i], ns);
-		}
-	}
-	/* A stop request is not a failure: what was measured is kept. */
-	return ret == -EINTR ? 0 : ret;
-}
-
-static int ts_thread(struct il_worker *w)
-{
-	struct ts_state *st = w->pool->arg;
-	int ret;
-
-	if (w->idx)
-		return il_spinner(&st->spin, w->idx - 1);
-	ret = ts_timer(st);
-	/* Always, or the spinners would never return. */
-	il_spin_quit(&st->spin);
-	return ret;
+	*ns = il_clock_ns(&st->b.clk, t1 - t0);
+	return IL_SPIN_KEEP;
 }
 
 static void ts_teardown(struct il_run *run)
@@ -162,11 +115,8 @@ static void ts_teardown(struct il_run *run)
 
 	if (!st)
 		return;
-	il_pool_stop(&st->pool);
-	il_spin_free(&st->spin);
+	il_spin_bench_free(&st->b);
 	il_free_local((void *)st->page, st->pagesz);
-	free(st->s);
-	free(st->cpus);
 	free(st);
 	run->priv = NULL;
 }
@@ -175,55 +125,30 @@ static int ts_setup(struct il_run *run)
 {
 	const struct ts_params *p = run->params;
 	struct ts_state *st;
-	uint64_t maxn = 0;
-	int i, node, ret;
+	int node, ret;
 
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return il_errorf(-ENOMEM, "out of memory");
 	st->p = p;
 	run->priv = st;
-	ret = il_bench_cpus(run, &st->cpus);
-	if (ret < 0)
-		goto fail;
-	st->n = ret;
-	ret = il_check_targets(run, &p->targets, st->n - 1);
+	ret = il_spin_bench_init(&st->b, run, &p->targets, p->samples,
+				 p->samples);
 	if (ret)
 		goto fail;
-	for (i = 0; i < p->targets.n; i++)
-		if (p->targets.v[i] > maxn)
-			maxn = p->targets.v[i];
 	st->pagesz = (size_t)sysconf(_SC_PAGESIZE);
-	st->page = il_alloc_local(run->topo, st->cpus[0], st->pagesz, &node);
+	st->page = il_alloc_local(run->topo, st->b.cpus[0], st->pagesz, &node);
 	if (!st->page) {
 		ret = -ENOMEM;
 		goto fail;
 	}
 	if (node >= 0)
-		il_run_attr(run, st->cpus[0], "numa_node", "%d", node);
+		il_run_attr(run, st->b.cpus[0], "numa_node", "%d", node);
 	else
-		il_run_attr(run, st->cpus[0], "numa_node",
+		il_run_attr(run, st->b.cpus[0], "numa_node",
 			    "unknown: the page could not be bound to a node");
-	il_clock_pick(run, &st->clk, false);
-	st->s = calloc((size_t)p->targets.n, sizeof(*st->s));
-	if (!st->s) {
-		ret = il_errorf(-ENOMEM, "out of memory");
-		goto fail;
-	}
-	for (i = 0; i < p->targets.n; i++) {
-		st->s[i] = il_run_series(run, "call_latency", "ns", st->cpus[0],
-					 -1, (int64_t)p->targets.v[i], false);
-		if (!st->s[i]) {
-			ret = il_errorf(-ENOMEM, "out of memory for a series");
-			goto fail;
-		}
-	}
-	ret = il_spin_init(&st->spin, (int)maxn, st->page);
-	if (ret)
-		goto fail;
-	/* Thread 0 is the timer on cpus[0]; thread i is spinner i - 1. */
-	ret = il_pool_start(&st->pool, run, 1 + (int)maxn, st->cpus, NULL,
-			    ts_thread, st);
+	il_clock_pick(run, &st->b.clk, false);
+	ret = il_spin_bench_start(&st->b, run, st->page, ts_sample, st);
 	if (ret)
 		goto fail;
 	return 0;
@@ -236,7 +161,7 @@ static int ts_run(struct il_run *run)
 {
 	struct ts_state *st = run->priv;
 
-	return il_pool_run(&st->pool);
+	return il_pool_run(&st->b.pool);
 }
 
 const struct il_bench_ops il_bench_tlb_shootdown = {

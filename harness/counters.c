@@ -55,6 +55,8 @@
  */
 #include "counters.h"
 #include "err.h"
+#include "sysfs.h"
+#include "topo.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -146,47 +148,28 @@ void setf(char *buf, size_t len, const char *fmt, ...)
 }
 
 /*
- * sysfs.h's root convention (IDLELAB_SYSFS_ROOT prefixes every absolute
- * path), kept local so the counters build without the rest of the library.
+ * il_fs_read(), with an empty file an error as well: no file read here (an
+ * event's encoding, a format term, a cpumask) says anything when empty.
  */
-static __attribute__((format(printf, 3, 4)))
-const char *fs_path(char *buf, size_t len, const char *fmt, ...)
-{
-	const char *root = getenv("IDLELAB_SYSFS_ROOT");
-	size_t off = 0;
-	va_list ap;
-
-	if (root && *root)
-		off = (size_t)snprintf(buf, len, "%s", root);
-	if (off >= len)
-		off = len - 1;
-	va_start(ap, fmt);
-	vsnprintf(buf + off, len - off, fmt, ap);
-	va_end(ap);
-	return buf;
-}
-
-/* The file's first line, newline stripped. */
 static int fs_line(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "re");
-	int ret = 0;
+	int ret = il_fs_read(path, buf, len);
 
-	if (!f)
-		return -errno;
-	if (!fgets(buf, (int)len, f))
-		ret = ferror(f) ? -EIO : -ENODATA;
-	fclose(f);
-	if (!ret)
-		buf[strcspn(buf, "\n")] = '\0';
+	if (!ret && !buf[0])
+		ret = -ENODATA;
 	return ret;
 }
 
+/* sysfs.h has no existence test; this one looks under the same root. */
 static bool fs_exists(const char *path)
 {
-	return access(path, F_OK) == 0;
+	char p[4096];
+
+	return access(il_fs_path(path, p, sizeof(p)), F_OK) == 0;
 }
 
+/* A signed value, which il_fs_read_u64() refuses: perf_event_paranoid
+ * may be -1, and so may a physical_package_id the firmware left unset. */
 static int fs_long(const char *path, long *v)
 {
 	char buf[64], *end;
@@ -199,43 +182,14 @@ static int fs_long(const char *path, long *v)
 	return (errno || end == buf) ? -EINVAL : 0;
 }
 
-/* Parse a kernel CPU list ("0,2-5") into @out; returns the count. */
-static int parse_cpulist(const char *s, int *out, int max)
-{
-	int n = 0;
-
-	while (*s) {
-		char *end;
-		long a = strtol(s, &end, 10), b;
-
-		if (end == s || a < 0)
-			return -EINVAL;
-		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtol(s, &end, 10);
-			if (end == s || b < a)
-				return -EINVAL;
-		}
-		for (; a <= b && n < max; a++)
-			out[n++] = (int)a;
-		s = end;
-		if (*s == ',')
-			s++;
-		else if (*s)
-			return -EINVAL;
-	}
-	return n;
-}
-
 static int cpu_package(int cpu)
 {
 	char p[512];
 	long v;
 
-	fs_path(p, sizeof(p),
-		"/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
-		cpu);
+	snprintf(p, sizeof(p),
+		 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
+		 cpu);
 	return fs_long(p, &v) ? -1 : (int)v;
 }
 
@@ -246,23 +200,23 @@ static int cpu_package(int cpu)
  */
 static bool source_of_type(uint32_t type, char *name, size_t len)
 {
-	char p[512];
+	char p[4096];
 	struct dirent *de;
 	bool found = false;
 	DIR *d;
 
 	if (type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE)
 		type = PERF_TYPE_RAW;
-	d = opendir(fs_path(p, sizeof(p), PMU_DIR));
+	d = opendir(il_fs_path(PMU_DIR, p, sizeof(p)));
 	if (!d)
 		return false;
 	while (!found && (de = readdir(d))) {
-		long t;
+		uint64_t t;
 
 		if (de->d_name[0] == '.')
 			continue;
-		fs_path(p, sizeof(p), PMU_DIR "/%s/type", de->d_name);
-		if (!fs_long(p, &t) && t == (long)type) {
+		snprintf(p, sizeof(p), PMU_DIR "/%s/type", de->d_name);
+		if (!il_fs_read_u64(p, &t) && t == type) {
 			setf(name, len, "%s", de->d_name);
 			found = true;
 		}
@@ -299,7 +253,7 @@ static const char *errno_why(int err)
 /* Fill @c's status and reason for a perf_event_open() that failed. */
 static void open_failed(struct cnt *c, const struct rev *r, int cpu, int err)
 {
-	char src[64], p[512];
+	char src[64];
 	long par;
 
 	if (!source_of_type(r->attr.type, src, sizeof(src))) {
@@ -318,8 +272,7 @@ static void open_failed(struct cnt *c, const struct rev *r, int cpu, int err)
 	}
 	c->res.status = IL_CNT_UNSUPPORTED;
 	if (err == EACCES || err == EPERM) {
-		fs_path(p, sizeof(p), "/proc/sys/kernel/perf_event_paranoid");
-		if (fs_long(p, &par))
+		if (fs_long("/proc/sys/kernel/perf_event_paranoid", &par))
 			par = -99;
 		setf(c->res.reason, sizeof(c->res.reason),
 		     "errno %d (%s): not permitted on CPU %d (need root or perf_event_paranoid <= 0, it is %ld)",
@@ -475,9 +428,8 @@ static int apply_term(const char *pmu, const char *term, uint64_t val,
 		*field |= val;
 		return 0;
 	}
-	if (!valid_name(term, false) ||
-	    fs_line(fs_path(p, sizeof(p), PMU_DIR "/%s/format/%s", pmu, term),
-		    fmt, sizeof(fmt))) {
+	snprintf(p, sizeof(p), PMU_DIR "/%s/format/%s", pmu, term);
+	if (!valid_name(term, false) || fs_line(p, fmt, sizeof(fmt))) {
 		setf(why, wlen, "the '%s' event source has no format term '%s'",
 		     pmu, term);
 		return -EINVAL;
@@ -561,13 +513,13 @@ static int cmp_str(const void *a, const void *b)
 static int sysfs_source(struct rev *r, const char *pmu)
 {
 	char p[512];
-	long type;
+	uint64_t type;
 
 	setf(r->pmu, sizeof(r->pmu), "%s", pmu);
-	r->pkg_scope = fs_exists(fs_path(p, sizeof(p), PMU_DIR "/%s/cpumask",
-					 pmu));
-	if (fs_long(fs_path(p, sizeof(p), PMU_DIR "/%s/type", pmu), &type) ||
-	    type < 0) {
+	snprintf(p, sizeof(p), PMU_DIR "/%s/cpumask", pmu);
+	r->pkg_scope = fs_exists(p);
+	snprintf(p, sizeof(p), PMU_DIR "/%s/type", pmu);
+	if (il_fs_read_u64(p, &type)) {
 		r->st = IL_CNT_UNSUPPORTED;
 		setf(r->why, sizeof(r->why), "cannot read the type of '%s'",
 		     pmu);
@@ -580,25 +532,26 @@ static int sysfs_source(struct rev *r, const char *pmu)
 /* Resolve one sysfs event @ev of @pmu (a file in events/) into @r. */
 static void sysfs_event(struct rev *r, const char *pmu, const char *ev)
 {
-	char p[512], enc[256], buf[64];
+	char p[512], fp[4096], enc[256], buf[64];
 
 	if (sysfs_source(r, pmu))
 		return;
-	if (fs_line(fs_path(p, sizeof(p), PMU_DIR "/%s/events/%s", pmu, ev),
-		    enc, sizeof(enc))) {
+	snprintf(p, sizeof(p), PMU_DIR "/%s/events/%s", pmu, ev);
+	if (fs_line(p, enc, sizeof(enc))) {
 		r->st = IL_CNT_UNSUPPORTED;
-		setf(r->why, sizeof(r->why), "cannot read %s", p);
+		setf(r->why, sizeof(r->why), "cannot read %s",
+		     il_fs_path(p, fp, sizeof(fp)));
 		return;
 	}
 	if (apply_terms(pmu, enc, &r->attr, r->why, sizeof(r->why))) {
 		r->st = IL_CNT_UNSUPPORTED;
 		return;
 	}
-	if (!fs_line(fs_path(p, sizeof(p), PMU_DIR "/%s/events/%s.unit",
-			     pmu, ev), buf, sizeof(buf)) && buf[0])
+	snprintf(p, sizeof(p), PMU_DIR "/%s/events/%s.unit", pmu, ev);
+	if (!fs_line(p, buf, sizeof(buf)))
 		setf(r->unit, sizeof(r->unit), "%s", buf);
-	if (!fs_line(fs_path(p, sizeof(p), PMU_DIR "/%s/events/%s.scale",
-			     pmu, ev), buf, sizeof(buf))) {
+	snprintf(p, sizeof(p), PMU_DIR "/%s/events/%s.scale", pmu, ev);
+	if (!fs_line(p, buf, sizeof(buf))) {
 		double s = strtod(buf, NULL);
 
 		if (s > 0)
@@ -613,7 +566,7 @@ static void sysfs_event(struct rev *r, const char *pmu, const char *ev)
  */
 static int resolve_sysfs(const char *name, struct rev **v, int *n)
 {
-	char pmu[64], body[96], p[512], why[160] = "";
+	char pmu[64], body[96], p[512], fp[4096], why[160] = "";
 	const char *slash = strchr(name, '/');
 	size_t len = strlen(name), plen = (size_t)(slash - name);
 	struct rev *r;
@@ -636,7 +589,8 @@ static int resolve_sysfs(const char *name, struct rev **v, int *n)
 				 "malformed event '%s' (expected pmu/event/)",
 				 name);
 
-	if (!fs_exists(fs_path(p, sizeof(p), PMU_DIR "/%s", pmu))) {
+	snprintf(p, sizeof(p), PMU_DIR "/%s", pmu);
+	if (!fs_exists(p)) {
 		r = add_rev(v, n, name);
 		if (!r)
 			return il_errorf(-ENOMEM, "out of memory");
@@ -661,7 +615,8 @@ static int resolve_sysfs(const char *name, struct rev **v, int *n)
 	}
 
 	/* Event names, maybe a glob; the sorted order keeps runs comparable. */
-	d = opendir(fs_path(p, sizeof(p), PMU_DIR "/%s/events", pmu));
+	snprintf(p, sizeof(p), PMU_DIR "/%s/events", pmu);
+	d = opendir(il_fs_path(p, fp, sizeof(fp)));
 	while (d && (de = readdir(d))) {
 		char **nv;
 
@@ -752,12 +707,14 @@ static int pkg_reader(const char *pmu, int cpu, int *pkg)
 	int mask[256], n, i;
 
 	*pkg = cpu_package(cpu);
-	if (fs_line(fs_path(p, sizeof(p), PMU_DIR "/%s/cpumask", pmu),
-		    buf, sizeof(buf)))
+	snprintf(p, sizeof(p), PMU_DIR "/%s/cpumask", pmu);
+	if (fs_line(p, buf, sizeof(buf)))
 		return cpu;
-	n = parse_cpulist(buf, mask, 256);
+	n = il_cpulist_parse(buf, mask, 256);
 	if (n <= 0)
 		return cpu;
+	if (n > 256)		/* the count is of the whole list */
+		n = 256;
 	for (i = 0; i < n; i++)
 		if (mask[i] == cpu)
 			return cpu;
