@@ -88,6 +88,8 @@ install: $(BUILD)/idlelab
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BUILD)/idlelab $(DESTDIR)$(PREFIX)/bin/idlelab
 	install -m 0644 $(MANPAGES) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(PREFIX)/share/idlelab/reference
+	install -m 0644 data/reference/seeds.json $(DESTDIR)$(PREFIX)/share/idlelab/reference/
 
 vmtest:
 	sh tests/vm/run-qemu.sh

@@ -8,6 +8,10 @@
 #                     ./idlelab.db (or $IDLELAB_DB) and print the table
 #   ./run.sh test     install what the tests need, build with ASan+UBSan,
 #                     run every test; the last line is "N passed, N failed"
+#   ./run.sh fleet INVENTORY CAMPAIGN [ansible-playbook ARGS...]
+#                     run CAMPAIGN on every host of the Ansible INVENTORY
+#                     (harness/fleet/), fetch results/<host>.db, merge them
+#                     into results/fleet.db and print the table
 #
 # Installing needs root (apt-get); as another user, missing packages are
 # listed and the script stops.
@@ -16,7 +20,13 @@ cd "$(dirname "$0")"
 
 BUILD_DEPS="gcc make pkg-config libc6-dev libhwloc-dev libpfm4-dev libnuma-dev
 libsqlite3-dev libpapi-dev libjansson-dev libyaml-dev sqlite3"
-TEST_DEPS="jq"
+# gnuplot-nox draws the plots of `idlelab report --format html` (optional
+# for users: without it the page has its tables and says why there are no
+# plots); rt-tests gives the cyclictest the import test runs.
+TEST_DEPS="jq gnuplot-nox rt-tests"
+# The fleet test: Ansible over real SSH into network namespaces.
+TEST_DEPS="$TEST_DEPS ansible-core ansible-lint openssh-server openssh-client iproute2"
+FLEET_DEPS="ansible-core openssh-client"
 
 missing() {
 	for p in "$@"; do
@@ -58,9 +68,20 @@ cmd_test() {
 	BUILD=build-san sh tests/run.sh
 }
 
+cmd_fleet() {
+	if [ $# -lt 2 ]; then
+		echo "usage: ./run.sh fleet INVENTORY CAMPAIGN [ansible-playbook ARGS...]" >&2
+		exit 2
+	fi
+	install_deps $BUILD_DEPS $FLEET_DEPS
+	make -s -j"$(jobs)"
+	IDLELAB=${IDLELAB:-$PWD/build/idlelab} exec harness/fleet/idlelab-fleet "$@"
+}
+
 case "${1:-run}" in
 run) cmd_run ;;
 test) cmd_test ;;
--h|--help) sed -n '3,14p' "$0" | sed 's/^# \{0,1\}//' ;;
-*) echo "run.sh: unknown command '$1' (use: ./run.sh [run|test])" >&2; exit 2 ;;
+fleet) shift; cmd_fleet "$@" ;;
+-h|--help) sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//' ;;
+*) echo "run.sh: unknown command '$1' (use: ./run.sh [run|test|fleet])" >&2; exit 2 ;;
 esac

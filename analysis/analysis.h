@@ -10,6 +10,7 @@
 #ifndef IDLELAB_ANALYSIS_H
 #define IDLELAB_ANALYSIS_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 struct il_store;
@@ -18,6 +19,7 @@ enum il_format {
 	IL_FMT_MD,
 	IL_FMT_CSV,
 	IL_FMT_JSON,
+	IL_FMT_HTML,	/* only through il_report_html() */
 };
 
 struct il_report_opts {
@@ -37,5 +39,97 @@ int il_format_parse(const char *s, enum il_format *out);
  * counters) with its reason.
  */
 int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out);
+
+/*
+ * A rendered table: every report kind below builds these and one renderer
+ * (table.c) prints them as md, csv, json or html, so the formats of all
+ * kinds agree.  Cells are strings; "-" marks a value that does not exist.
+ */
+struct il_table {
+	char *title;
+	int ncols;
+	char **cols;
+	int nrows;
+	int cap;
+	char **cells;		/* nrows * ncols */
+	int nnotes;
+	char **notes;		/* printed under the table */
+};
+
+struct il_table *il_table_new(const char *title, int ncols, const char *const *cols);
+void il_table_free(struct il_table *t);
+/** il_table_add() - append a row of exactly ncols printf'ed cells. */
+int il_table_add(struct il_table *t, const char *const *cells);
+int il_table_note(struct il_table *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/** il_table_print() - render @t; csv and json carry the notes too. */
+void il_table_print(const struct il_table *t, enum il_format f, FILE *out);
+/** il_tables_print() - several tables; json as one array. */
+void il_tables_print(struct il_table *const *t, int n, enum il_format f, FILE *out);
+
+/* One side of an A/B comparison: a filter, "k=v[,k=v...]" (compare.c). */
+struct il_filter;
+/**
+ * il_filter_parse() - parse "KEY=VALUE[,KEY=VALUE...]"; every term must
+ * hold.  Keys: host, machine (UUID), source, reference (0|1), bench,
+ * metric, campaign, run (UUID), params.NAME, attr.NAME, fp.PATH
+ * (fingerprint JSON path).  Return 0 or -EINVAL with a message.
+ */
+int il_filter_parse(const char *s, struct il_filter **out);
+void il_filter_free(struct il_filter *f);
+
+struct il_analysis_opts {
+	const char *bench;		/* only this benchmark, or NULL */
+	int ncompare;
+	struct il_filter **compare;	/* the sides, >= 2 for the compare kind */
+	const char *const *compare_text;
+	uint64_t seed;			/* bootstrap PRNG seed */
+	int resamples;			/* bootstrap replicates */
+};
+
+/** il_report_states() - seed 002's per idle state x wake source table. */
+int il_report_states(struct il_store *s, const struct il_analysis_opts *o,
+		     struct il_table **out);
+/**
+ * il_report_compare() - one column per side, delta % of median and mean
+ * against the first side with a seeded bootstrap 95 % interval.
+ */
+int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
+		      struct il_table **out);
+/** il_report_ipi() - IPI cost: machine x targets rows, a column pair per mode. */
+int il_report_ipi(struct il_store *s, const struct il_analysis_opts *o,
+		  struct il_table **out);
+/** il_report_pairs() - futex_wake median per waker->sleeper, per machine. */
+int il_report_pairs(struct il_store *s, const struct il_analysis_opts *o,
+		    struct il_table ***out, int *nout);
+
+/** il_report_refs() - reference machines' lone published figures. */
+int il_report_refs(struct il_store *s, const struct il_analysis_opts *o,
+		   struct il_table **out);
+
+/**
+ * il_plots() - write gnuplot data files and scripts into @dir and run
+ * gnuplot on them: histogram and CDF per run group, IPI cost against
+ * targets per mode, the pair heatmaps; PNG and SVG each.
+ * @names: set to a malloc()ed NULL-terminated list of the image basenames
+ *         (without extension) made, for the HTML page.
+ * Return: 0; -ENOENT with "plots unavailable: gnuplot not installed" when
+ * gnuplot is missing; -EIO when gnuplot fails.
+ */
+int il_plots(struct il_store *s, const struct il_analysis_opts *o,
+	     const char *dir, char ***names);
+
+/**
+ * il_report_html() - @dir/index.html with every table and the plots.
+ * A missing gnuplot leaves the page with its tables and that message.
+ */
+int il_report_html(struct il_store *s, const struct il_analysis_opts *o,
+		   const char *dir);
+
+/**
+ * il_export() - runs, summaries or histogram buckets as csv or json.
+ * @what: "runs", "summaries" or "buckets".
+ */
+int il_export(struct il_store *s, const char *what, enum il_format f, FILE *out);
 
 #endif

@@ -51,8 +51,10 @@ int il_format_parse(const char *s, enum il_format *out)
 		*out = IL_FMT_CSV;
 	else if (!strcmp(s, "json"))
 		*out = IL_FMT_JSON;
+	else if (!strcmp(s, "html"))
+		*out = IL_FMT_HTML;
 	else
-		return il_errorf(-EINVAL, "unknown format '%s' (use md, csv or json)", s);
+		return il_errorf(-EINVAL, "unknown format '%s' (use md, csv, json or html)", s);
 	return 0;
 }
 
@@ -432,6 +434,13 @@ int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 	case IL_FMT_MD:
 		print_md(&rows, out);
 		print_not_measured_md(runs, cnts, out);
+		break;
+	case IL_FMT_HTML:
+		/* The HTML page (html.c) shows this table preformatted. */
+		fputs("<h2>Results</h2>\n<pre>\n", out);
+		print_md(&rows, out);
+		print_not_measured_md(runs, cnts, out);
+		fputs("</pre>\n", out);
 		break;
 	case IL_FMT_CSV:
 		print_csv(&rows, out);

@@ -13,6 +13,9 @@
  *   5. stores every series, counter and attribute in one transaction.
  *
  * setup/run return 0 or a negative errno with il_errorf() (err.h).
+ * run() returns -EOPNOTSUPP when only running could tell that this machine
+ * cannot measure (a kmod reported MWAIT faulting): the run is stored as
+ * unsupported with the message as its reason, like a supported() refusal.
  * run() should return promptly once il_stop_requested() is true (SIGINT):
  * what was measured so far is stored with status "interrupted".
  */

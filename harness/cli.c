@@ -29,6 +29,9 @@ static const struct il_cmd il_cmds[] = {
 	{ "db", cmd_db, "check or migrate a database" },
 	{ "run", cmd_run, "run a campaign file (resumable)" },
 	{ "restore", cmd_restore, "restore settings left by a killed campaign" },
+	{ "merge", cmd_merge, "merge databases into one (by UUID, idempotent)" },
+	{ "import", cmd_import, "import cyclictest JSON or the seeds' reference figures" },
+	{ "export", cmd_export, "export runs, summaries or histogram buckets" },
 	{ NULL, NULL, NULL },
 };
 

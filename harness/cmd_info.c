@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "env.h"
 #include "err.h"
+#include "kclient.h"
 #include "topo.h"
 
 #include <getopt.h>
@@ -17,7 +18,8 @@ static void info_usage(FILE *f)
 	fprintf(f,
 		"usage: idlelab info [--json]\n\n"
 		"Print this machine's fingerprint: CPU, kernel, TSC, APIC, cpuidle,\n"
-		"cpufreq, SMT, CPUs, NUMA and PM QoS.  Values that cannot be read\n"
+		"cpufreq, SMT, CPUs, NUMA, PM QoS and the idlelab kernel modules\n"
+		"(presence, version, ABI).  Values that cannot be read\n"
 		"are shown as unknown, with the reason.\n\n"
 		"  -j, --json   the full fingerprint as JSON (what the database stores)\n"
 		"  -h, --help   this text\n");
@@ -97,6 +99,8 @@ int cmd_info(int argc, char **argv)
 	il_topo_close(topo);
 	if (!fp)
 		return cli_error(IL_EXIT_FAIL, "info: cannot build the fingerprint");
+	/* Not part of the stored fingerprint: a module loads and unloads. */
+	json_object_set_new(fp, "kmods", il_kmods_json());
 	if (!il_host_uuid(uuid))
 		json_object_set_new(fp, "host_uuid", json_string(uuid));
 	if (json) {

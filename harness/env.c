@@ -819,6 +819,7 @@ json_t *il_fingerprint(struct il_topo *t)
 	struct cpuinfo ci;
 	unsigned int ecx1;
 	char host[256], why[512];
+	const char *override;
 	int *cpus = NULL, n;
 
 	if (!fp)
@@ -841,6 +842,16 @@ json_t *il_fingerprint(struct il_topo *t)
 		set(fp, "hostname", jstr(host));
 	} else {
 		set(fp, "hostname", unknownf("gethostname: %s", strerror(errno)));
+	}
+	/* A fleet names its hosts itself (Ansible's inventory_hostname):
+	 * hosts that share a UTS name (containers, network namespaces,
+	 * cloned images) still show up apart in reports.  The UTS name is
+	 * kept beside it. */
+	override = getenv("IDLELAB_HOSTNAME");
+	if (override && *override && strlen(override) < sizeof(host)) {
+		set(fp, "uts_hostname", json_incref(json_object_get(fp, "hostname")));
+		set(fp, "hostname", jstr(override));
+		set(fp, "hostname_source", jstr("IDLELAB_HOSTNAME"));
 	}
 	free(cpus);
 	cpuinfo_free(&ci);
@@ -1026,6 +1037,41 @@ static json_t *snap_irq(struct irq_cols *ic, int ok, const char *why, int cpu)
 	return unknownf("CPU %d has no column in /proc/interrupts", cpu);
 }
 
+/*
+ * The fleet runner's own settings (harness/fleet/): every environment
+ * variable IDLELAB_FLEET_<KEY>=<value> becomes "fleet": {"<key>": "<value>"}
+ * (key lower-cased) in the snapshot, so a run records how it was driven,
+ * e.g. the Ansible async_status polling interval (IDLELAB_FLEET_POLL_S),
+ * whose SSH sessions wake CPUs and send IPIs during the measurement.
+ * Absent when no such variable is set.
+ */
+static void fleet_section(json_t *snap)
+{
+	static const char pfx[] = "IDLELAB_FLEET_";
+	json_t *fleet = NULL;
+	char key[64];
+	const char *eq;
+	size_t i, n;
+	char **e;
+
+	for (e = environ; e && *e; e++) {
+		if (strncmp(*e, pfx, sizeof(pfx) - 1))
+			continue;
+		eq = strchr(*e, '=');
+		n = eq ? (size_t)(eq - *e) - (sizeof(pfx) - 1) : 0;
+		if (!eq || !n || n >= sizeof(key))
+			continue;
+		for (i = 0; i < n; i++)
+			key[i] = tolower((unsigned char)(*e)[sizeof(pfx) - 1 + i]);
+		key[n] = '\0';
+		if (!fleet)
+			fleet = json_object();
+		set(fleet, key, jstr(eq + 1));
+	}
+	if (fleet)
+		set(snap, "fleet", fleet);
+}
+
 json_t *il_env_snapshot(void)
 {
 	json_t *snap = json_object(), *cpus, *c, *global, *gov;
@@ -1067,6 +1113,7 @@ json_t *il_env_snapshot(void)
 	}
 	irq_free(&ic);
 	free(list);
+	fleet_section(snap);
 	return snap;
 }
 

@@ -35,6 +35,9 @@ json_t *il_unknown(const char *reason);
  * cpufreq {driver, governor, min_khz, max_khz}, smt {control, active},
  * cpus {online, possible, count}, numa {nodes, distances[][]},
  * pm_qos_us, hostname.
+ * hostname is $IDLELAB_HOSTNAME when that is set and non-empty (a fleet's
+ * inventory name, harness/fleet/); the UTS name is then in uts_hostname
+ * and hostname_source is "IDLELAB_HOSTNAME".
  * Extra keys: cpu.signature (CPUID.1:EAX), kernel.machine and
  * clocksources_available, tsc.invariant (CPUID.80000007H:EDX[8]) and
  * khz_method, apic.x2apic_cpuid, apic.driver_source and apic.overrides
@@ -61,6 +64,9 @@ json_t *il_fingerprint(struct il_topo *t);
  * for every CPU in /sys/devices/system/cpu/online.  "devices" sums the
  * numbered device IRQ lines; named lines are kept one by one.  Any part
  * that cannot be read is {"unknown": reason}.  NULL only on OOM.
+ * Plus "fleet": {"<key>": "<value>"} for every environment variable
+ * IDLELAB_FLEET_<KEY> (key lower-cased), when any is set: how a fleet
+ * runner drove the run, e.g. poll_s, its status-polling interval.
  */
 json_t *il_env_snapshot(void);
 

@@ -17,6 +17,10 @@ extern const struct il_bench_ops il_bench_futex_wake;
 extern const struct il_bench_ops il_bench_membarrier_ipi;
 extern const struct il_bench_ops il_bench_tlb_shootdown;
 extern const struct il_bench_ops il_bench_tsc_gaps;
+extern const struct il_bench_ops il_bench_cstate_wake;
+extern const struct il_bench_ops il_bench_wbinvd;
+extern const struct il_bench_ops il_bench_gaps_irqoff;
+extern const struct il_bench_ops il_bench_ipi_storm;
 
 /* In the order `idlelab list` shows them. */
 const struct il_bench_ops *const il_benches[] = {
@@ -25,6 +29,10 @@ const struct il_bench_ops *const il_benches[] = {
 	&il_bench_membarrier_ipi,
 	&il_bench_tlb_shootdown,
 	&il_bench_tsc_gaps,
+	&il_bench_cstate_wake,
+	&il_bench_wbinvd,
+	&il_bench_gaps_irqoff,
+	&il_bench_ipi_storm,
 	NULL
 };
 

@@ -197,7 +197,11 @@ int il_run_execute(struct il_store *store, const char *machine_uuid,
 		ops->teardown(run);
 	after = il_env_snapshot();
 	end = realtime_ns();
-	if (ret) {
+	if (ret == -EOPNOTSUPP) {
+		/* Only running could tell (e.g. MWAIT faulted in the module). */
+		out->status = "unsupported";
+		snprintf(out->reason, sizeof(out->reason), "%s", il_errmsg());
+	} else if (ret) {
 		out->status = "failed";
 		snprintf(out->reason, sizeof(out->reason), "%s", il_errmsg());
 	} else if (il_stop_requested()) {

@@ -52,7 +52,8 @@ int il_run_prepare(struct il_topo *topo, const struct il_run_request *req,
 /**
  * il_run_execute() - run a prepared benchmark and store it.
  * The run is stored whatever happens to it: ok, failed (with the error),
- * unsupported (supported()'s reason) or interrupted (SIGINT/SIGTERM).
+ * unsupported (supported()'s reason, or run() returning -EOPNOTSUPP with
+ * its message) or interrupted (SIGINT/SIGTERM).
  * Return: 0 once stored (look at @out->status), or the store's error.
  */
 int il_run_execute(struct il_store *store, const char *machine_uuid,

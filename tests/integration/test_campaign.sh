@@ -266,12 +266,8 @@ check "run --help" sh -c "'$IDLELAB' run --help | grep -q usage"
 for f in data/campaigns/*.yaml; do
 	"$IDLELAB" run "$f" --db "$T_TMP/ship.db" --dry-run >/dev/null 2>"$T_TMP/err"
 	rc=$?
-	# The kmod benchmarks' bench/ entries arrive with the modules (issue 3).
-	if [ $rc -ne 0 ] && grep -Eq "unknown benchmark '(cstate_wake|wbinvd|gaps_irqoff|ipi_storm)'" "$T_TMP/err"; then
-		skip "$f: --dry-run" "$(sed 's/^idlelab: run: //' "$T_TMP/err")"
-	else
-		check "$f: --dry-run" [ $rc -eq 0 ]
-	fi
+	check "$f: --dry-run" [ $rc -eq 0 ]
+	[ $rc -eq 0 ] || sed 's/^/# /' "$T_TMP/err"
 done
 check "shipped campaigns create no database" [ ! -e "$T_TMP/ship.db" ]
 t_done

@@ -9,7 +9,7 @@ make -s install BUILD="$BUILD" SAN=$san PREFIX="$T_TMP/p" >"$T_TMP/log" 2>&1
 check "make install succeeds" [ $? -eq 0 ]
 check "CLI installed" [ -x "$T_TMP/p/bin/idlelab" ]
 check "installed CLI runs" "$T_TMP/p/bin/idlelab" --version
-for c in "" -info -list -bench -report -db -run -restore; do
+for c in "" -info -list -bench -report -db -run -restore -merge -import -export; do
 	page=$T_TMP/p/share/man/man1/idlelab$c.1
 	check "man page idlelab$c installed" [ -s "$page" ]
 	if command -v man >/dev/null 2>&1; then

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # /init of the rig's initramfs (tests/vm/run-qemu.sh, run-bochs.sh): mount
 # the pseudo file systems, reach the host (a 9p share under QEMU, else the
-# serial console), load the idlelab modules, run kmod-client, check that the
-# modules refuse to unload while open and unload cleanly when closed, save
-# dmesg, power off.  Every result is one JSON line; the host asserts.
+# serial console), load the idlelab modules, run kmod-client (ABI and
+# bad-input suite), run the real idlelab (every kmod benchmark and a small
+# campaign) into guest.db, check that the modules refuse to unload while
+# open and unload cleanly when closed, save dmesg, power off.  Every result
+# is one JSON line or the database; the host asserts.
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -42,6 +44,62 @@ args=$(sed -n 's/.*idlelab\.client=\([a-z]*\).*/\1/p' /proc/cmdline)
 /bin/kmod-client $args >> "$R" 2> "$OUT/client.stderr"
 jl "{\"op\":\"client_exit\",\"rc\":$?}"
 
+# The real idlelab against the loaded modules: single runs of every kmod
+# benchmark in several configurations and a small campaign, into one
+# database the host then asserts on (guest.db).  Each exit code is a line.
+DB=/tmp/guest.db
+export IDLELAB_STATE_DIR=/tmp/idlelab-state
+ib() {
+	n=$1
+	shift
+	/bin/idlelab bench "$@" --db "$DB" > /dev/null 2>> "$OUT/idlelab.stderr"
+	jl "{\"op\":\"idlelab\",\"name\":\"$n\",\"rc\":$?}"
+}
+if [ "$args" = cstate ]; then
+	# Bochs: only the IRQ early/late ordering, with re-entry past the
+	# emulator's early timer interrupts (kmod/README.md).
+	w="--param launch_min_ns=50000 --param samples=20 --param reenter=1"
+	ib hlt_early_reenter cstate_wake --cpus 1 $w
+	ib mwait_early_reenter cstate_wake --cpus 1 --param method=mwait $w
+	ib mwait_late_reenter cstate_wake --cpus 1 --param method=mwait \
+		--param irq_mode=late $w
+else
+	w="--param launch_min_ns=50000 --param samples=20"
+	ib hlt_timer cstate_wake --cpus 1 $w
+	ib poll_timer cstate_wake --cpus 1 --param method=poll $w
+	ib mwait_timer cstate_wake --cpus 1 --param method=mwait $w
+	ib mwait_late cstate_wake --cpus 1 --param method=mwait \
+		--param irq_mode=late $w
+	ib hlt_ipi cstate_wake --cpus pairs:0-1 --param wake_source=ipi $w
+	ib mwait_ipi cstate_wake --cpus pairs:0-1 --param wake_source=ipi \
+		--param method=mwait $w
+	ib hlt_wbinvd_random cstate_wake --cpus 1,2 --param wbinvd=1 \
+		--param dirty_bytes=65536 --param launch_max_ns=200000 $w
+	ib wbinvd_sweep wbinvd --cpus 0 --param footprints=0,65536,1048576 \
+		--param reps=3
+	ib wbnoinvd_sweep wbinvd --cpus 0 --param footprints=0,65536 \
+		--param reps=3 --param noinvd=1
+	ib wbinvd_blast wbinvd --cpus 0-2 --param mode=blast --param reps=5 \
+		--param interval_us=1000 --param dirty_bytes=1048576 \
+		--param width_us=1000 --param threshold_ns=2000
+	ib gaps gaps_irqoff --cpus 1,3 --param width_us=2000 \
+		--param window_us=5000 --param windows=5
+	for m in physical logical broadcast kernel; do
+		ib "ipi_$m" ipi_storm --cpus all --param mode=$m \
+			--param rounds=50
+	done
+	ib ipi_targets ipi_storm --cpus all --param mode=physical \
+		--param targets=1,2,3 --param rounds=20
+	/bin/idlelab run /etc/idlelab/guest-campaign.yaml --db "$DB" \
+		> /dev/null 2>> "$OUT/idlelab.stderr"
+	jl "{\"op\":\"idlelab_run\",\"rc\":$?}"
+	/bin/idlelab info --json > "$OUT/info.json" 2>> "$OUT/idlelab.stderr"
+	jl "{\"op\":\"idlelab_info\",\"rc\":$?}"
+fi
+/bin/idlelab db check --db "$DB" > /dev/null 2>> "$OUT/idlelab.stderr"
+jl "{\"op\":\"idlelab_db_check\",\"rc\":$?}"
+[ -n "$SHARE" ] && cp "$DB" "$OUT/guest.db"
+
 # Unload while open must be refused; once closed it must succeed.
 for m in cstate ipi; do
 	exec 3< /dev/idlelab_$m
@@ -65,7 +123,19 @@ fi
 jl '{"op":"end"}'
 if [ -z "$SHARE" ]; then
 	# No 9p (Bochs): the results travel base64 on the serial console.
-	for f in results.jsonl dmesg.txt client.stderr; do
+	# Bochs's serial line is far too slow for the whole database: the
+	# rows the host asserts on, read from it with sqlite3.
+	sqlite3 -csv "$DB" "SELECT r.bench, r.status,
+		json_extract(r.params, '\$.method'),
+		json_extract(r.params, '\$.irq_mode'),
+		json_extract(r.params, '\$.reenter'), a.cpu, a.key, a.value
+		FROM runs r JOIN run_attrs a ON a.run_uuid = r.uuid
+		WHERE a.key IN ('entry_before_exit_ok', 'intr_before_exit',
+			'intr_after_exit', 'early_wakes', 'other_irq_wakes',
+			'reentries', 'samples_done')" > "$OUT/guest-attrs.csv" \
+		2>> "$OUT/idlelab.stderr"
+	for f in results.jsonl dmesg.txt client.stderr idlelab.stderr \
+		 guest-attrs.csv; do
 		echo "IDLELAB-BEGIN $f"
 		base64 "$OUT/$f"
 		echo "IDLELAB-END $f"

@@ -4,9 +4,12 @@
 # run-qemu.sh, booted from an isolinux ISO under Bochs 2.7, whose MWAIT
 # really sleeps, so the IRQ early/late ordering of t_intr and t_exit can be
 # asserted (tests/vm/test_bochs.sh).  There is no 9p: the guest prints its
-# results base64 between markers on the serial log.  Bochs may neither power
+# results, and the run attributes the test needs, read from its idlelab
+# database with sqlite3 (the serial line is too slow for the whole file),
+# base64 between markers on the serial log.  Bochs may neither power
 # off nor honour SIGTERM, so this script watches the serial log for the end
-# marker and then SIGKILLs it, with a hard limit (default 720 s) either way.
+# marker and then SIGKILLs it, with a hard limit (default 900 s) either way:
+# about 6 minutes on an idle 2-vCPU host, twice that when the host is busy.
 #   sh tests/vm/run-bochs.sh [--no-setup] [--no-test]
 # Results land in $IDLELAB_VM_OUT (default build-vm/bochs).
 set -u
@@ -21,14 +24,14 @@ for a in "$@"; do
 	esac
 done
 OUT=${IDLELAB_VM_OUT:-build-vm/bochs}
-LIMIT=${IDLELAB_VM_TIMEOUT:-720}
+LIMIT=${IDLELAB_VM_TIMEOUT:-900}
 [ "$setup" = 1 ] && { sh tests/vm/setup.sh --bochs || exit 1; }
 . tests/vm/vmlib.sh
 vm_pick_kernel || exit 1
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 rm -rf "$OUT/iso" "$OUT/serial.log" "$OUT/results.jsonl" "$OUT/dmesg.txt" \
-	"$OUT/client.stderr"
+	"$OUT/client.stderr" "$OUT/idlelab.stderr" "$OUT/guest-attrs.csv"
 VM_9P=0 vm_build "$OUT" || exit 1
 
 mkdir -p "$OUT/iso/isolinux"
@@ -90,7 +93,8 @@ wait "$pid" 2>/dev/null
 echo "run-bochs: done after $(($(date +%s) - start))s" >&2
 
 # Decode the base64 blocks the guest printed between markers.
-for f in results.jsonl dmesg.txt client.stderr; do
+for f in results.jsonl dmesg.txt client.stderr idlelab.stderr \
+	 guest-attrs.csv; do
 	tr -d '\r' < "$OUT/serial.log" 2>/dev/null |
 		sed -n "/^IDLELAB-BEGIN $f\$/,/^IDLELAB-END $f\$/p" |
 		sed '1d;$d' | base64 -d > "$OUT/$f" 2>/dev/null

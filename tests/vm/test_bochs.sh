@@ -3,7 +3,9 @@
 # Host-side assertions on a Bochs guest run (TAP): Bochs's MWAIT really
 # sleeps, so the IRQ-mode semantics can be checked there: with IRQ late
 # (MWAIT ECX=1, IRQs off) t_exit precedes t_intr; with IRQ early t_intr
-# precedes t_exit.  With IDLELAB_VM_RESULTS set it checks that directory
+# precedes t_exit.  Asserted twice: on kmod-client's lines and on the
+# database the real idlelab wrote in the guest (run attributes counting
+# the two orders over every record, sent back as CSV rows).  With IDLELAB_VM_RESULTS set it checks that directory
 # (run-bochs.sh does this); otherwise it runs run-bochs.sh --no-setup, or
 # skips when the packages of tests/vm/setup.sh --bochs are missing.  It
 # installs nothing.  A run takes about 5 minutes.
@@ -78,6 +80,39 @@ check "MWAIT IRQ early: t_intr precedes t_exit" \
 l=$(cs hlt_hrtimer_early_reenter)
 check "HLT (sti;hlt): t_intr precedes t_exit" \
 	[ "$(jv "$l" intr_before_exit)" -gt 0 -a "$(jv "$l" intr_after_exit)" = 0 ]
+# The same semantics, from the database the real idlelab wrote in the guest:
+# the bench counts, over every sample not woken by another interrupt, those
+# with t_intr < t_exit and the others, as run attributes; the guest sends
+# those rows (guest-attrs.csv: bench, status, method, irq_mode, reenter,
+# cpu, key, value), read from its database with sqlite3.
+A=$D/guest-attrs.csv
+# ia METHOD IRQ_MODE KEY: that attribute of CPU 1 in the reenter run.
+ia() {
+	tr -d '\r"' < "$A" | grep "^cstate_wake,ok,$1,$2,1,1,$3," | cut -d, -f8
+}
+if [ ! -s "$A" ]; then
+	not_ok "guest idlelab run attributes came back on the serial log"
+	sed 's/^/# /' "$D/idlelab.stderr" 2>/dev/null | tail -5
+else
+	ok "guest idlelab run attributes came back on the serial log"
+	bad=$(grep '"op":"idlelab"' "$R" | grep -v '"rc":0}')
+	check "every guest idlelab bench exited 0" [ -z "$bad" ]
+	[ -n "$bad" ] && printf '%s\n' "$bad" | sed 's/^/# /'
+	l=$(grep '"op":"idlelab_db_check"' "$R")
+	check "guest idlelab db check passed" [ "$(jv "$l" rc)" = 0 ]
+	check "idlelab: 3 cstate_wake runs, every record t_entry < t_exit" \
+		[ "$(tr -d '\r"' < "$A" | grep -c '^cstate_wake,ok,.*,-1,entry_before_exit_ok,1$')" -eq 3 ]
+	for c in "mwait late" "mwait early" "hlt early"; do
+		set -- $c
+		diag "idlelab $1 IRQ $2: intr<exit $(ia $1 $2 intr_before_exit) intr>exit $(ia $1 $2 intr_after_exit) early $(ia $1 $2 early_wakes) other-irq $(ia $1 $2 other_irq_wakes) reentries $(ia $1 $2 reentries)"
+	done
+	check "idlelab MWAIT IRQ late: t_exit precedes t_intr" \
+		[ "$(ia mwait late intr_after_exit)" -gt 0 -a "$(ia mwait late intr_before_exit)" = 0 ]
+	check "idlelab MWAIT IRQ early: t_intr precedes t_exit" \
+		[ "$(ia mwait early intr_before_exit)" -gt 0 -a "$(ia mwait early intr_after_exit)" = 0 ]
+	check "idlelab HLT (sti;hlt): t_intr precedes t_exit" \
+		[ "$(ia hlt early intr_before_exit)" -gt 0 -a "$(ia hlt early intr_after_exit)" = 0 ]
+fi
 for m in idlelab_cstate idlelab_ipi; do
 	l=$(grep "\"op\":\"rmmod\",\"module\":\"$m\"" "$R")
 	check "$m: unload refused while open, clean once closed" \

@@ -5,7 +5,9 @@
 # otherwise it boots the guest itself through run-qemu.sh --no-setup, or
 # skips when the packages of tests/vm/setup.sh are missing.  It installs
 # nothing.  QEMU's timings are meaningless: only function, counts and
-# ordering are asserted.  tests/run.sh runs it when IDLELAB_VMTEST=1.
+# ordering are asserted.  The kmod-client lines (ABI, bad-input suite) are
+# checked first, then the database the real idlelab wrote in the guest
+# (guest.db), with sqlite3.  tests/run.sh runs it when IDLELAB_VMTEST=1.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 
@@ -157,6 +159,77 @@ for m in idlelab_cstate idlelab_ipi; do
 	check "$m: unloads cleanly once closed" \
 		[ "$(jv "$l" rc_closed)" = 0 -a "$(jv "$l" still_loaded)" = 0 ]
 done
+# --- the real idlelab in the guest: assertions on its database ----------
+G=$D/guest.db
+gq() { sqlite3 -batch -noheader "$G" "$@"; }
+KM="'cstate_wake','wbinvd','gaps_irqoff','ipi_storm'"
+if [ ! -s "$G" ]; then
+	not_ok "guest wrote its idlelab database"
+	sed 's/^/# /' "$D/idlelab.stderr" 2>/dev/null | tail -5
+else
+	ok "guest wrote its idlelab database"
+	bad=$(grep '"op":"idlelab"' "$R" | grep -v '"rc":[03]}')
+	check "every guest idlelab bench exited 0 or 3 (unsupported)" [ -z "$bad" ]
+	[ -n "$bad" ] && printf '%s\n' "$bad" | sed 's/^/# /'
+	l=$(line idlelab_run)
+	check "guest idlelab run of the kmod campaign exited 0" [ "$(jv "$l" rc)" = 0 ]
+	l=$(line idlelab_db_check)
+	check "guest idlelab db check passed" [ "$(jv "$l" rc)" = 0 ]
+	check "host idlelab db check passes on the guest database" \
+		"$IDLELAB" db check --db "$G"
+	check "host idlelab report reads the guest database" \
+		sh -c "'$IDLELAB' report --db '$G' | grep -q ipi_storm"
+	check "info: both modules present, ABI 1" jq -e \
+		'.kmods.idlelab_cstate.present and .kmods.idlelab_ipi.present and .kmods.idlelab_cstate.abi == 1 and .kmods.idlelab_ipi.abi == 1' \
+		"$D/info.json"
+	check "kmod runs stored: 16 single, 6 from the campaign" \
+		[ "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign IS NULL")" -eq 16 -a \
+		  "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign='guest-kmod'")" -eq 6 ]
+	# Samples, or unsupported with its reason: nothing else.
+	check "every kmod run has samples or is unsupported with a reason" \
+		[ "$(gq "SELECT count(*) FROM runs r WHERE bench IN ($KM) AND NOT (
+			(status='ok' AND (SELECT sum(count + early + dropped) FROM summaries s WHERE s.run_uuid=r.uuid) > 0)
+			OR (status='unsupported' AND length(status_reason) > 0))")" -eq 0 ]
+	gq "SELECT bench || ': ' || status_reason FROM runs WHERE status='unsupported'" |
+		sed 's/^/# unsupported: /'
+	for m in physical logical broadcast kernel; do
+		check "idlelab ipi_storm $m: exactly one ack per target per round (acks_ok=1)" \
+			[ "$(gq "SELECT count(*) FROM runs r JOIN run_attrs a ON a.run_uuid=r.uuid AND a.key='acks_ok' AND a.value='1' WHERE r.bench='ipi_storm' AND r.status='ok' AND json_extract(r.params, '\$.mode')='$m'")" -ge 1 -a \
+			  "$(gq "SELECT count(*) FROM runs r WHERE r.bench='ipi_storm' AND json_extract(r.params, '\$.mode')='$m' AND NOT EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='acks_ok' AND a.value='1')")" -eq 0 ]
+	done
+	iw() { gq "SELECT a.value FROM runs r JOIN run_attrs a ON a.run_uuid=r.uuid AND a.key='icr_writes' WHERE r.bench='ipi_storm' AND r.campaign IS NULL AND json_extract(r.params, '\$.mode')='$1' AND json_extract(r.params, '\$.targets')='[0]'"; }
+	check "idlelab ipi_storm: ICR writes physical 3, logical (xAPIC flat) 1, broadcast 1" \
+		[ "$(iw physical)" = 3 -a "$(iw logical)" = 1 -a "$(iw broadcast)" = 1 ]
+	check "idlelab ipi_storm: APIC ID and LDR of every CPU stored" \
+		[ "$(gq "SELECT count(*) FROM run_attrs a JOIN runs r ON r.uuid=a.run_uuid WHERE r.bench='ipi_storm' AND r.campaign IS NULL AND json_extract(r.params, '\$.mode')='physical' AND json_extract(r.params, '\$.targets')='[0]' AND a.key IN ('apic_id','ldr') AND a.cpu >= 0")" -eq 8 ]
+	check "idlelab ipi_storm targets=1,2,3: round_time per target count" \
+		[ "$(gq "SELECT group_concat(grp) FROM (SELECT s.grp FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE json_extract(r.params, '\$.targets')='[1,2,3]' AND s.metric='round_time' AND s.count=20 ORDER BY s.grp)")" = "1,2,3" ]
+	check "idlelab cstate_wake: every record checked t_entry < t_exit" \
+		[ "$(gq "SELECT count(*) FROM runs r WHERE bench='cstate_wake' AND status='ok' AND NOT EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='entry_before_exit_ok' AND a.value='1')")" -eq 0 -a \
+		  "$(gq "SELECT count(*) FROM runs WHERE bench='cstate_wake' AND status='ok'")" -ge 7 ]
+	# Each sample lands in exactly one place: the latency, or the early
+	# count, or the other-interrupt (dropped) count.
+	att() { echo "(SELECT CAST(value AS INTEGER) FROM run_attrs a WHERE a.run_uuid=s.run_uuid AND a.cpu=s.cpu AND a.key='$1')"; }
+	check "idlelab cstate_wake: early and other-interrupt wakes counted apart" \
+		[ "$(gq "SELECT count(*) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='cstate_wake' AND r.status='ok' AND s.metric='wake_latency' AND NOT (
+			s.early = $(att early_wakes) AND s.dropped = $(att other_irq_wakes) AND
+			s.count + s.early + s.dropped = $(att samples_done) - $(att unsupported_samples))")" -eq 0 ]
+	diag "cstate_wake wake_latency (method cpu count early other): $(gq "SELECT group_concat(json_extract(r.params, '\$.method') || '/' || json_extract(r.params, '\$.wake_source') || ' ' || s.cpu || ' ' || s.count || ' ' || s.early || ' ' || s.dropped, '; ') FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='cstate_wake' AND r.status='ok' AND s.metric='wake_latency' AND r.campaign IS NULL")"
+	check "idlelab cstate_wake wbinvd: wbinvd_time per CPU" \
+		[ "$(gq "SELECT count(*) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='cstate_wake' AND s.metric='wbinvd_time' AND s.count=20")" -eq 2 ]
+	check "idlelab cstate_wake: run attrs idle_state and wake_source" \
+		[ "$(gq "SELECT count(*) FROM runs r WHERE bench='cstate_wake' AND status='ok' AND (SELECT count(*) FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key IN ('idle_state','wake_source','irq_mode','mwait_hint','method'))<>5")" -eq 0 ]
+	check "idlelab gaps_irqoff: gap records with their times, loop period" \
+		[ "$(gq "SELECT sum(s.count) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='gaps_irqoff' AND r.campaign IS NULL AND s.metric='gap'")" -gt 0 -a \
+		  "$(gq "SELECT count(*) FROM raw_samples x JOIN summaries s ON s.id=x.summary_id JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='gaps_irqoff' AND s.metric='gap' AND s.count > 0")" -ge 1 -a \
+		  "$(gq "SELECT count(*) FROM run_attrs a JOIN runs r ON r.uuid=a.run_uuid WHERE r.bench='gaps_irqoff' AND r.campaign IS NULL AND a.key='loop_period_ns' AND CAST(a.value AS REAL) > 0")" -eq 2 ]
+	check "idlelab wbinvd blast: 5 WBINVD events and victim gaps" \
+		[ "$(gq "SELECT s.count FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE json_extract(r.params, '\$.mode')='blast' AND s.metric='wbinvd_time'")" = 5 -a \
+		  "$(gq "SELECT sum(s.count) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE json_extract(r.params, '\$.mode')='blast' AND s.metric='victim_gap'")" -gt 0 ]
+	check "idlelab wbinvd sweep: 3 samples for each footprint (KiB 0, 64, 1024)" \
+		[ "$(gq "SELECT group_concat(grp || ':' || count) FROM (SELECT s.grp, s.count FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='wbinvd' AND r.status='ok' AND r.campaign IS NULL AND json_extract(r.params, '\$.mode')='sweep' ORDER BY s.grp)")" = "0:3,64:3,1024:3" ]
+fi
+
 # Kernel splats of any kind; boot-time CPU-bug notices that merely contain
 # "WARNING:" (RETBleed on Bochs's Skylake model) are not splats.
 pat='BUG:|WARNING:|Oops|Call Trace|soft lockup|hard LOCKUP|general protection|NMI received for unknown reason'

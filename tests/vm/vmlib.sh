@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Shared by run-qemu.sh and run-bochs.sh (source it from the repository
-# root): pick the Debian kernel, build the modules against its headers and
-# the static test client, and pack the initramfs.  Sets KVER, KIMG, INITRD.
+# root): pick the Debian kernel, build the modules against its headers,
+# the static test client and the idlelab CLI, and pack the initramfs.
+# Sets KVER, KIMG, INITRD.
 
 # The newest kernel that has both an image and a build tree.
 vm_pick_kernel() {
@@ -16,6 +17,31 @@ vm_pick_kernel() {
 	fi
 	KIMG=/boot/vmlinuz-$KVER
 	KDIR=/lib/modules/$KVER/build
+}
+
+# vm_idlelab OUT: the real idlelab CLI (a release build, in build-vm/idlelab)
+# and the sqlite3 CLI into the initramfs under OUT/root, with every shared
+# library ldd names and the dynamic loader at their own paths, and the
+# guest's campaign file.
+vm_idlelab() {
+	out=$1
+	b=build-vm/idlelab
+	make -s -j"$(nproc)" BUILD=$b CC="${CC:-cc}" "$b/idlelab" \
+		>"$out/idlelab-build.log" 2>&1 || {
+		cat "$out/idlelab-build.log" >&2
+		return 1
+	}
+	strip -o "$out/root/bin/idlelab" "$b/idlelab" || return 1
+	# sqlite3 too: the Bochs guest reads its database with it.
+	cp /usr/bin/sqlite3 "$out/root/bin/sqlite3" || return 1
+	for lib in $(ldd "$b/idlelab" /usr/bin/sqlite3 | sed -n \
+		-e 's/.*=> \(\/[^ ]*\) .*/\1/p' \
+		-e 's/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'); do
+		mkdir -p "$out/root$(dirname "$lib")"
+		cp -L "$lib" "$out/root$lib" || return 1
+	done
+	mkdir -p "$out/root/etc/idlelab"
+	cp tests/vm/guest-campaign.yaml "$out/root/etc/idlelab/" || return 1
 }
 
 # vm_build OUT: modules and client under OUT, initramfs at OUT/initrd.cpio.gz
@@ -43,6 +69,7 @@ vm_build() {
 	${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -static -pthread \
 		-Ikmod/include tests/vm/kmod-client.c \
 		-o "$out/root/bin/kmod-client" || return 1
+	vm_idlelab "$out" || return 1
 	cp /bin/busybox "$out/root/bin/busybox"
 	ln -sf busybox "$out/root/bin/sh"
 	cp tests/vm/guest-init.sh "$out/root/init"

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * export.c - `idlelab export`: the dataset's runs, summaries or histogram
+ * buckets as csv or json, for tools that do not read SQLite.  Rows are
+ * streamed (json: one array, one object per line), so exporting a large
+ * dataset needs no more memory than one row.  Buckets are the histogram's
+ * non-empty buckets, each with the lowest and highest value it stands for
+ * (il_hist_foreach()), so a consumer can rebuild the distribution.
+ */
+#include "analysis.h"
+#include "err.h"
+#include "stats.h"
+#include "store.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <sqlite3.h>
+#include <string.h>
+
+static const char runs_sql[] =
+	"SELECT r.uuid AS run_uuid, r.machine_uuid, m.hostname, m.is_reference,"
+	" m.source, r.bench, r.params, r.placement, r.campaign, r.plan_index,"
+	" r.status, r.status_reason, r.start_ns, r.end_ns, r.tool_version,"
+	" r.git_rev, r.tsc_khz FROM runs r JOIN machines m ON m.uuid = r.machine_uuid"
+	" ORDER BY r.start_ns, r.uuid";
+static const char sums_sql[] =
+	"SELECT s.run_uuid, m.hostname, r.bench, s.metric, s.unit, s.cpu, s.cpu2,"
+	" s.grp, s.count, s.min, s.max, s.mean, s.stddev, s.p50, s.p90, s.p99,"
+	" s.p999, s.p9999, s.dropped, s.early FROM summaries s"
+	" JOIN runs r ON r.uuid = s.run_uuid JOIN machines m ON m.uuid = r.machine_uuid"
+	" ORDER BY r.start_ns, s.run_uuid, s.id";
+static const char hist_sql[] =
+	"SELECT s.run_uuid, s.metric, s.unit, s.cpu, s.cpu2, s.grp, h.blob"
+	" FROM summaries s JOIN histograms h ON h.summary_id = s.id"
+	" JOIN runs r ON r.uuid = s.run_uuid ORDER BY r.start_ns, s.run_uuid, s.id";
+
+struct out {
+	enum il_format f;
+	FILE *fp;
+	long n;
+};
+
+static void csv_text(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void emit(struct out *o, json_t *row, const char *const *cols, int ncols)
+{
+	int i;
+
+	if (o->f == IL_FMT_JSON) {
+		char *s = json_dumps(row, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+		fprintf(o->fp, "%s%s", o->n ? ",\n" : "[\n", s ? s : "null");
+		free(s);
+	} else {
+		if (!o->n) {
+			for (i = 0; i < ncols; i++)
+				fprintf(o->fp, "%s%s", i ? "," : "", cols[i]);
+			fputc('\n', o->fp);
+		}
+		for (i = 0; i < ncols; i++) {
+			json_t *v = json_object_get(row, cols[i]);
+
+			if (i)
+				fputc(',', o->fp);
+			if (json_is_string(v))
+				csv_text(o->fp, json_string_value(v));
+			else if (json_is_integer(v))
+				fprintf(o->fp, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+			else if (json_is_real(v))
+				fprintf(o->fp, "%.17g", json_real_value(v));
+		}
+		fputc('\n', o->fp);
+	}
+	o->n++;
+}
+
+static json_t *col_json(sqlite3_stmt *st, int i)
+{
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_INTEGER:
+		return json_integer(sqlite3_column_int64(st, i));
+	case SQLITE_FLOAT:
+		return json_real(sqlite3_column_double(st, i));
+	case SQLITE_TEXT:
+		return json_string((const char *)sqlite3_column_text(st, i));
+	default:
+		return json_null();
+	}
+}
+
+struct bucket_ctx {
+	struct out *o;
+	json_t *base;
+};
+
+static int bucket(uint64_t lo, uint64_t hi, uint64_t count, void *arg)
+{
+	static const char *const cols[] = { "run_uuid", "metric", "unit", "cpu",
+		"cpu2", "grp", "lo", "hi", "count" };
+	struct bucket_ctx *c = arg;
+	json_t *row = json_deep_copy(c->base);
+
+	json_object_set_new(row, "lo", json_integer((json_int_t)lo));
+	json_object_set_new(row, "hi", json_integer((json_int_t)hi));
+	json_object_set_new(row, "count", json_integer((json_int_t)count));
+	emit(c->o, row, cols, 9);
+	json_decref(row);
+	return 0;
+}
+
+int il_export(struct il_store *s, const char *what, enum il_format f, FILE *fp)
+{
+	sqlite3 *db = il_store_db(s);
+	struct out o = { .f = f, .fp = fp };
+	const char *sql, *cols[32];
+	int buckets = 0, ncols, i, rc, ret = 0;
+	sqlite3_stmt *st;
+
+	if (f != IL_FMT_CSV && f != IL_FMT_JSON)
+		return il_errorf(-EINVAL, "export writes csv or json");
+	if (!strcmp(what, "runs"))
+		sql = runs_sql;
+	else if (!strcmp(what, "summaries"))
+		sql = sums_sql;
+	else if (!strcmp(what, "buckets")) {
+		sql = hist_sql;
+		buckets = 1;
+	} else
+		return il_errorf(-EINVAL, "unknown --what '%s' (use runs, summaries or buckets)", what);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return il_errorf(-EIO, "export query failed: %s", sqlite3_errmsg(db));
+	ncols = sqlite3_column_count(st) - buckets;
+	for (i = 0; i < ncols && i < 32; i++)
+		cols[i] = sqlite3_column_name(st, i);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		json_t *row = json_object();
+
+		for (i = 0; i < ncols; i++)
+			json_object_set_new(row, cols[i], col_json(st, i));
+		if (buckets) {
+			struct bucket_ctx c = { &o, row };
+			struct il_hist *h;
+
+			ret = il_hist_decode(sqlite3_column_blob(st, 6),
+					     (size_t)sqlite3_column_bytes(st, 6), &h);
+			if (!ret) {
+				il_hist_foreach(h, bucket, &c);
+				il_hist_free(h);
+			}
+		} else {
+			emit(&o, row, cols, ncols);
+		}
+		json_decref(row);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = il_errorf(-EIO, "export query failed: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	if (f == IL_FMT_JSON)
+		fputs(o.n ? "\n]\n" : "[]\n", fp);
+	else if (!o.n) {
+		/* An empty export still names its columns. */
+		if (buckets)
+			fputs("run_uuid,metric,unit,cpu,cpu2,grp,lo,hi,count\n", fp);
+		else
+			for (i = 0; i < ncols; i++)
+				fprintf(fp, "%s%s", cols[i], i == ncols - 1 ? "\n" : ",");
+	}
+	return ret;
+}

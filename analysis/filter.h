@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * filter.h - internal to analysis/: a parsed --compare filter as SQL
+ * conditions on the aliases m (machines), r (runs), s (summaries).
+ */
+#ifndef IDLELAB_ANALYSIS_FILTER_H
+#define IDLELAB_ANALYSIS_FILTER_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+struct il_filter;
+
+/** il_filter_sql() - " AND cond" per term into @buf; "" for NULL. */
+int il_filter_sql(const struct il_filter *f, char *buf, size_t len);
+/** il_filter_bind() - bind the terms' values from @idx; returns next idx. */
+int il_filter_bind(const struct il_filter *f, sqlite3_stmt *st, int idx);
+
+#endif

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * groups.c - the summaries query shared by every report kind, and the
+ * exact merge of rows into groups (see groups.h).  Reference rows
+ * (machines.is_reference) carry only published statistics: their
+ * histograms are placeholders, so their percentiles come from the stored
+ * summary, and they never merge with measured rows (the key a kind builds
+ * always holds the machine).
+ */
+#include "groups.h"
+#include "err.h"
+#include "filter.h"
+#include "store.h"
+
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *txt(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? (const char *)t : NULL;
+}
+
+static int64_t opt_i64(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+int il_rows_foreach(struct il_store *s, const char *bench,
+		    const struct il_filter *filter,
+		    int (*fn)(const struct il_srow *r, void *arg), void *arg)
+{
+	static const char head[] =
+		"SELECT r.uuid, m.uuid, m.hostname, m.is_reference, coalesce(m.source, ''),"
+		" r.bench, r.params, s.metric, s.unit, s.cpu, s.cpu2, s.grp,"
+		" s.count, s.min, s.max, s.mean, s.stddev, s.dropped, s.early,"
+		" s.p50, s.p99, s.p999, h.blob,"
+		" (SELECT a.value FROM run_attrs a WHERE a.run_uuid = r.uuid AND a.key = 'idle_state'"
+		"  AND a.cpu IN (-1, s.cpu) ORDER BY a.cpu DESC LIMIT 1),"
+		" (SELECT a.value FROM run_attrs a WHERE a.run_uuid = r.uuid AND a.key = 'wake_source'"
+		"  AND a.cpu IN (-1, s.cpu) ORDER BY a.cpu DESC LIMIT 1),"
+		" (SELECT a.value FROM run_attrs a WHERE a.run_uuid = r.uuid AND a.key = 'envctl'"
+		"  AND a.cpu = s.cpu LIMIT 1),"
+		" coalesce(CAST(json_extract(r.params, '$.mode') AS TEXT), '')"
+		" FROM summaries s JOIN runs r ON r.uuid = s.run_uuid"
+		" JOIN machines m ON m.uuid = r.machine_uuid"
+		" LEFT JOIN histograms h ON h.summary_id = s.id"
+		" WHERE r.status IN ('ok', 'interrupted') AND (? IS NULL OR r.bench = ?)";
+	static const char tail[] =
+		" ORDER BY m.hostname, m.uuid, r.bench, s.metric, s.grp, s.cpu, s.cpu2,"
+		" r.start_ns, r.uuid";
+	sqlite3 *db = il_store_db(s);
+	char cond[4096], *sql;
+	sqlite3_stmt *st;
+	struct il_srow r;
+	int rc, ret;
+
+	ret = il_filter_sql(filter, cond, sizeof(cond));
+	if (ret)
+		return ret;
+	if (asprintf(&sql, "%s%s%s", head, cond, tail) < 0)
+		return il_errorf(-ENOMEM, "out of memory");
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	free(sql);
+	if (rc != SQLITE_OK)
+		return il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, bench, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, bench, -1, SQLITE_STATIC);
+	il_filter_bind(filter, st, 3);
+	ret = 0;
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		double sd = sqlite3_column_double(st, 16);
+		const void *blob = sqlite3_column_blob(st, 22);
+
+		memset(&r, 0, sizeof(r));
+		r.run_uuid = txt(st, 0);
+		r.machine_uuid = txt(st, 1);
+		r.host = txt(st, 2);
+		r.is_ref = sqlite3_column_int(st, 3);
+		r.source = txt(st, 4);
+		r.bench = txt(st, 5);
+		r.params = txt(st, 6);
+		r.metric = txt(st, 7);
+		r.unit = txt(st, 8);
+		r.cpu = sqlite3_column_int(st, 9);
+		r.cpu2 = sqlite3_column_int(st, 10);
+		r.grp = sqlite3_column_int64(st, 11);
+		il_summary_init(&r.sum);
+		r.sum.count = (uint64_t)sqlite3_column_int64(st, 12);
+		if (r.sum.count) {
+			r.sum.min = (uint64_t)sqlite3_column_int64(st, 13);
+			r.sum.max = (uint64_t)sqlite3_column_int64(st, 14);
+			r.sum.mean = sqlite3_column_double(st, 15);
+			r.sum.m2 = r.sum.count > 1 ? sd * sd * (double)(r.sum.count - 1) : 0;
+		}
+		r.sum.dropped = (uint64_t)sqlite3_column_int64(st, 17);
+		r.sum.early = (uint64_t)sqlite3_column_int64(st, 18);
+		r.p50 = opt_i64(st, 19);
+		r.p99 = opt_i64(st, 20);
+		r.p999 = opt_i64(st, 21);
+		if (blob) {
+			ret = il_hist_decode(blob, (size_t)sqlite3_column_bytes(st, 22), &r.hist);
+			if (ret) {
+				ret = il_errorf(ret, "run %s: corrupt histogram: %s",
+						r.run_uuid, il_errmsg());
+				break;
+			}
+		}
+		r.idle_state = txt(st, 23);
+		r.wake_source = txt(st, 24);
+		r.envctl = txt(st, 25);
+		r.mode = txt(st, 26);
+		ret = fn(&r, arg);
+		il_hist_free(r.hist);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int il_grps_add(struct il_grps *g, const char *key, const char *const *labels,
+		const struct il_srow *r)
+{
+	struct il_grp *p = NULL;
+	int i;
+
+	/* Rows arrive sorted, so the group is nearly always the last one. */
+	for (i = g->n - 1; i >= 0; i--)
+		if (!strcmp(g->v[i].key, key)) {
+			p = &g->v[i];
+			break;
+		}
+	if (!p) {
+		if (g->n == g->cap) {
+			int cap = g->cap ? g->cap * 2 : 32;
+			struct il_grp *v = realloc(g->v, cap * sizeof(*v));
+
+			if (!v)
+				return il_errorf(-ENOMEM, "out of memory");
+			g->v = v;
+			g->cap = cap;
+		}
+		p = &g->v[g->n++];
+		memset(p, 0, sizeof(*p));
+		p->key = strdup(key);
+		for (i = 0; i < 6 && labels[i]; i++)
+			p->label[i] = strdup(labels[i]);
+		for (; i < 6; i++)
+			p->label[i] = strdup("");
+		p->hist = il_hist_new();
+		il_summary_init(&p->sum);
+		p->ref = r->is_ref;
+		p->p50 = r->p50;
+		p->p99 = r->p99;
+		p->p999 = r->p999;
+		if (!p->key || !p->hist)
+			return il_errorf(-ENOMEM, "out of memory");
+	} else if (p->ref) {
+		/* Published figures cannot be merged: keep the first. */
+		return 0;
+	}
+	p->runs++;
+	il_summary_merge(&p->sum, &r->sum);
+	if (r->hist)
+		return il_hist_merge(p->hist, r->hist);
+	return 0;
+}
+
+static int grp_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct il_grp *)a)->key, ((const struct il_grp *)b)->key);
+}
+
+void il_grps_sort(struct il_grps *g)
+{
+	if (g->n)
+		qsort(g->v, g->n, sizeof(*g->v), grp_cmp);
+}
+
+void il_grps_free(struct il_grps *g)
+{
+	int i, j;
+
+	for (i = 0; i < g->n; i++) {
+		free(g->v[i].key);
+		for (j = 0; j < 6; j++)
+			free(g->v[i].label[j]);
+		il_hist_free(g->v[i].hist);
+	}
+	free(g->v);
+	memset(g, 0, sizeof(*g));
+}
+
+void il_fmt_u64(char *buf, size_t len, int64_t v)
+{
+	if (v < 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%" PRId64, v);
+}
+
+void il_fmt_f1(char *buf, size_t len, double v)
+{
+	snprintf(buf, len, "%.1f", v);
+}
+
+int64_t il_grp_pct(const struct il_grp *g, double p)
+{
+	if (g->ref)
+		return p == 50 ? g->p50 : p == 99 ? g->p99 : p == 99.9 ? g->p999 : -1;
+	if (!il_hist_count(g->hist))
+		return -1;
+	return (int64_t)il_hist_percentile(g->hist, p);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * groups.h - internal to analysis/: the one query every report kind reads
+ * summaries through (with the run attributes the kinds group by) and the
+ * exact merge of the rows of one group.  A kind turns each row into a key;
+ * rows with equal keys merge (summaries by Chan's formula, histograms by
+ * adding counts), so a group can span runs, CPUs and machines.
+ */
+#ifndef IDLELAB_ANALYSIS_GROUPS_H
+#define IDLELAB_ANALYSIS_GROUPS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "analysis.h"
+#include "stats.h"
+
+struct il_store;
+
+struct il_srow {
+	const char *run_uuid;
+	const char *machine_uuid;
+	const char *host;
+	bool is_ref;
+	const char *source;
+	const char *bench;
+	const char *params;
+	const char *metric;
+	const char *unit;
+	int cpu;
+	int cpu2;
+	int64_t grp;
+	struct il_summary sum;
+	int64_t p50, p99, p999;		/* stored; -1 when NULL */
+	struct il_hist *hist;		/* NULL when missing */
+	const char *idle_state;		/* run_attrs, or NULL */
+	const char *wake_source;
+	const char *envctl;
+	const char *mode;		/* params.mode, or "" */
+};
+
+struct il_grp {
+	char *key;
+	char *label[6];
+	bool ref;
+	int runs;
+	struct il_summary sum;
+	struct il_hist *hist;
+	int64_t p50, p99, p999;		/* reference rows: as published */
+};
+
+struct il_grps {
+	int n;
+	int cap;
+	struct il_grp *v;
+};
+
+/**
+ * il_rows_foreach() - every summary of an ok/interrupted run, in a fixed
+ * order, restricted to @bench (may be NULL) and @filter (may be NULL).
+ */
+int il_rows_foreach(struct il_store *s, const char *bench,
+		    const struct il_filter *filter,
+		    int (*fn)(const struct il_srow *r, void *arg), void *arg);
+
+/**
+ * il_grps_add() - merge @r into the group @key, creating it (labels
+ * copied from @labels, up to 6, NULL-terminated) when new.
+ */
+int il_grps_add(struct il_grps *g, const char *key, const char *const *labels,
+		const struct il_srow *r);
+void il_grps_sort(struct il_grps *g);
+void il_grps_free(struct il_grps *g);
+
+/* Number formatting shared by the kinds: "-" when it does not exist. */
+void il_fmt_u64(char *buf, size_t len, int64_t v);
+void il_fmt_f1(char *buf, size_t len, double v);
+
+/** il_grp_stat() - median/p99/p99.9 of a group (published for refs). */
+int64_t il_grp_pct(const struct il_grp *g, double p);
+
+#endif

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * states.c - seed 002's table: wake latency per idle state x wake source,
+ * with n, min, max, median, avg, stddev, p99 and p99.9, one block per
+ * machine.  The idle state is the run's 'idle_state' attribute (cstate_wake
+ * records it), else the cpuidle restriction envctl recorded for the CPU
+ * ("all but C6,C1E"), else "any"; the wake source is the 'wake_source'
+ * attribute, else what the benchmark is woken by (timer_wake and imported
+ * cyclictest runs by a timer, futex_wake by the reschedule IPI).
+ * Reference machines' rows are marked "(ref: SOURCE)".
+ */
+#include "analysis.h"
+#include "err.h"
+#include "groups.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *default_source(const char *bench)
+{
+	if (!strcmp(bench, "timer_wake") || !strcmp(bench, "cyclictest"))
+		return "timer";
+	if (!strcmp(bench, "futex_wake"))
+		return "ipi";
+	return NULL;
+}
+
+static void idle_state(const struct il_srow *r, char *buf, size_t len)
+{
+	const char *d;
+
+	if (r->idle_state) {
+		snprintf(buf, len, "%s", r->idle_state);
+		return;
+	}
+	d = r->envctl ? strstr(r->envctl, "disabled=") : NULL;
+	if (d && strcmp(d + 9, "none") && strcmp(d + 9, "unknown"))
+		snprintf(buf, len, "all but %s", d + 9);
+	else
+		snprintf(buf, len, "any");
+}
+
+static int add(const struct il_srow *r, void *arg)
+{
+	char state[200], key[1024], host[300];
+	const char *src = r->wake_source;
+	const char *labels[6];
+
+	if (strcmp(r->metric, "wake_latency") && strcmp(r->metric, "intr_latency"))
+		return 0;
+	if (!src)
+		src = default_source(r->bench);
+	if (!src)
+		return 0;
+	idle_state(r, state, sizeof(state));
+	/* "(ref: seed 002)": the source up to its first colon. */
+	if (r->is_ref)
+		snprintf(host, sizeof(host), "%s (ref: %.*s)", r->host,
+			 (int)strcspn(r->source, ":"), r->source);
+	else
+		snprintf(host, sizeof(host), "%s", r->host);
+	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", r->host,
+		 r->machine_uuid, r->metric, state, src, r->bench);
+	labels[0] = host;
+	labels[1] = r->bench;
+	labels[2] = r->metric;
+	labels[3] = state;
+	labels[4] = src;
+	labels[5] = r->unit;
+	return il_grps_add(arg, key, labels, r);
+}
+
+int il_report_states(struct il_store *s, const struct il_analysis_opts *o,
+		     struct il_table **out)
+{
+	static const char *const cols[] = {
+		"Machine", "Benchmark", "Metric", "Idle state", "Wake source",
+		"Unit", "Nr samples", "Min", "Max", "Median", "Avg", "Stddev",
+		"p99", "p99.9",
+	};
+	struct il_grps g = { 0 };
+	struct il_table *t;
+	int i, ret, nref = 0;
+
+	*out = NULL;
+	ret = il_rows_foreach(s, o->bench, NULL, add, &g);
+	if (ret)
+		goto out;
+	il_grps_sort(&g);
+	t = il_table_new("Wake latency per idle state and wake source", 14, cols);
+	if (!t) {
+		ret = il_errorf(-ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; !ret && i < g.n; i++) {
+		const struct il_grp *p = &g.v[i];
+		char n[24] = "0", mn[24] = "-", mx[24] = "-", med[24] = "-",
+		     avg[24] = "-", sd[24] = "-", p99[24] = "-", p999[24] = "-";
+		const char *cells[14];
+
+		if (p->sum.count) {
+			il_fmt_u64(n, sizeof(n), (int64_t)p->sum.count);
+			il_fmt_u64(mn, sizeof(mn), (int64_t)p->sum.min);
+			il_fmt_u64(mx, sizeof(mx), (int64_t)p->sum.max);
+			il_fmt_u64(med, sizeof(med), il_grp_pct(p, 50));
+			il_fmt_f1(avg, sizeof(avg), p->sum.mean);
+			il_fmt_f1(sd, sizeof(sd), il_summary_stddev(&p->sum));
+			il_fmt_u64(p99, sizeof(p99), il_grp_pct(p, 99));
+			il_fmt_u64(p999, sizeof(p999), il_grp_pct(p, 99.9));
+		}
+		nref += p->ref;
+		memcpy(cells, (const char *const[]){ p->label[0], p->label[1],
+			p->label[2], p->label[3], p->label[4], p->label[5], n, mn, mx,
+			med, avg, sd, p99, p999 }, sizeof(cells));
+		ret = il_table_add(t, cells);
+	}
+	if (!ret && nref)
+		ret = il_table_note(t, "Rows marked (ref: ...) are figures published in the seed posts, not measured: they carry only the published statistics (- where none was published).");
+	if (ret)
+		il_table_free(t);
+	else
+		*out = t;
+out:
+	il_grps_free(&g);
+	return ret;
+}

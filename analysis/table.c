@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * table.c - the one renderer every report kind shares.  A kind builds a
+ * table of strings (its numbers already formatted, so md, csv, json and
+ * html show the same digits and golden files compare one format only);
+ * this file prints it.  JSON cells that parse as numbers are emitted as
+ * numbers, "-" as null, so a consumer never parses "-".
+ */
+#include "analysis.h"
+#include "err.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct il_table *il_table_new(const char *title, int ncols, const char *const *cols)
+{
+	struct il_table *t = calloc(1, sizeof(*t));
+	int i;
+
+	if (!t)
+		return NULL;
+	t->title = strdup(title);
+	t->ncols = ncols;
+	t->cols = calloc(ncols, sizeof(*t->cols));
+	if (!t->title || !t->cols) {
+		il_table_free(t);
+		return NULL;
+	}
+	for (i = 0; i < ncols; i++)
+		t->cols[i] = strdup(cols[i]);
+	return t;
+}
+
+void il_table_free(struct il_table *t)
+{
+	int i;
+
+	if (!t)
+		return;
+	for (i = 0; t->cols && i < t->ncols; i++)
+		free(t->cols[i]);
+	for (i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i]);
+	for (i = 0; i < t->nnotes; i++)
+		free(t->notes[i]);
+	free(t->cols);
+	free(t->cells);
+	free(t->notes);
+	free(t->title);
+	free(t);
+}
+
+int il_table_add(struct il_table *t, const char *const *cells)
+{
+	int i;
+
+	if (t->nrows == t->cap) {
+		int cap = t->cap ? t->cap * 2 : 16;
+		char **v = realloc(t->cells, (size_t)cap * t->ncols * sizeof(*v));
+
+		if (!v)
+			return il_errorf(-ENOMEM, "out of memory");
+		t->cells = v;
+		t->cap = cap;
+	}
+	for (i = 0; i < t->ncols; i++)
+		t->cells[t->nrows * t->ncols + i] = strdup(cells[i] ? cells[i] : "-");
+	t->nrows++;
+	return 0;
+}
+
+int il_table_note(struct il_table *t, const char *fmt, ...)
+{
+	char **v = realloc(t->notes, (t->nnotes + 1) * sizeof(*v));
+	va_list ap;
+	int rc;
+
+	if (!v)
+		return il_errorf(-ENOMEM, "out of memory");
+	t->notes = v;
+	va_start(ap, fmt);
+	rc = vasprintf(&t->notes[t->nnotes], fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return il_errorf(-ENOMEM, "out of memory");
+	t->nnotes++;
+	return 0;
+}
+
+static const char *cell(const struct il_table *t, int r, int c)
+{
+	return t->cells[r * t->ncols + c];
+}
+
+static void csv_str(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void html_str(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+	}
+}
+
+/* A number stays a number in JSON; "-" (does not exist) becomes null. */
+static json_t *json_cell(const char *s)
+{
+	char *end;
+	double d;
+	long long ll;
+
+	if (!strcmp(s, "-"))
+		return json_null();
+	ll = strtoll(s, &end, 10);
+	if (*s && !*end)
+		return json_integer(ll);
+	d = strtod(s, &end);
+	if (*s && !*end)
+		return json_real(d);
+	return json_string(s);
+}
+
+static json_t *table_json(const struct il_table *t)
+{
+	json_t *rows = json_array(), *notes = json_array();
+	int r, c;
+
+	for (r = 0; r < t->nrows; r++) {
+		json_t *o = json_object();
+
+		for (c = 0; c < t->ncols; c++)
+			json_object_set_new(o, t->cols[c], json_cell(cell(t, r, c)));
+		json_array_append_new(rows, o);
+	}
+	for (r = 0; r < t->nnotes; r++)
+		json_array_append_new(notes, json_string(t->notes[r]));
+	return json_pack("{s:s,s:o,s:o}", "title", t->title, "rows", rows,
+			 "notes", notes);
+}
+
+void il_table_print(const struct il_table *t, enum il_format f, FILE *out)
+{
+	json_t *j;
+	int r, c;
+
+	switch (f) {
+	case IL_FMT_MD:
+		fprintf(out, "### %s\n\n|", t->title);
+		for (c = 0; c < t->ncols; c++)
+			fprintf(out, " %s |", t->cols[c]);
+		fputs("\n|", out);
+		for (c = 0; c < t->ncols; c++)
+			fputs("---|", out);
+		fputc('\n', out);
+		for (r = 0; r < t->nrows; r++) {
+			fputc('|', out);
+			for (c = 0; c < t->ncols; c++)
+				fprintf(out, " %s |", cell(t, r, c));
+			fputc('\n', out);
+		}
+		if (!t->nrows)
+			fputs("\n(no data)\n", out);
+		for (r = 0; r < t->nnotes; r++)
+			fprintf(out, "%s%s\n", r ? "" : "\n", t->notes[r]);
+		break;
+	case IL_FMT_CSV:
+		/* The title as a comment: several tables may follow each other. */
+		fprintf(out, "# %s\n", t->title);
+		for (c = 0; c < t->ncols; c++) {
+			if (c)
+				fputc(',', out);
+			csv_str(out, t->cols[c]);
+		}
+		fputc('\n', out);
+		for (r = 0; r < t->nrows; r++) {
+			for (c = 0; c < t->ncols; c++) {
+				if (c)
+					fputc(',', out);
+				csv_str(out, cell(t, r, c));
+			}
+			fputc('\n', out);
+		}
+		/* Notes as comment lines, which csv readers can skip. */
+		for (r = 0; r < t->nnotes; r++)
+			fprintf(out, "# %s\n", t->notes[r]);
+		break;
+	case IL_FMT_JSON:
+		j = table_json(t);
+		json_dumpf(j, out, JSON_INDENT(2));
+		fputc('\n', out);
+		json_decref(j);
+		break;
+	case IL_FMT_HTML:
+		fputs("<h2>", out);
+		html_str(out, t->title);
+		fputs("</h2>\n<table>\n<tr>", out);
+		for (c = 0; c < t->ncols; c++) {
+			fputs("<th>", out);
+			html_str(out, t->cols[c]);
+			fputs("</th>", out);
+		}
+		fputs("</tr>\n", out);
+		for (r = 0; r < t->nrows; r++) {
+			fputs("<tr>", out);
+			for (c = 0; c < t->ncols; c++) {
+				fputs("<td>", out);
+				html_str(out, cell(t, r, c));
+				fputs("</td>", out);
+			}
+			fputs("</tr>\n", out);
+		}
+		fputs("</table>\n", out);
+		if (!t->nrows)
+			fputs("<p>(no data)</p>\n", out);
+		for (r = 0; r < t->nnotes; r++) {
+			fputs("<p class=\"note\">", out);
+			html_str(out, t->notes[r]);
+			fputs("</p>\n", out);
+		}
+		break;
+	}
+}
+
+void il_tables_print(struct il_table *const *t, int n, enum il_format f, FILE *out)
+{
+	json_t *a;
+	int i;
+
+	if (f == IL_FMT_JSON) {
+		a = json_array();
+		for (i = 0; i < n; i++)
+			json_array_append_new(a, table_json(t[i]));
+		json_dumpf(a, out, JSON_INDENT(2));
+		fputc('\n', out);
+		json_decref(a);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputc('\n', out);
+		il_table_print(t[i], f, out);
+	}
+}

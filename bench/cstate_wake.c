@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cstate_wake.c - the raw cost of leaving an idle state, entered by the
+ * idlelab_cstate module itself (HLT, MWAIT(hint) or a poll loop) on a
+ * pinned kthread, woken by an hrtimer or by an IPI from another CPU.
+ *
+ * Each sample carries four TSC reads taken in the kernel: t_launch (the
+ * hrtimer was due, or the IPI was sent), t_entry (just before the idle
+ * instruction), t_intr (the first instruction of the module's interrupt
+ * callback) and t_exit (the first instruction after the idle instruction).
+ * Two figures are derived, each between two of them (DESIGN.md):
+ *   wake_latency = t_exit - t_launch
+ *   intr_latency = t_intr - t_launch
+ * converted to ns with the tsc_khz the module reports (stored as the run's
+ * tsc_khz).  With IRQ early (sti before the idle instruction) the callback
+ * runs before the instruction returns, so t_intr < t_exit; with IRQ late
+ * (MWAIT with the interrupt-break hint, IRQs off, sti after) t_exit <
+ * t_intr.  The counts of both orders are recorded per CPU, so a test can
+ * assert the semantics from the dataset.
+ *
+ * Samples that are not a wake by our event are counted apart, never mixed
+ * into the latencies: a wake before t_launch is *early*; a wake by another
+ * interrupt, or one whose callback never ran, is *dropped*.  With wbinvd on,
+ * the module dirties dirty_bytes and times a WBINVD before each entry (the
+ * C3 entry of seed 000): series wbinvd_time.  SMI (MSR 0x34) and NMI count
+ * deltas are summed into run attributes where the module could read them.
+ *
+ * The placement is a list of measured CPUs (hrtimer wakes), measured one
+ * after the other since the module runs one request at a time, or CPU
+ * pairs SENDER-MEASURED (IPI wakes).  A request the CPU cannot run (MWAIT
+ * absent, or MWAIT with ECX != 0 faulting as under QEMU's TCG) is stored as
+ * unsupported with the module's reason: only running it can tell.
+ */
+#include "bench.h"
+#include "common.h"
+#include "err.h"
+#include "kclient.h"
+#include "sysfs.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const cw_methods[] = { "hlt", "mwait", "poll", NULL };
+static const char *const cw_sources[] = { "timer", "ipi", NULL };
+static const char *const cw_irq_modes[] = { "early", "late", NULL };
+
+/* Enum indices are the UAPI values. */
+_Static_assert(IDLELAB_METHOD_HLT == 0 && IDLELAB_METHOD_MWAIT == 1 &&
+	       IDLELAB_METHOD_POLL == 2, "cw_methods order");
+_Static_assert(IDLELAB_WAKE_HRTIMER == 0 && IDLELAB_WAKE_IPI == 1,
+	       "cw_sources order");
+_Static_assert(IDLELAB_IRQ_EARLY == 0 && IDLELAB_IRQ_LATE == 1,
+	       "cw_irq_modes order");
+
+struct cw_params {
+	int method;
+	uint64_t mwait_hint;
+	int wake_source;
+	int irq_mode;
+	uint64_t launch_min_ns;
+	uint64_t launch_max_ns;
+	bool wbinvd;
+	uint64_t dirty_bytes;
+	bool reenter;
+	uint64_t samples;
+	uint64_t seed;
+};
+
+static const struct il_opt cw_opts[] = {
+	{ .name = "method", .type = IL_OPT_ENUM,
+	  .offset = offsetof(struct cw_params, method), .def = "hlt",
+	  .unit = "", .choices = cw_methods,
+	  .help = "idle instruction: hlt (sti; hlt), mwait (MONITOR + MWAIT(mwait_hint)) or poll (spin on the wake flag)" },
+	{ .name = "mwait_hint", .type = IL_OPT_U64,
+	  .offset = offsetof(struct cw_params, mwait_hint),
+	  .min = 0, .max = 0xff, .def = "0", .unit = "",
+	  .help = "EAX of MWAIT (bits 7:4 C-state - 1, 3:0 sub-state; see CPUID leaf 5 and the cpuidle table's 'MWAIT 0x..' descriptions)" },
+	{ .name = "wake_source", .type = IL_OPT_ENUM,
+	  .offset = offsetof(struct cw_params, wake_source), .def = "timer",
+	  .unit = "", .choices = cw_sources,
+	  .help = "timer: a pinned hard hrtimer on the measured CPU; ipi: an IPI from the first CPU of each pair (--cpus pairs:SENDER-MEASURED)" },
+	{ .name = "irq_mode", .type = IL_OPT_ENUM,
+	  .offset = offsetof(struct cw_params, irq_mode), .def = "early",
+	  .unit = "", .choices = cw_irq_modes,
+	  .help = "early: sti before the idle instruction; late: MWAIT with the interrupt-break hint and IRQs off, sti after (needs method=mwait)" },
+	{ .name = "launch_min_ns", .type = IL_OPT_U64,
+	  .offset = offsetof(struct cw_params, launch_min_ns),
+	  .min = 1000, .max = IDLELAB_MAX_LAUNCH_NS, .def = "100000",
+	  .unit = "ns",
+	  .help = "launch distance: from the idle entry's arming to the wake event (the lower bound if launch_max_ns is set)" },
+	{ .name = "launch_max_ns", .type = IL_OPT_U64,
+	  .offset = offsetof(struct cw_params, launch_max_ns),
+	  .min = 0, .max = IDLELAB_MAX_LAUNCH_NS, .def = "0", .unit = "ns",
+	  .help = "if not 0, each launch distance is uniformly random in [launch_min_ns, launch_max_ns]" },
+	{ .name = "wbinvd", .type = IL_OPT_BOOL,
+	  .offset = offsetof(struct cw_params, wbinvd), .def = "false",
+	  .unit = "",
+	  .help = "dirty dirty_bytes and run WBINVD (timed: wbinvd_time) before each entry, as a C3 entry does" },
+	{ .name = "dirty_bytes", .type = IL_OPT_U64,
+	  .offset = offsetof(struct cw_params, dirty_bytes),
+	  .min = 0, .max = IDLELAB_MAX_DIRTY_BYTES, .def = "0",
+	  .unit = "bytes", .help = "bytes dirtied before each WBINVD (with wbinvd)" },
+	{ .name = "reenter", .type = IL_OPT_BOOL,
+	  .offset = offsetof(struct cw_params, reenter), .def = "false",
+	  .unit = "",
+	  .help = "re-enter the idle instruction after a wake that was not ours until ours arrives (bounded; for emulators whose timer interrupts come early)" },
+	{ .name = "samples", .type = IL_OPT_U64,
+	  .offset = offsetof(struct cw_params, samples),
+	  .min = 1, .max = IDLELAB_MAX_SAMPLES, .def = "1000",
+	  .unit = "count", .help = "idle entries measured per CPU" },
+	{ .name = "seed", .type = IL_OPT_U64,
+	  .offset = offsetof(struct cw_params, seed),
+	  .min = 0, .max = UINT64_MAX, .def = "0", .unit = "",
+	  .help = "seed of the random launch distances (recorded); 0 = from the clock" },
+	IL_OPT_END
+};
+
+/* What one measured CPU adds up to over all its batches. */
+struct cw_tally {
+	uint64_t done, unsup, early, other, no_intr, reentries;
+	uint64_t entry_ge_exit, intr_before_exit, intr_after_exit;
+	uint64_t smi, nmi;
+	bool smi_valid, nmi_valid;
+};
+
+struct cw_state {
+	const struct cw_params *p;
+	struct il_kdev dev;
+	int n;			/* measured CPUs */
+	int *cpu;		/* measured */
+	int *sender;		/* -1 for timer wakes */
+	struct il_series **wake, **intr, **wb;
+	struct idlelab_cstate_sample *buf;
+};
+
+static const char *cw_supported(void)
+{
+	return il_kdev_absent(IDLELAB_DEV_CSTATE);
+}
+
+static void cw_teardown(struct il_run *run)
+{
+	struct cw_state *st = run->priv;
+
+	if (!st)
+		return;
+	il_kdev_close(&st->dev);
+	free(st->buf);
+	free(st->wake);
+	free(st->intr);
+	free(st->wb);
+	free(st->cpu);
+	free(st->sender);
+	free(st);
+	run->priv = NULL;
+}
+
+static int cw_setup(struct il_run *run)
+{
+	const struct cw_params *p = run->params;
+	struct cw_state *st;
+	int *cpus = NULL, i, ret;
+
+	if (p->launch_max_ns && p->launch_max_ns < p->launch_min_ns)
+		return il_errorf(-EINVAL, "parameter 'launch_max_ns': %" PRIu64 " is below launch_min_ns %" PRIu64,
+				 p->launch_max_ns, p->launch_min_ns);
+	if (p->irq_mode == IDLELAB_IRQ_LATE &&
+	    p->method != IDLELAB_METHOD_MWAIT)
+		return il_errorf(-EINVAL, "parameter 'irq_mode': late needs method=mwait (only MWAIT can wake with IRQs off)");
+	if (p->wake_source == IDLELAB_WAKE_IPI &&
+	    run->place.kind != IL_PLACE_PAIRS)
+		return il_errorf(-EINVAL, "wake_source=ipi needs CPU pairs SENDER-MEASURED (e.g. --cpus pairs:0-1)");
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return il_errorf(-ENOMEM, "out of memory");
+	st->p = p;
+	st->dev.fd = -1;
+	run->priv = st;
+	if (run->place.kind == IL_PLACE_PAIRS) {
+		st->n = run->place.npairs;
+	} else {
+		ret = il_bench_cpus(run, &cpus);
+		if (ret < 0)
+			goto fail;
+		st->n = ret;
+	}
+	st->cpu = calloc((size_t)st->n, sizeof(int));
+	st->sender = calloc((size_t)st->n, sizeof(int));
+	st->wake = calloc((size_t)st->n, sizeof(*st->wake));
+	st->intr = calloc((size_t)st->n, sizeof(*st->intr));
+	st->wb = calloc((size_t)st->n, sizeof(*st->wb));
+	st->buf = calloc(IL_KBATCH, sizeof(*st->buf));
+	if (!st->cpu || !st->sender || !st->wake || !st->intr || !st->wb ||
+	    !st->buf) {
+		ret = il_errorf(-ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < st->n; i++) {
+		if (run->place.kind == IL_PLACE_PAIRS) {
+			st->sender[i] = run->place.pairs[i].a;
+			st->cpu[i] = run->place.pairs[i].b;
+			if (p->wake_source != IDLELAB_WAKE_IPI)
+				st->sender[i] = -1;
+		} else {
+			st->cpu[i] = cpus[i];
+			st->sender[i] = -1;
+		}
+		st->wake[i] = il_run_series(run, "wake_latency", "ns",
+					    st->cpu[i], -1, -1, false);
+		st->intr[i] = il_run_series(run, "intr_latency", "ns",
+					    st->cpu[i], -1, -1, false);
+		st->wb[i] = p->wbinvd ?
+			    il_run_series(run, "wbinvd_time", "ns", st->cpu[i],
+					  -1, -1, false) : NULL;
+		if (!st->wake[i] || !st->intr[i] || (p->wbinvd && !st->wb[i])) {
+			ret = il_errorf(-ENOMEM, "out of memory for a series");
+			goto fail;
+		}
+	}
+	free(cpus);
+	cpus = NULL;
+	ret = il_kdev_open(IDLELAB_DEV_CSTATE, &st->dev);
+	if (ret)
+		goto fail;
+	return 0;
+fail:
+	free(cpus);
+	cw_teardown(run);
+	return ret;
+}
+
+/*
+ * The cpuidle state whose MWAIT hint is @hint on @cpu, from the "MWAIT
+ * 0x.." that intel_idle and ACPI FFH put in each state's desc; else
+ * "MWAIT 0x..".
+ */
+static void cw_state_name(int cpu, unsigned int hint, char *out, size_t len)
+{
+	char path[128], desc[128], name[64];
+	const char *m;
+	unsigned int h;
+	int k;
+
+	for (k = 0; k < 16; k++) {
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/desc",
+			 cpu, k);
+		if (il_fs_read(path, desc, sizeof(desc)))
+			break;
+		m = strstr(desc, "MWAIT 0x");
+		if (!m || sscanf(m, "MWAIT 0x%x", &h) != 1 || h != hint)
+			continue;
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name",
+			 cpu, k);
+		if (!il_fs_read(path, name, sizeof(name))) {
+			snprintf(out, len, "%s", name);
+			return;
+		}
+	}
+	/* No cpuidle state has it (no cpuidle driver, or a hint the kernel
+	 * does not use): name the hint itself, which groups the same. */
+	snprintf(out, len, "MWAIT 0x%02x", hint);
+}
+
+static void cw_account(struct cw_state *st, int i,
+		       const struct idlelab_cstate_sample *s, uint64_t khz,
+		       struct cw_tally *t)
+{
+	uint32_t f = s->flags;
+
+	t->done++;
+	if (f & IDLELAB_SAMPLE_UNSUPPORTED) {
+		t->unsup++;
+		return;
+	}
+	t->reentries += s->reentries;
+	if (!(s->t_entry < s->t_exit))
+		t->entry_ge_exit++;
+	if (f & IDLELAB_SAMPLE_SMI_VALID) {
+		t->smi += s->smi_delta;
+		t->smi_valid = true;
+	}
+	if (f & IDLELAB_SAMPLE_NMI_VALID) {
+		t->nmi += s->nmi_delta;
+		t->nmi_valid = true;
+	}
+	if ((f & IDLELAB_SAMPLE_WBINVD) && st->wb[i])
+		il_series_add(st->wb[i], il_kcyc_ns(s->wbinvd_cycles, khz));
+	if (f & IDLELAB_SAMPLE_OTHER_IRQ) {
+		t->other++;
+		il_series_dropped(st->wake[i]);
+		il_series_dropped(st->intr[i]);
+		return;
+	}
+	if (s->t_intr && !(f & IDLELAB_SAMPLE_NO_INTR)) {
+		if (s->t_intr < s->t_exit)
+			t->intr_before_exit++;
+		else
+			t->intr_after_exit++;
+	}
+	if ((f & IDLELAB_SAMPLE_EARLY_WAKE) || s->t_exit < s->t_launch) {
+		t->early++;
+		il_series_early(st->wake[i]);
+		il_series_early(st->intr[i]);
+		return;
+	}
+	il_series_add(st->wake[i], il_kcyc_ns(s->t_exit - s->t_launch, khz));
+	if ((f & IDLELAB_SAMPLE_NO_INTR) || !s->t_intr) {
+		t->no_intr++;
+		il_series_dropped(st->intr[i]);
+	} else if (s->t_intr < s->t_launch) {
+		il_series_early(st->intr[i]);
+	} else {
+		il_series_add(st->intr[i],
+			      il_kcyc_ns(s->t_intr - s->t_launch, khz));
+	}
+}
+
+static void cw_record(struct il_run *run, int cpu, const struct cw_tally *t)
+{
+	il_run_attr(run, cpu, "samples_done", "%" PRIu64, t->done);
+	il_run_attr(run, cpu, "early_wakes", "%" PRIu64, t->early);
+	il_run_attr(run, cpu, "other_irq_wakes", "%" PRIu64, t->other);
+	il_run_attr(run, cpu, "no_intr", "%" PRIu64, t->no_intr);
+	il_run_attr(run, cpu, "unsupported_samples", "%" PRIu64, t->unsup);
+	il_run_attr(run, cpu, "reentries", "%" PRIu64, t->reentries);
+	il_run_attr(run, cpu, "entry_ge_exit", "%" PRIu64, t->entry_ge_exit);
+	il_run_attr(run, cpu, "intr_before_exit", "%" PRIu64,
+		    t->intr_before_exit);
+	il_run_attr(run, cpu, "intr_after_exit", "%" PRIu64,
+		    t->intr_after_exit);
+	if (t->smi_valid)
+		il_run_attr(run, cpu, "smi_count", "%" PRIu64, t->smi);
+	else
+		il_run_attr(run, cpu, "smi_count",
+			    "unavailable: MSR 0x34 not readable");
+	if (t->nmi_valid)
+		il_run_attr(run, cpu, "nmi_count", "%" PRIu64, t->nmi);
+	else
+		il_run_attr(run, cpu, "nmi_count", "unavailable");
+}
+
+/* One measured CPU: its samples in batches of IL_KBATCH requests. */
+static int cw_one(struct il_run *run, struct cw_state *st, int i,
+		  uint64_t *seed, struct cw_tally *t)
+{
+	const struct cw_params *p = st->p;
+	struct idlelab_cstate_req r;
+	uint64_t left = p->samples, k;
+	int ret;
+
+	while (left && !il_stop_requested()) {
+		il_kreq_init(&r, sizeof(r));
+		r.cpu = (__u32)st->cpu[i];
+		r.sender_cpu = st->sender[i] < 0 ? 0 : (__u32)st->sender[i];
+		r.method = (__u32)p->method;
+		r.mwait_hint = (__u32)p->mwait_hint;
+		r.wake_source = (__u32)p->wake_source;
+		r.irq_mode = (__u32)p->irq_mode;
+		r.launch_min_ns = p->launch_min_ns;
+		r.launch_max_ns = p->launch_max_ns ? p->launch_max_ns :
+				  p->launch_min_ns;
+		r.dirty_bytes = p->wbinvd ? p->dirty_bytes : 0;
+		r.seed = (*seed)++;
+		r.flags = (p->wbinvd ? IDLELAB_CSTATE_F_WBINVD : 0) |
+			  (p->reenter ? IDLELAB_CSTATE_F_REENTER : 0);
+		r.nr_samples = (__u32)(left < IL_KBATCH ? left : IL_KBATCH);
+		r.samples = (__u64)(uintptr_t)st->buf;
+		ret = il_kdev_ioctl(&st->dev, IDLELAB_IOC_CSTATE_WAKE, &r,
+				    "CSTATE_WAKE");
+		if (ret)
+			return ret;
+		if (r.unsupported)
+			return il_errorf(-EOPNOTSUPP, "cstate_wake %s on CPU %d: %s (module reason %u)",
+					 cw_methods[p->method], st->cpu[i],
+					 il_kunsup_str(r.unsupported),
+					 r.unsupported);
+		if (!run->tsc_khz)
+			run->tsc_khz = r.tsc_khz;
+		for (k = 0; k < r.nr_done && k < r.nr_samples; k++)
+			cw_account(st, i, &st->buf[k], r.tsc_khz, t);
+		if (r.nr_done < r.nr_samples)
+			return il_errorf(-EIO, "CSTATE_WAKE on CPU %d returned %u of %u samples",
+					 st->cpu[i], r.nr_done, r.nr_samples);
+		left -= r.nr_done;
+	}
+	return 0;
+}
+
+static int cw_run(struct il_run *run)
+{
+	struct cw_state *st = run->priv;
+	const struct cw_params *p = st->p;
+	struct cw_tally t;
+	uint64_t seed = p->seed ? p->seed : il_now_ns(CLOCK_MONOTONIC);
+	bool all_ordered = true;
+	char state[96];
+	int i, ret;
+
+	il_run_attr(run, -1, "method", "%s", cw_methods[p->method]);
+	il_run_attr(run, -1, "wake_source", "%s", cw_sources[p->wake_source]);
+	il_run_attr(run, -1, "irq_mode", "%s", cw_irq_modes[p->irq_mode]);
+	il_run_attr(run, -1, "mwait_hint", "0x%02" PRIx64, p->mwait_hint);
+	il_run_attr(run, -1, "seed", "%" PRIu64, seed);
+	if (p->method == IDLELAB_METHOD_MWAIT)
+		cw_state_name(st->n ? st->cpu[0] : 0,
+			      (unsigned int)p->mwait_hint, state,
+			      sizeof(state));
+	else
+		snprintf(state, sizeof(state), "%s",
+			 p->method == IDLELAB_METHOD_HLT ? "HLT" : "POLL");
+	il_run_attr(run, -1, "idle_state", "%s", state);
+	il_run_attr(run, -1, "module_version", "%u.%u",
+		    st->dev.info.module_version >> 16,
+		    st->dev.info.module_version & 0xffff);
+	il_run_attr(run, -1, "cpuid5", "%08x %08x %08x %08x",
+		    st->dev.info.cpuid5_eax, st->dev.info.cpuid5_ebx,
+		    st->dev.info.cpuid5_ecx, st->dev.info.cpuid5_edx);
+	for (i = 0; i < st->n; i++) {
+		memset(&t, 0, sizeof(t));
+		if (st->sender[i] >= 0)
+			il_run_attr(run, st->cpu[i], "sender_cpu", "%d",
+				    st->sender[i]);
+		ret = cw_one(run, st, i, &seed, &t);
+		cw_record(run, st->cpu[i], &t);
+		if (ret)
+			return ret;
+		if (t.done && t.unsup == t.done)
+			return il_errorf(-EOPNOTSUPP, "cstate_wake %s on CPU %d: every sample came back unsupported",
+					 cw_methods[p->method], st->cpu[i]);
+		if (t.entry_ge_exit)
+			all_ordered = false;
+	}
+	/* Checked over every record: a test asserts it from the dataset. */
+	il_run_attr(run, -1, "entry_before_exit_ok", "%d", all_ordered);
+	return 0;
+}
+
+const struct il_bench_ops il_bench_cstate_wake = {
+	.name = "cstate_wake",
+	.summary = "raw idle-state exit (HLT, MWAIT(hint), poll) entered by the idlelab_cstate module, woken by an hrtimer or an IPI",
+	.timestamps = "wake_latency: from t_launch (the hrtimer was due, or the IPI was sent; TSC in the module) to t_exit (the first instruction after the idle instruction); intr_latency: from t_launch to t_intr (the first instruction of the module's interrupt callback); wbinvd_time: TSC before and after WBINVD",
+	.flags = IL_BF_KMOD,	/* needs /dev/idlelab_cstate */
+	.default_cpus = "0",
+	.opts = cw_opts,
+	.params_size = sizeof(struct cw_params),
+	.supported = cw_supported,
+	.setup = cw_setup,
+	.run = cw_run,
+	.teardown = cw_teardown,
+};

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * gaps_irqoff.c - every interruption of a CPU that interrupts cannot
+ * explain, the way the kernel's hwlat tracer looks for them: the
+ * idlelab_cstate module spins reading the TSC with IRQs off for width_us in
+ * every window_us, windows times, on each placed CPU in turn.
+ *
+ * gap is taken between two timestamps: two consecutive TSC reads of the
+ * module's IRQs-off loop that are more than threshold_ns apart.  With IRQs
+ * off, only an SMI, an NMI, or a hypervisor taking the vCPU away can make
+ * one; the NMIs counted on the CPU during the run are stored (nmi_count) so
+ * NMI-caused gaps can be told apart.  Each gap is stored with its time (ns
+ * since the run began, one time base for every CPU), making the series the
+ * gap histogram plus the raw (time, length) list.  The loop period (the
+ * shortest TSC-to-TSC time of the loop) is the detector's resolution and is
+ * stored as loop_period_ns.  The user-space twin with IRQs on is tsc_gaps.
+ */
+#include "bench.h"
+#include "common.h"
+#include "err.h"
+#include "kclient.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct gi_params {
+	uint64_t width_us;
+	uint64_t window_us;
+	uint64_t windows;
+	uint64_t threshold_ns;
+	uint64_t max_records;
+};
+
+static const struct il_opt gi_opts[] = {
+	{ .name = "width_us", .type = IL_OPT_U64,
+	  .offset = offsetof(struct gi_params, width_us),
+	  .min = 1, .max = IDLELAB_MAX_WIDTH_US, .def = "10000", .unit = "us",
+	  .help = "IRQs off this long in each window (hwlat's width)" },
+	{ .name = "window_us", .type = IL_OPT_U64,
+	  .offset = offsetof(struct gi_params, window_us),
+	  .min = 1, .max = IDLELAB_MAX_WINDOW_US, .def = "20000", .unit = "us",
+	  .help = "the period of the windows, at least width_us (hwlat's window)" },
+	{ .name = "windows", .type = IL_OPT_U64,
+	  .offset = offsetof(struct gi_params, windows),
+	  .min = 1, .max = IDLELAB_MAX_WINDOWS, .def = "100", .unit = "count",
+	  .help = "windows per CPU" },
+	{ .name = "threshold_ns", .type = IL_OPT_U64,
+	  .offset = offsetof(struct gi_params, threshold_ns),
+	  .min = 100, .max = 1000000000, .def = "2000", .unit = "ns",
+	  .help = "the smallest interval between two consecutive TSC reads recorded as a gap" },
+	{ .name = "max_records", .type = IL_OPT_U64,
+	  .offset = offsetof(struct gi_params, max_records),
+	  .min = 1, .max = IDLELAB_MAX_SAMPLES, .def = "100000",
+	  .unit = "count", .help = "gap records kept per CPU; beyond, counted as dropped" },
+	IL_OPT_END
+};
+
+struct gi_state {
+	const struct gi_params *p;
+	struct il_kdev dev;
+	int n;
+	int *cpus;
+	struct idlelab_gap_sample *buf;
+};
+
+static const char *gi_supported(void)
+{
+	return il_kdev_absent(IDLELAB_DEV_CSTATE);
+}
+
+static void gi_teardown(struct il_run *run)
+{
+	struct gi_state *st = run->priv;
+
+	if (!st)
+		return;
+	il_kdev_close(&st->dev);
+	free(st->buf);
+	free(st->cpus);
+	free(st);
+	run->priv = NULL;
+}
+
+static int gi_setup(struct il_run *run)
+{
+	const struct gi_params *p = run->params;
+	struct gi_state *st;
+	int ret;
+
+	if (p->window_us < p->width_us)
+		return il_errorf(-EINVAL, "parameter 'window_us': %" PRIu64 " is below width_us %" PRIu64,
+				 p->window_us, p->width_us);
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return il_errorf(-ENOMEM, "out of memory");
+	st->p = p;
+	st->dev.fd = -1;
+	run->priv = st;
+	ret = il_bench_cpus(run, &st->cpus);
+	if (ret < 0)
+		goto fail;
+	st->n = ret;
+	st->buf = calloc(p->max_records, sizeof(*st->buf));
+	if (!st->buf) {
+		ret = il_errorf(-ENOMEM, "out of memory");
+		goto fail;
+	}
+	ret = il_kdev_open(IDLELAB_DEV_CSTATE, &st->dev);
+	if (ret)
+		goto fail;
+	return 0;
+fail:
+	gi_teardown(run);
+	return ret;
+}
+
+static int gi_cpu(struct il_run *run, struct gi_state *st, int cpu,
+		  uint64_t t0)
+{
+	const struct gi_params *p = st->p;
+	struct idlelab_gaps_req r;
+	struct il_series *s;
+	uint64_t k, n = 0;
+	int ret;
+
+	s = il_run_series(run, "gap", "ns", cpu, -1, -1, true);
+	if (!s)
+		return il_errorf(-ENOMEM, "out of memory for a series");
+	il_kreq_init(&r, sizeof(r));
+	r.cpu = (__u32)cpu;
+	r.width_us = (__u32)p->width_us;
+	r.window_us = (__u32)p->window_us;
+	r.nr_windows = (__u32)p->windows;
+	r.threshold_ns = p->threshold_ns;
+	r.nr_samples = (__u32)p->max_records;
+	r.samples = (__u64)(uintptr_t)st->buf;
+	ret = il_kdev_ioctl(&st->dev, IDLELAB_IOC_GAPS, &r, "GAPS");
+	if (ret)
+		return ret;
+	run->tsc_khz = r.tsc_khz;
+	for (k = 0; k < r.nr_done && k < r.nr_samples; k++) {
+		const struct idlelab_gap_sample *g = &st->buf[k];
+
+		if (g->cpu != (__u32)cpu || g->kind != IDLELAB_GAP_KIND_GAP)
+			return il_errorf(-EIO, "GAPS on CPU %d: a record for CPU %u kind %u",
+					 cpu, g->cpu, g->kind);
+		il_series_add_timed(s, g->t > t0 ?
+				    il_kcyc_ns(g->t - t0, r.tsc_khz) : 0,
+				    il_kcyc_ns(g->len, r.tsc_khz));
+		n++;
+	}
+	for (k = 0; k < r.dropped; k++)
+		il_series_dropped(s);
+	il_run_attr(run, cpu, "loop_period_ns", "%.3f",
+		    r.tsc_khz ? (double)r.loop_period * 1e6 / r.tsc_khz : 0.0);
+	il_run_attr(run, cpu, "loop_period_cycles", "%" PRIu64,
+		    (uint64_t)r.loop_period);
+	il_run_attr(run, cpu, "nmi_count", "%" PRIu64, (uint64_t)r.nmi_count);
+	il_run_attr(run, cpu, "gaps", "%" PRIu64, n);
+	il_run_attr(run, cpu, "dropped_records", "%u", r.dropped);
+	return 0;
+}
+
+static int gi_run(struct il_run *run)
+{
+	struct gi_state *st = run->priv;
+	/* The user-space TSC is the module's: one time base for all CPUs. */
+	uint64_t t0 = il_rdtsc_ordered();
+	int i, ret;
+
+	for (i = 0; i < st->n && !il_stop_requested(); i++) {
+		ret = gi_cpu(run, st, st->cpus[i], t0);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+const struct il_bench_ops il_bench_gaps_irqoff = {
+	.name = "gaps_irqoff",
+	.summary = "TSC gaps with IRQs off in bounded windows, per CPU, hwlat's method (idlelab_cstate module)",
+	.timestamps = "gap: two consecutive TSC reads of the module's IRQs-off spin loop more than threshold_ns apart, stored with the time of the first",
+	.flags = IL_BF_KMOD,	/* needs /dev/idlelab_cstate */
+	.default_cpus = "all",
+	.opts = gi_opts,
+	.params_size = sizeof(struct gi_params),
+	.supported = gi_supported,
+	.setup = gi_setup,
+	.run = gi_run,
+	.teardown = gi_teardown,
+};

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ipi_storm.c - closed-loop IPI storms from one CPU to a target set through
+ * the idlelab_ipi module, in four destination modes (seed 001: physical
+ * against cluster destinations):
+ *   physical   one ICR write per target;
+ *   logical    one write per logical cluster (xAPIC flat: one for the mask);
+ *   broadcast  the all-but-self shorthand (targets = every other online CPU);
+ *   kernel     smp_call_function_many() with wait, the kernel's APIC driver.
+ * The raw modes send NMIs to the module's own handler.  A round is closed:
+ * send, then wait (bounded by timeout_us) for every target's
+ * acknowledgement, since NMIs coalesce and open-loop storms lose deliveries.
+ *
+ * The first placed CPU sends; the others are the targets, the first N of
+ * them for each N in `targets` (0 = all of them).  Per round, from TSC
+ * reads in the module:
+ *   round_time = t_complete (the last ack seen by the sender) - t_issue
+ *                (before the first ICR write), group = N;
+ *   issue_time = t_issued (after the last ICR write) - t_issue, group = N;
+ *   arrival    = t of the target's handler's first instruction - t_issue,
+ *                per target CPU (cpu = target), group = N.
+ * A target that did not acknowledge in a round is counted as dropped in its
+ * arrival series, and a round that timed out in round_time.  The attribute
+ * acks_ok is 1 when every round got exactly one ack from every target.
+ * The APIC driver, x2APIC mode, destination model and every CPU's APIC ID
+ * and LDR (APIC_MAP) are stored with the run.
+ */
+#include "bench.h"
+#include "common.h"
+#include "err.h"
+#include "kclient.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const is_modes[] = {
+	"physical", "logical", "broadcast", "kernel", NULL
+};
+
+_Static_assert(IDLELAB_IPI_PHYSICAL == 0 && IDLELAB_IPI_LOGICAL == 1 &&
+	       IDLELAB_IPI_BROADCAST == 2 && IDLELAB_IPI_KERNEL == 3,
+	       "is_modes order");
+
+static const char *const is_dest_models[] = {
+	"xapic-physical", "xapic-flat", "xapic-cluster", "x2apic-physical",
+	"x2apic-cluster",
+};
+
+struct is_params {
+	int mode;
+	uint64_t rounds;
+	uint64_t timeout_us;
+	struct il_u64_list targets;
+};
+
+static const struct il_opt is_opts[] = {
+	{ .name = "mode", .type = IL_OPT_ENUM,
+	  .offset = offsetof(struct is_params, mode), .def = "physical",
+	  .unit = "", .choices = is_modes,
+	  .help = "physical (one ICR write per target), logical (per cluster / flat mask), broadcast (all-but-self), kernel (smp_call_function_many)" },
+	{ .name = "rounds", .type = IL_OPT_U64,
+	  .offset = offsetof(struct is_params, rounds),
+	  .min = 1, .max = IDLELAB_MAX_ROUNDS, .def = "1000",
+	  .unit = "count", .help = "closed-loop rounds per target count" },
+	{ .name = "timeout_us", .type = IL_OPT_U64,
+	  .offset = offsetof(struct is_params, timeout_us),
+	  .min = 1, .max = IDLELAB_MAX_ROUND_TIMEOUT_US, .def = "100000",
+	  .unit = "us", .help = "how long a round waits for its acknowledgements" },
+	{ .name = "targets", .type = IL_OPT_LIST,
+	  .offset = offsetof(struct is_params, targets),
+	  .min = 0, .max = IDLELAB_MAX_CPUS - 1, .def = "0", .unit = "count",
+	  .help = "target counts N: the first N placed CPUs after the sender; 0 = all of them (broadcast needs all)" },
+	IL_OPT_END
+};
+
+struct is_state {
+	const struct is_params *p;
+	struct il_kdev dev;
+	int n;			/* placed CPUs; cpus[0] sends */
+	int *cpus;
+};
+
+static const char *is_supported(void)
+{
+	return il_kdev_absent(IDLELAB_DEV_IPI);
+}
+
+static void is_teardown(struct il_run *run)
+{
+	struct is_state *st = run->priv;
+
+	if (!st)
+		return;
+	il_kdev_close(&st->dev);
+	free(st->cpus);
+	free(st);
+	run->priv = NULL;
+}
+
+static int is_setup(struct il_run *run)
+{
+	const struct is_params *p = run->params;
+	struct is_state *st;
+	int i, ret;
+
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return il_errorf(-ENOMEM, "out of memory");
+	st->p = p;
+	st->dev.fd = -1;
+	run->priv = st;
+	ret = il_bench_cpus(run, &st->cpus);
+	if (ret < 0)
+		goto fail;
+	st->n = ret;
+	if (st->n < 2) {
+		ret = il_errorf(-EINVAL, "ipi_storm needs a sender and at least one target CPU (--cpus all, or e.g. 0-3)");
+		goto fail;
+	}
+	for (i = 0; i < p->targets.n; i++)
+		if (p->targets.v[i] > (uint64_t)(st->n - 1)) {
+			ret = il_errorf(-EINVAL, "parameter 'targets': %" PRIu64 " is more than the %d placed CPUs after the sender",
+					p->targets.v[i], st->n - 1);
+			goto fail;
+		}
+	ret = il_kdev_open(IDLELAB_DEV_IPI, &st->dev);
+	if (ret)
+		goto fail;
+	return 0;
+fail:
+	is_teardown(run);
+	return ret;
+}
+
+static int is_apic_map(struct il_run *run, struct is_state *st)
+{
+	struct idlelab_apic_map_req r;
+	struct idlelab_apic_cpu *c;
+	uint32_t cap = st->dev.info.nr_cpu_ids ? st->dev.info.nr_cpu_ids : 1;
+	uint32_t i;
+	int ret;
+
+	c = calloc(cap, sizeof(*c));
+	if (!c)
+		return il_errorf(-ENOMEM, "out of memory");
+	il_kreq_init(&r, sizeof(r));
+	r.nr_cpus = cap;
+	r.cpus = (__u64)(uintptr_t)c;
+	ret = il_kdev_ioctl(&st->dev, IDLELAB_IOC_APIC_MAP, &r, "APIC_MAP");
+	if (ret)
+		goto out;
+	il_run_attr(run, -1, "apic_driver", "%.*s", IDLELAB_NAME_LEN,
+		    (const char *)r.apic_name);
+	il_run_attr(run, -1, "x2apic", "%u", r.x2apic);
+	il_run_attr(run, -1, "apic_dfr", "0x%08x", r.dfr);
+	il_run_attr(run, -1, "logical_dest_model", "%s",
+		    r.dest_model < 5 ? is_dest_models[r.dest_model] : "unknown");
+	for (i = 0; i < r.nr_cpus && i < cap; i++) {
+		if (!(c[i].flags & IDLELAB_APIC_CPU_ONLINE))
+			continue;
+		il_run_attr(run, (int)c[i].cpu, "apic_id", "%u", c[i].apic_id);
+		il_run_attr(run, (int)c[i].cpu, "ldr", "0x%08x", c[i].ldr);
+	}
+out:
+	free(c);
+	return ret;
+}
+
+/* One target count: @nt targets, cpus[1..nt]. */
+static int is_storm(struct il_run *run, struct is_state *st, int nt,
+		    bool *acks_ok, bool *dest_set)
+{
+	const struct is_params *p = st->p;
+	struct il_series *rt, *it, **arr;
+	struct idlelab_ipi_round *rd = NULL;
+	struct idlelab_ipi_arrival *ar = NULL;
+	struct idlelab_ipi_req r;
+	uint32_t *targets = NULL, wmin = UINT32_MAX, wmax = 0;
+	uint64_t k, bad_rounds = 0, stray = 0;
+	char key[48];
+	int i, ret;
+
+	arr = calloc((size_t)nt, sizeof(*arr));
+	targets = calloc((size_t)nt, sizeof(*targets));
+	rd = calloc(p->rounds, sizeof(*rd));
+	ar = calloc(p->rounds * (uint64_t)nt, sizeof(*ar));
+	rt = il_run_series(run, "round_time", "ns", st->cpus[0], -1, nt, false);
+	it = il_run_series(run, "issue_time", "ns", st->cpus[0], -1, nt, false);
+	if (!arr || !targets || !rd || !ar || !rt || !it) {
+		ret = il_errorf(-ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nt; i++) {
+		targets[i] = (uint32_t)st->cpus[i + 1];
+		arr[i] = il_run_series(run, "arrival", "ns", st->cpus[i + 1],
+				       -1, nt, false);
+		if (!arr[i]) {
+			ret = il_errorf(-ENOMEM, "out of memory for a series");
+			goto out;
+		}
+	}
+	il_kreq_init(&r, sizeof(r));
+	r.mode = (__u32)p->mode;
+	r.sender_cpu = (__u32)st->cpus[0];
+	r.nr_targets = (__u32)nt;
+	r.nr_rounds = (__u32)p->rounds;
+	r.targets = (__u64)(uintptr_t)targets;
+	r.timeout_us = (__u32)p->timeout_us;
+	r.rounds = (__u64)(uintptr_t)rd;
+	r.arrivals = (__u64)(uintptr_t)ar;
+	ret = il_kdev_ioctl(&st->dev, IDLELAB_IOC_IPI_STORM, &r, "IPI_STORM");
+	if (ret)
+		goto out;
+	if (r.unsupported) {
+		ret = il_errorf(-EOPNOTSUPP, "ipi_storm %s from CPU %d to %d targets: %s (module reason %u)",
+				is_modes[p->mode], st->cpus[0], nt,
+				il_kunsup_str(r.unsupported), r.unsupported);
+		goto out;
+	}
+	run->tsc_khz = r.tsc_khz;
+	for (k = 0; k < r.nr_done && k < r.nr_rounds; k++) {
+		const struct idlelab_ipi_round *o = &rd[k];
+		bool good = o->acks == (uint32_t)nt &&
+			    !(o->flags & IDLELAB_ROUND_TIMEOUT);
+
+		if (o->flags & IDLELAB_ROUND_TIMEOUT)
+			il_series_dropped(rt);
+		else
+			il_series_add(rt, il_kcyc_ns(o->t_complete - o->t_issue,
+						     r.tsc_khz));
+		il_series_add(it, il_kcyc_ns(o->t_issued - o->t_issue,
+					     r.tsc_khz));
+		for (i = 0; i < nt; i++) {
+			const struct idlelab_ipi_arrival *a = &ar[k * nt + i];
+
+			if (a->cpu != targets[i] || a->count != 1)
+				good = false;
+			if (!a->count || a->cpu != targets[i] ||
+			    a->t < o->t_issue)
+				il_series_dropped(arr[i]);
+			else
+				il_series_add(arr[i],
+					      il_kcyc_ns(a->t - o->t_issue,
+							 r.tsc_khz));
+		}
+		if (!good)
+			bad_rounds++;
+		stray += o->stray;
+		if (o->icr_writes < wmin)
+			wmin = o->icr_writes;
+		if (o->icr_writes > wmax)
+			wmax = o->icr_writes;
+	}
+	if (bad_rounds || r.nr_done != r.nr_rounds)
+		*acks_ok = false;
+	/* Per target count N; "icr_writes" alone is for all the targets. */
+	if (nt == st->n - 1)
+		il_run_attr(run, -1, "icr_writes", wmin == wmax ? "%u" : "%u-%u",
+			    wmin, wmax);
+	snprintf(key, sizeof(key), "icr_writes_n%d", nt);
+	il_run_attr(run, -1, key, wmin == wmax ? "%u" : "%u-%u", wmin, wmax);
+	snprintf(key, sizeof(key), "rounds_done_n%d", nt);
+	il_run_attr(run, -1, key, "%u", r.nr_done);
+	snprintf(key, sizeof(key), "rounds_bad_acks_n%d", nt);
+	il_run_attr(run, -1, key, "%" PRIu64, bad_rounds);
+	snprintf(key, sizeof(key), "stray_nmis_n%d", nt);
+	il_run_attr(run, -1, key, "%" PRIu64, stray);
+	if (!*dest_set) {
+		il_run_attr(run, -1, "dest_model", "%u", r.dest_model);
+		*dest_set = true;
+	}
+	if (r.nr_done < r.nr_rounds && !il_stop_requested())
+		ret = il_errorf(-EIO, "IPI_STORM completed %u of %u rounds",
+				r.nr_done, r.nr_rounds);
+out:
+	free(arr);
+	free(targets);
+	free(rd);
+	free(ar);
+	return ret;
+}
+
+static int is_run(struct il_run *run)
+{
+	struct is_state *st = run->priv;
+	const struct is_params *p = st->p;
+	bool acks_ok = true, dest_set = false;
+	int i, nt, ret;
+
+	il_run_attr(run, -1, "mode", "%s", is_modes[p->mode]);
+	il_run_attr(run, -1, "sender_cpu", "%d", st->cpus[0]);
+	ret = is_apic_map(run, st);
+	if (ret)
+		return ret;
+	for (i = 0; i < p->targets.n && !il_stop_requested(); i++) {
+		nt = p->targets.v[i] ? (int)p->targets.v[i] : st->n - 1;
+		ret = is_storm(run, st, nt, &acks_ok, &dest_set);
+		if (ret)
+			return ret;
+	}
+	/* Exactly one ack per target per round, over every round. */
+	il_run_attr(run, -1, "acks_ok", "%d", acks_ok);
+	return 0;
+}
+
+const struct il_bench_ops il_bench_ipi_storm = {
+	.name = "ipi_storm",
+	.summary = "closed-loop IPI storms from the first placed CPU to the others, physical/logical/broadcast/kernel (idlelab_ipi module)",
+	.timestamps = "round_time: TSC before the first ICR write (t_issue) to the sender seeing the last acknowledgement (t_complete); issue_time: t_issue to after the last ICR write; arrival: t_issue to the first instruction of the target's handler",
+	.flags = IL_BF_KMOD | IL_BF_MULTI_CPU,	/* /dev/idlelab_ipi; sender + targets */
+	.default_cpus = "all",
+	.opts = is_opts,
+	.params_size = sizeof(struct is_params),
+	.supported = is_supported,
+	.setup = is_setup,
+	.run = is_run,
+	.teardown = is_teardown,
+};

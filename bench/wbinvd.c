@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * wbinvd.c - what a WBINVD costs, on its own CPU and on the others, through
+ * the idlelab_cstate module (seed 000: a C3 entry that ran WBINVD every
+ * time, 65-69 us each, and TSC gaps of up to 222 us on other CPUs).
+ *
+ * mode=sweep: on each placed CPU in turn the module dirties each footprint
+ * and times WBINVD (or WBNOINVD with noinvd), reps times.  wbinvd_time is
+ * taken between two TSC reads in the module, just before and just after
+ * the instruction; one series per CPU and footprint (group = footprint in
+ * KiB).
+ *
+ * mode=blast: the first placed CPU is the aggressor, the others victims.
+ * Each victim spins reading the TSC with IRQs off in bounded windows of
+ * width_us, as gaps_irqoff does, while the aggressor dirties dirty_bytes
+ * and runs WBINVD every interval_us, reps times.  victim_gap is taken
+ * between two consecutive TSC reads of a victim's loop that are more than
+ * threshold_ns apart, stored with its time (ns since the run began, one
+ * time base for every CPU) so that gaps line up with the aggressor's
+ * WBINVDs, themselves stored as the timed series wbinvd_time of the
+ * aggressor.  All times are TSC cycles converted with the module's tsc_khz.
+ */
+#include "bench.h"
+#include "common.h"
+#include "err.h"
+#include "kclient.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const wb_modes[] = { "sweep", "blast", NULL };
+
+_Static_assert(IDLELAB_WBINVD_SWEEP == 0 && IDLELAB_WBINVD_BLAST == 1,
+	       "wb_modes order");
+
+/* Gap records the blast mode can return per request. */
+#define WB_MAX_RECORDS	1000000
+
+struct wb_params {
+	int mode;
+	struct il_u64_list footprints;
+	uint64_t reps;
+	bool noinvd;
+	uint64_t interval_us;
+	uint64_t dirty_bytes;
+	uint64_t width_us;
+	uint64_t threshold_ns;
+	uint64_t max_records;
+};
+
+static const struct il_opt wb_opts[] = {
+	{ .name = "mode", .type = IL_OPT_ENUM,
+	  .offset = offsetof(struct wb_params, mode), .def = "sweep",
+	  .unit = "", .choices = wb_modes,
+	  .help = "sweep: WBINVD cost against dirty footprint on each placed CPU; blast: gaps on the other placed CPUs while the first runs WBINVD" },
+	{ .name = "footprints", .type = IL_OPT_LIST,
+	  .offset = offsetof(struct wb_params, footprints),
+	  .min = 0, .max = IDLELAB_MAX_DIRTY_BYTES,
+	  .def = "0,65536,1048576,16777216", .unit = "bytes",
+	  .help = "sweep: bytes dirtied before each timed WBINVD (series group = KiB)" },
+	{ .name = "reps", .type = IL_OPT_U64,
+	  .offset = offsetof(struct wb_params, reps),
+	  .min = 1, .max = IDLELAB_MAX_REPS, .def = "100", .unit = "count",
+	  .help = "sweep: WBINVDs per footprint; blast: WBINVDs on the aggressor" },
+	{ .name = "noinvd", .type = IL_OPT_BOOL,
+	  .offset = offsetof(struct wb_params, noinvd), .def = "false",
+	  .unit = "",
+	  .help = "sweep: time WBNOINVD instead (unsupported where CPUID lacks it)" },
+	{ .name = "interval_us", .type = IL_OPT_U64,
+	  .offset = offsetof(struct wb_params, interval_us),
+	  .min = 1, .max = IDLELAB_MAX_INTERVAL_US, .def = "7000",
+	  .unit = "us",
+	  .help = "blast: time between two WBINVDs (seed 000: ~140/s)" },
+	{ .name = "dirty_bytes", .type = IL_OPT_U64,
+	  .offset = offsetof(struct wb_params, dirty_bytes),
+	  .min = 0, .max = IDLELAB_MAX_DIRTY_BYTES, .def = "16777216",
+	  .unit = "bytes", .help = "blast: bytes dirtied before each WBINVD" },
+	{ .name = "width_us", .type = IL_OPT_U64,
+	  .offset = offsetof(struct wb_params, width_us),
+	  .min = 1, .max = IDLELAB_MAX_WIDTH_US, .def = "10000", .unit = "us",
+	  .help = "blast: length of each IRQs-off window of the victims" },
+	{ .name = "threshold_ns", .type = IL_OPT_U64,
+	  .offset = offsetof(struct wb_params, threshold_ns),
+	  .min = 100, .max = 1000000000, .def = "2000", .unit = "ns",
+	  .help = "blast: the smallest victim TSC gap recorded" },
+	{ .name = "max_records", .type = IL_OPT_U64,
+	  .offset = offsetof(struct wb_params, max_records),
+	  .min = 1, .max = WB_MAX_RECORDS, .def = "100000", .unit = "count",
+	  .help = "blast: gap records kept; beyond, counted as dropped" },
+	IL_OPT_END
+};
+
+struct wb_state {
+	const struct wb_params *p;
+	struct il_kdev dev;
+	int n;
+	int *cpus;
+};
+
+static const char *wb_supported(void)
+{
+	return il_kdev_absent(IDLELAB_DEV_CSTATE);
+}
+
+static void wb_teardown(struct il_run *run)
+{
+	struct wb_state *st = run->priv;
+
+	if (!st)
+		return;
+	il_kdev_close(&st->dev);
+	free(st->cpus);
+	free(st);
+	run->priv = NULL;
+}
+
+static int wb_setup(struct il_run *run)
+{
+	const struct wb_params *p = run->params;
+	struct wb_state *st;
+	int ret;
+
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return il_errorf(-ENOMEM, "out of memory");
+	st->p = p;
+	st->dev.fd = -1;
+	run->priv = st;
+	ret = il_bench_cpus(run, &st->cpus);
+	if (ret < 0)
+		goto fail;
+	st->n = ret;
+	if (p->mode == IDLELAB_WBINVD_BLAST && st->n < 2) {
+		ret = il_errorf(-EINVAL, "mode=blast needs an aggressor and at least one victim CPU (--cpus all, or e.g. 0-3)");
+		goto fail;
+	}
+	ret = il_kdev_open(IDLELAB_DEV_CSTATE, &st->dev);
+	if (ret)
+		goto fail;
+	return 0;
+fail:
+	wb_teardown(run);
+	return ret;
+}
+
+static int wb_sweep_cpu(struct il_run *run, struct wb_state *st, int cpu)
+{
+	const struct wb_params *p = st->p;
+	struct il_series *s[IL_LIST_MAX];
+	struct idlelab_wbinvd_sample *buf;
+	struct idlelab_wbinvd_req r;
+	uint64_t fp[IL_LIST_MAX];
+	uint64_t unsup = 0, k;
+	int i, j, ret;
+
+	for (i = 0; i < p->footprints.n; i++) {
+		fp[i] = p->footprints.v[i];
+		s[i] = il_run_series(run, "wbinvd_time", "ns", cpu, -1,
+				     (int64_t)(fp[i] / 1024), false);
+		if (!s[i])
+			return il_errorf(-ENOMEM, "out of memory for a series");
+	}
+	buf = calloc(p->reps * (uint64_t)p->footprints.n, sizeof(*buf));
+	if (!buf)
+		return il_errorf(-ENOMEM, "out of memory");
+	il_kreq_init(&r, sizeof(r));
+	r.mode = IDLELAB_WBINVD_SWEEP;
+	r.cpu = (__u32)cpu;
+	r.flags = p->noinvd ? IDLELAB_WBINVD_F_NOINVD : 0;
+	r.nr_footprints = (__u32)p->footprints.n;
+	r.footprints = (__u64)(uintptr_t)fp;
+	r.reps = (__u32)p->reps;
+	r.nr_samples = (__u32)(p->reps * (uint64_t)p->footprints.n);
+	r.samples = (__u64)(uintptr_t)buf;
+	ret = il_kdev_ioctl(&st->dev, IDLELAB_IOC_WBINVD, &r, "WBINVD sweep");
+	if (ret)
+		goto out;
+	if (r.unsupported) {
+		ret = il_errorf(-EOPNOTSUPP, "%s on CPU %d: %s (module reason %u)",
+				p->noinvd ? "WBNOINVD" : "WBINVD", cpu,
+				il_kunsup_str(r.unsupported), r.unsupported);
+		goto out;
+	}
+	if (!run->tsc_khz)
+		run->tsc_khz = r.tsc_khz;
+	for (k = 0; k < r.nr_done && k < r.nr_samples; k++) {
+		if (buf[k].flags & IDLELAB_SAMPLE_UNSUPPORTED) {
+			unsup++;
+			continue;
+		}
+		for (j = 0; j < p->footprints.n; j++)
+			if (fp[j] == buf[k].dirty_bytes)
+				break;
+		if (j == p->footprints.n) {
+			ret = il_errorf(-EIO, "WBINVD sweep on CPU %d: a record for %" PRIu64 " bytes, not a requested footprint",
+					cpu, (uint64_t)buf[k].dirty_bytes);
+			goto out;
+		}
+		il_series_add(s[j], il_kcyc_ns(buf[k].cycles, r.tsc_khz));
+	}
+	il_run_attr(run, cpu, "unsupported_samples", "%" PRIu64, unsup);
+	if (r.nr_done && unsup == r.nr_done)
+		ret = il_errorf(-EOPNOTSUPP, "%s on CPU %d: every sample came back unsupported",
+				p->noinvd ? "WBNOINVD" : "WBINVD", cpu);
+	else if (r.nr_done < r.nr_samples)
+		ret = il_errorf(-EIO, "WBINVD sweep on CPU %d returned %u of %u samples",
+				cpu, r.nr_done, r.nr_samples);
+out:
+	free(buf);
+	return ret;
+}
+
+static int wb_blast(struct il_run *run, struct wb_state *st)
+{
+	const struct wb_params *p = st->p;
+	struct il_series **gap, *ev;
+	struct idlelab_gap_sample *buf;
+	struct idlelab_wbinvd_req r;
+	uint32_t *victims;
+	uint64_t t0 = 0, k, *count;
+	int aggr = st->cpus[0], nv = st->n - 1, i, ret = 0;
+
+	gap = calloc((size_t)nv, sizeof(*gap));
+	count = calloc((size_t)nv, sizeof(*count));
+	victims = calloc((size_t)nv, sizeof(*victims));
+	buf = calloc(p->max_records, sizeof(*buf));
+	ev = il_run_series(run, "wbinvd_time", "ns", aggr, -1, -1, true);
+	if (!gap || !count || !victims || !buf || !ev) {
+		ret = il_errorf(-ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < nv; i++) {
+		victims[i] = (uint32_t)st->cpus[i + 1];
+		gap[i] = il_run_series(run, "victim_gap", "ns", st->cpus[i + 1],
+				       -1, -1, true);
+		if (!gap[i]) {
+			ret = il_errorf(-ENOMEM, "out of memory for a series");
+			goto out;
+		}
+	}
+	il_kreq_init(&r, sizeof(r));
+	r.mode = IDLELAB_WBINVD_BLAST;
+	r.cpu = (__u32)aggr;
+	r.reps = (__u32)p->reps;
+	r.interval_us = (__u32)p->interval_us;
+	r.dirty_bytes = p->dirty_bytes;
+	r.nr_victims = (__u32)nv;
+	r.width_us = (__u32)p->width_us;
+	r.victims = (__u64)(uintptr_t)victims;
+	r.threshold_ns = p->threshold_ns;
+	r.nr_samples = (__u32)p->max_records;
+	r.samples = (__u64)(uintptr_t)buf;
+	ret = il_kdev_ioctl(&st->dev, IDLELAB_IOC_WBINVD, &r, "WBINVD blast");
+	if (ret)
+		goto out;
+	if (r.unsupported) {
+		ret = il_errorf(-EOPNOTSUPP, "WBINVD blast from CPU %d: %s (module reason %u)",
+				aggr, il_kunsup_str(r.unsupported),
+				r.unsupported);
+		goto out;
+	}
+	run->tsc_khz = r.tsc_khz;
+	/* The run's time base: the earliest record, on every CPU. */
+	for (k = 0; k < r.nr_done && k < r.nr_samples; k++)
+		if (!t0 || buf[k].t < t0)
+			t0 = buf[k].t;
+	for (k = 0; k < r.nr_done && k < r.nr_samples; k++) {
+		const struct idlelab_gap_sample *g = &buf[k];
+		uint64_t t = il_kcyc_ns(g->t - t0, r.tsc_khz);
+
+		if (g->kind == IDLELAB_GAP_KIND_WBINVD) {
+			il_series_add_timed(ev, t, il_kcyc_ns(g->len, r.tsc_khz));
+			continue;
+		}
+		for (i = 0; i < nv; i++)
+			if (victims[i] == g->cpu)
+				break;
+		if (i == nv) {
+			ret = il_errorf(-EIO, "WBINVD blast: a gap record for CPU %u, not a victim",
+					g->cpu);
+			goto out;
+		}
+		count[i]++;
+		il_series_add_timed(gap[i], t, il_kcyc_ns(g->len, r.tsc_khz));
+	}
+	il_run_attr(run, -1, "aggressor_cpu", "%d", aggr);
+	il_run_attr(run, -1, "dropped_records", "%u", r.dropped);
+	for (i = 0; i < nv; i++)
+		il_run_attr(run, (int)victims[i], "victim_gaps", "%" PRIu64,
+			    count[i]);
+out:
+	free(gap);
+	free(count);
+	free(victims);
+	free(buf);
+	return ret;
+}
+
+static int wb_run(struct il_run *run)
+{
+	struct wb_state *st = run->priv;
+	int i, ret;
+
+	il_run_attr(run, -1, "mode", "%s", wb_modes[st->p->mode]);
+	if (st->p->mode == IDLELAB_WBINVD_BLAST)
+		return wb_blast(run, st);
+	for (i = 0; i < st->n && !il_stop_requested(); i++) {
+		ret = wb_sweep_cpu(run, st, st->cpus[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+const struct il_bench_ops il_bench_wbinvd = {
+	.name = "wbinvd",
+	.summary = "WBINVD cost against the dirty footprint, and its blast radius: IRQs-off TSC gaps on other CPUs meanwhile (idlelab_cstate module)",
+	.timestamps = "wbinvd_time: TSC just before and just after WBINVD (or WBNOINVD) in the module; victim_gap: two consecutive TSC reads of a victim's IRQs-off loop more than threshold_ns apart",
+	.flags = IL_BF_KMOD,	/* needs /dev/idlelab_cstate */
+	.default_cpus = "0",
+	.opts = wb_opts,
+	.params_size = sizeof(struct wb_params),
+	.supported = wb_supported,
+	.setup = wb_setup,
+	.run = wb_run,
+	.teardown = wb_teardown,
+};

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * import.c - `idlelab import` (import.h): cyclictest's JSON histogram into
+ * one run, and the seeds' reference figures into reference machines.
+ *
+ * Both are idempotent without any bookkeeping table: a cyclictest run's
+ * UUID is a hash of the file's bytes, and reference rows carry fixed UUIDs
+ * in their file, so a second import finds them present and adds nothing.
+ *
+ * Reference rows (machines.is_reference = 1, with their source) hold only
+ * what a post published.  A full seed-002-style row (n, min, max, median,
+ * mean, stddev) becomes a summary whose percentiles past the median are
+ * NULL; the schema wants a histogram for every summary, so it gets a
+ * placeholder holding the published min and max once and the median
+ * n - 2 times, flagged by the run attribute ref.histogram.  Reports take
+ * a reference row's statistics from the summary, never from that
+ * histogram.  Lone figures ("65-69 us") become run attributes
+ * "published:NAME".
+ */
+#include "import.h"
+#include "env.h"
+#include "err.h"
+#include "series.h"
+#include "stats.h"
+#include "store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* A version-8 (RFC 9562 "custom") UUID from two FNV-1a hashes of @p. */
+static void hash_uuid(const void *p, size_t n, const char *salt, char out[37])
+{
+	uint64_t a = 0xcbf29ce484222325ULL, b = 0x84222325cbf29ce4ULL;
+	const unsigned char *c = p;
+	size_t i;
+
+	for (i = 0; salt[i]; i++) {
+		a = (a ^ (unsigned char)salt[i]) * 0x100000001b3ULL;
+		b = (b ^ (unsigned char)salt[i]) * 0x100000001b3ULL;
+	}
+	for (i = 0; i < n; i++) {
+		a = (a ^ c[i]) * 0x100000001b3ULL;
+		b = (b ^ c[n - 1 - i]) * 0x100000001b3ULL;
+	}
+	snprintf(out, 37, "%08" PRIx64 "-%04" PRIx64 "-8%03" PRIx64 "-%04" PRIx64 "-%012" PRIx64,
+		 a >> 32, (a >> 16) & 0xffff, a & 0xfff,
+		 (uint64_t)(0x8000 | ((b >> 48) & 0x3fff)), b & (uint64_t)0xffffffffffff);
+}
+
+static int run_exists(struct il_store *s, const char *uuid)
+{
+	sqlite3 *db = il_store_db(s);
+	sqlite3_stmt *st;
+	int found = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM runs WHERE uuid = ?1", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
+		found = sqlite3_step(st) == SQLITE_ROW;
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+static int read_file(const char *path, char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 16, n = 0, r;
+	char *b;
+
+	if (!f)
+		return il_errorf(-errno, "%s: %s", path, strerror(errno));
+	b = malloc(cap + 1);
+	while (b && (r = fread(b + n, 1, cap - n, f)) > 0) {
+		n += r;
+		if (n == cap) {
+			char *nb = cap < (256u << 20) ? realloc(b, cap * 2 + 1) : NULL;
+
+			if (!nb) {
+				free(b);
+				b = NULL;
+				break;
+			}
+			b = nb;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	if (!b)
+		return il_errorf(-EINVAL, "%s: too large or out of memory", path);
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* "Mon, 30 Nov 2026 21:15:55 +0000", as rt-tests writes it. */
+static uint64_t rt_time(json_t *v)
+{
+	struct tm tm;
+	const char *s = json_string_value(v), *end;
+	time_t t;
+
+	if (!s)
+		return 0;
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(s, "%a, %d %b %Y %H:%M:%S %z", &tm);
+	if (!end)
+		return 0;
+	t = timegm(&tm) - tm.tm_gmtoff;
+	return t > 0 ? (uint64_t)t * 1000000000ULL : 0;
+}
+
+/* rt-tests writes some keys with a trailing colon ("cmdline:"). */
+static json_t *get2(json_t *o, const char *k)
+{
+	char buf[64];
+	json_t *v = json_object_get(o, k);
+
+	if (v)
+		return v;
+	snprintf(buf, sizeof(buf), "%s:", k);
+	return json_object_get(o, buf);
+}
+
+struct attrs {
+	int n;
+	struct il_run_attr v[512];
+	char *owned[512];
+	int nowned;
+};
+
+static void attr(struct attrs *a, int cpu, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void attr(struct attrs *a, int cpu, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+	char *v;
+
+	if (a->n == 512 || a->nowned == 512)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&v, fmt, ap) < 0)
+		v = NULL;
+	va_end(ap);
+	if (!v)
+		return;
+	a->owned[a->nowned++] = v;
+	a->v[a->n].cpu = cpu;
+	a->v[a->n].key = key;
+	a->v[a->n++].value = v;
+}
+
+static int thread_series(json_t *th, const char *name, struct il_series **out,
+			 struct attrs *a)
+{
+	json_t *hist = json_object_get(th, "histogram"), *v;
+	json_t *cpu = json_object_get(th, "cpu");
+	uint64_t cycles = (uint64_t)json_integer_value(json_object_get(th, "cycles"));
+	struct il_series *s;
+	const char *k;
+	double sum = 0, m2 = 0;
+	int c = json_is_integer(cpu) ? (int)json_integer_value(cpu) : -1;
+
+	if (!json_is_object(hist) || !json_object_size(hist))
+		return il_errorf(-EINVAL, "thread %s has no histogram (run cyclictest with -h/--histogram)", name);
+	s = il_series_new("wake_latency", "ns", c, -1, -1, false, false);
+	if (!s)
+		return il_errorf(-ENOMEM, "out of memory");
+	json_object_foreach(hist, k, v) {
+		char *end;
+		unsigned long long us = strtoull(k, &end, 10);
+		json_int_t n = json_integer_value(v);
+		uint64_t ns = us * 1000;
+
+		if (*end || !*k || !json_is_integer(v) || n < 0 || ns > IL_HIST_HIGHEST) {
+			il_series_free(s);
+			return il_errorf(-EINVAL, "thread %s: histogram bucket '%s' is not a count per microsecond", name, k);
+		}
+		if (!n)
+			continue;
+		il_hist_record_n(s->hist, ns, (uint64_t)n);
+		if (!s->sum.count || ns < s->sum.min)
+			s->sum.min = ns;
+		if (ns > s->sum.max)
+			s->sum.max = ns;
+		s->sum.count += (uint64_t)n;
+		sum += (double)ns * (double)n;
+	}
+	if (s->sum.count) {
+		s->sum.mean = sum / (double)s->sum.count;
+		json_object_foreach(hist, k, v) {
+			double d = strtod(k, NULL) * 1000 - s->sum.mean;
+
+			m2 += d * d * (double)json_integer_value(v);
+		}
+		s->sum.m2 = m2;
+	}
+	/* cyclictest's overflow: samples past the histogram, value unknown. */
+	s->sum.dropped = cycles > s->sum.count ? cycles - s->sum.count : 0;
+	attr(a, c, "cyclictest.thread", "%s", name);
+	attr(a, c, "cyclictest.cycles", "%" PRIu64, cycles);
+	attr(a, c, "cyclictest.overflows", "%" PRIu64, s->sum.dropped);
+	attr(a, c, "cyclictest.min_us", "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(th, "min")));
+	attr(a, c, "cyclictest.max_us", "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(th, "max")));
+	attr(a, c, "cyclictest.avg_us", "%.2f", json_number_value(json_object_get(th, "avg")));
+	*out = s;
+	return 0;
+}
+
+static int put_derived_machine(struct il_store *s, json_t *sysinfo, char uuid[37])
+{
+	const char *node = json_string_value(json_object_get(sysinfo, "nodename"));
+	const char *mach = json_string_value(json_object_get(sysinfo, "machine"));
+	char key[512], *fp;
+	json_t *o;
+	sqlite3_stmt *st;
+	int ret;
+
+	snprintf(key, sizeof(key), "%s/%s", node ? node : "unknown", mach ? mach : "unknown");
+	hash_uuid(key, strlen(key), "cyclictest-machine", uuid);
+	o = json_pack("{s:s,s:O}", "source", "cyclictest import",
+		      "uname", sysinfo ? sysinfo : json_null());
+	fp = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	ret = il_store_put_machine(s, uuid, node ? node : "unknown", fp, NULL);
+	free(fp);
+	if (ret)
+		return ret;
+	if (sqlite3_prepare_v2(il_store_db(s),
+			       "UPDATE machines SET source = 'cyclictest import' WHERE uuid = ?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return il_errorf(-EIO, "marking the machine: %s", sqlite3_errmsg(il_store_db(s)));
+	sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
+	ret = sqlite3_step(st) == SQLITE_DONE ? 0 :
+	      il_errorf(-EIO, "marking the machine: %s", sqlite3_errmsg(il_store_db(s)));
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int il_import_cyclictest(struct il_store *s, const char *path,
+			 const char *machine_uuid, char run_uuid[37],
+			 bool *already)
+{
+	struct il_series *series[256];
+	struct il_run_rec r = { 0 };
+	struct attrs *a = calloc(1, sizeof(*a));
+	json_t *doc = NULL, *threads, *th, *params = NULL, *rc;
+	char *buf = NULL, *params_s = NULL, version[128];
+	const char *name;
+	json_error_t jerr;
+	size_t len = 0;
+	int ns = 0, i, ret;
+
+	*already = false;
+	if (!a)
+		return il_errorf(-ENOMEM, "out of memory");
+	ret = read_file(path, &buf, &len);
+	if (ret)
+		goto out;
+	hash_uuid(buf, len, "cyclictest-run", run_uuid);
+	doc = json_loadb(buf, len, 0, &jerr);
+	if (!doc) {
+		ret = il_errorf(-EINVAL, "%s:%d: not JSON: %s", path, jerr.line, jerr.text);
+		goto out;
+	}
+	threads = json_object_get(doc, "thread");
+	if (!json_is_object(threads) || !json_object_size(threads)) {
+		ret = il_errorf(-EINVAL, "%s: no \"thread\" object: not cyclictest --json output", path);
+		goto out;
+	}
+	if (run_exists(s, run_uuid)) {
+		*already = true;
+		goto out;
+	}
+	json_object_foreach(threads, name, th) {
+		if (ns == 256) {
+			ret = il_errorf(-EINVAL, "%s: more than 256 threads", path);
+			goto out;
+		}
+		ret = thread_series(th, name, &series[ns], a);
+		if (ret) {
+			il_errorf(ret, "%s: %s", path, il_errmsg());
+			goto out;
+		}
+		for (i = 0; i < ns; i++)
+			if (series[i]->cpu == series[ns]->cpu) {
+				il_series_free(series[ns]);
+				ret = il_errorf(-EINVAL, "%s: two threads report CPU %d; import runs with one thread per CPU (-a, -t)", path, series[i]->cpu);
+				goto out;
+			}
+		ns++;
+	}
+	if (machine_uuid) {
+		snprintf(r.machine_uuid, sizeof(r.machine_uuid), "%s", machine_uuid);
+	} else {
+		ret = put_derived_machine(s, json_object_get(doc, "sysinfo"), r.machine_uuid);
+		if (ret)
+			goto out;
+	}
+	/* rt-tests' JSON has no parameter object; keep what it does say. */
+	params = json_object();
+	json_object_set(params, "cmdline", get2(doc, "cmdline") ?: json_null());
+	json_object_set(params, "resolution_in_ns", json_object_get(doc, "resolution_in_ns") ?: json_null());
+	json_object_set(params, "num_threads", json_object_get(doc, "num_threads") ?: json_null());
+	if (json_is_object(json_object_get(doc, "parameters")))
+		json_object_update(params, json_object_get(doc, "parameters"));
+	params_s = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+	snprintf(version, sizeof(version), "rt-tests %s",
+		 json_string_value(get2(doc, "rt_test_version")) ?: "unknown");
+	memcpy(r.uuid, run_uuid, 37);
+	r.bench = "cyclictest";
+	r.params_json = params_s;
+	r.placement = "cyclictest";
+	r.plan_index = -1;
+	r.start_ns = rt_time(json_object_get(doc, "start_time"));
+	r.end_ns = rt_time(json_object_get(doc, "end_time"));
+	if (r.end_ns < r.start_ns)
+		r.end_ns = r.start_ns;
+	rc = json_object_get(doc, "return_code");
+	r.status = !rc || json_integer_value(rc) == 0 ? "ok" : "failed";
+	r.status_reason = strcmp(r.status, "ok") ? "cyclictest returned non-zero" : NULL;
+	r.tool_version = version;
+	r.cmdline = json_string_value(get2(doc, "cmdline"));
+	r.nseries = ns;
+	r.series = series;
+	attr(a, -1, "wake_source", "timer");
+	attr(a, -1, "import.source", "%s", path);
+	attr(a, -1, "import.note", "cyclictest whole microseconds (truncated) x 1000; overflows counted as dropped");
+	r.nattrs = a->n;
+	r.attrs = a->v;
+	ret = il_store_save_run(s, &r);
+out:
+	for (i = 0; i < ns; i++)
+		il_series_free(series[i]);
+	for (i = 0; i < a->nowned; i++)
+		free(a->owned[i]);
+	free(a);
+	json_decref(params);
+	json_decref(doc);
+	free(params_s);
+	free(buf);
+	return ret;
+}
+
+/* ---- reference figures -------------------------------------------- */
+
+static int step(sqlite3 *db, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (rc != SQLITE_DONE)
+		return il_errorf(-EIO, "%s: %s", what, sqlite3_errmsg(db));
+	return 0;
+}
+
+static int ref_series(sqlite3 *db, const char *run, json_t *se)
+{
+	static const char sum_sql[] =
+		"INSERT INTO summaries (run_uuid, metric, unit, cpu, cpu2, grp, count,"
+		" min, max, mean, stddev, p50) VALUES (?1, ?2, ?3, -1, -1, -1, ?4, ?5, ?6, ?7, ?8, ?9)";
+	json_int_t n = json_integer_value(json_object_get(se, "count"));
+	json_int_t mn = json_integer_value(json_object_get(se, "min"));
+	json_int_t mx = json_integer_value(json_object_get(se, "max"));
+	json_int_t med = json_integer_value(json_object_get(se, "median"));
+	const char *metric = json_string_value(json_object_get(se, "metric"));
+	const char *unit = json_string_value(json_object_get(se, "unit"));
+	struct il_hist *h;
+	sqlite3_stmt *st;
+	uint8_t *blob;
+	size_t blen;
+	int ret;
+
+	if (!metric || !unit || n < 3 || mn < 0 || mx < mn || med < mn || med > mx ||
+	    !json_is_number(json_object_get(se, "mean")))
+		return il_errorf(-EINVAL, "run %s: a series needs metric, unit, count >= 3, min <= median <= max and mean", run);
+	if (sqlite3_prepare_v2(db, sum_sql, -1, &st, NULL) != SQLITE_OK)
+		return il_errorf(-EIO, "%s", sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, unit, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, n);
+	sqlite3_bind_int64(st, 5, mn);
+	sqlite3_bind_int64(st, 6, mx);
+	sqlite3_bind_double(st, 7, json_number_value(json_object_get(se, "mean")));
+	if (json_is_number(json_object_get(se, "stddev")))
+		sqlite3_bind_double(st, 8, json_number_value(json_object_get(se, "stddev")));
+	sqlite3_bind_int64(st, 9, med);
+	ret = step(db, st, "storing a reference summary");
+	sqlite3_finalize(st);
+	if (ret)
+		return ret;
+	/* The placeholder histogram: published points only (see the top). */
+	h = il_hist_new();
+	if (!h)
+		return il_errorf(-ENOMEM, "out of memory");
+	il_hist_record_n(h, (uint64_t)mn, 1);
+	il_hist_record_n(h, (uint64_t)med, (uint64_t)n - 2);
+	il_hist_record_n(h, (uint64_t)mx, 1);
+	ret = il_hist_encode(h, &blob, &blen);
+	il_hist_free(h);
+	if (ret)
+		return ret;
+	if (sqlite3_prepare_v2(db, "INSERT INTO histograms (summary_id, layout, blob)"
+			       " VALUES (last_insert_rowid(), ?1, ?2)", -1, &st, NULL) != SQLITE_OK) {
+		free(blob);
+		return il_errorf(-EIO, "%s", sqlite3_errmsg(db));
+	}
+	sqlite3_bind_int(st, 1, IL_HIST_LAYOUT);
+	sqlite3_bind_blob(st, 2, blob, (int)blen, SQLITE_TRANSIENT);
+	ret = step(db, st, "storing a reference histogram");
+	sqlite3_finalize(st);
+	free(blob);
+	return ret;
+}
+
+static int ref_attr(sqlite3 *db, const char *run, const char *key, const char *val)
+{
+	sqlite3_stmt *st;
+	int ret;
+
+	if (sqlite3_prepare_v2(db, "INSERT INTO run_attrs (run_uuid, cpu, key, value)"
+			       " VALUES (?1, -1, ?2, ?3)", -1, &st, NULL) != SQLITE_OK)
+		return il_errorf(-EIO, "%s", sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, val, -1, SQLITE_STATIC);
+	ret = step(db, st, "storing a reference figure");
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int ref_run(sqlite3 *db, json_t *run, const char *path, int *nruns)
+{
+	static const char run_sql[] =
+		"INSERT INTO runs (uuid, machine_uuid, bench, params, placement,"
+		" start_ns, end_ns, status, tool_version, cmdline)"
+		" SELECT ?1, ?2, ?3, ?4, 'published', 0, 0, 'ok', 'reference', ?5"
+		" WHERE NOT EXISTS (SELECT 1 FROM runs WHERE uuid = ?1)";
+	const char *uuid = json_string_value(json_object_get(run, "uuid"));
+	const char *mach = json_string_value(json_object_get(run, "machine"));
+	const char *bench = json_string_value(json_object_get(run, "bench"));
+	json_t *params = json_object_get(run, "params"), *v, *series;
+	char *ps, key[128];
+	const char *k;
+	sqlite3_stmt *st;
+	size_t i;
+	int ret;
+
+	if (!uuid || !il_uuid_valid(uuid) || !mach || !bench)
+		return il_errorf(-EINVAL, "%s: a run needs uuid, machine and bench", path);
+	ps = json_dumps(json_is_object(params) ? params : json_object(),
+			JSON_COMPACT | JSON_SORT_KEYS);
+	if (sqlite3_prepare_v2(db, run_sql, -1, &st, NULL) != SQLITE_OK) {
+		free(ps);
+		return il_errorf(-EIO, "%s", sqlite3_errmsg(db));
+	}
+	sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, mach, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, bench, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, ps ? ps : "{}", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, path, -1, SQLITE_STATIC);
+	ret = sqlite3_step(st) == SQLITE_DONE ? 0 :
+	      il_errorf(-EINVAL, "%s: run %s: %s", path, uuid, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	free(ps);
+	if (ret || !sqlite3_changes(db))
+		return ret;	/* already there: nothing below it is added */
+	(*nruns)++;
+	json_object_foreach(json_object_get(run, "attrs"), k, v)
+		if (!ret && json_is_string(v))
+			ret = ref_attr(db, uuid, k, json_string_value(v));
+	json_object_foreach(json_object_get(run, "figures"), k, v) {
+		snprintf(key, sizeof(key), "published:%s", k);
+		if (!ret && json_is_string(v))
+			ret = ref_attr(db, uuid, key, json_string_value(v));
+	}
+	series = json_object_get(run, "series");
+	json_array_foreach(series, i, v)
+		if (!ret)
+			ret = ref_series(db, uuid, v);
+	if (!ret && json_array_size(series))
+		ret = ref_attr(db, uuid, "ref.histogram",
+			       "placeholder: published min, median and max only; percentiles past the median were not published");
+	return ret;
+}
+
+int il_import_reference(struct il_store *s, const char *path, int *nruns)
+{
+	static const char mach_sql[] =
+		"INSERT INTO machines (uuid, hostname, first_seen, last_seen,"
+		" fingerprint, is_reference, source) VALUES (?1, ?2, 0, 0, ?3, 1, ?4)"
+		" ON CONFLICT (uuid) DO NOTHING";
+	sqlite3 *db = il_store_db(s);
+	json_t *doc, *v;
+	json_error_t jerr;
+	sqlite3_stmt *st;
+	size_t i;
+	int ret = 0;
+
+	*nruns = 0;
+	doc = json_load_file(path, 0, &jerr);
+	if (!doc) {
+		if (access(path, R_OK))
+			return il_errorf(-ENOENT, "%s: %s", path, strerror(errno));
+		return il_errorf(-EINVAL, "%s:%d: not JSON: %s", path, jerr.line, jerr.text);
+	}
+	if (strcmp(json_string_value(json_object_get(doc, "format")) ?: "", "idlelab-reference/1")) {
+		json_decref(doc);
+		return il_errorf(-EINVAL, "%s: not an idlelab reference file (format must be \"idlelab-reference/1\")", path);
+	}
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		json_decref(doc);
+		return il_errorf(-EIO, "%s", sqlite3_errmsg(db));
+	}
+	json_array_foreach(json_object_get(doc, "machines"), i, v) {
+		const char *uuid = json_string_value(json_object_get(v, "uuid"));
+		const char *host = json_string_value(json_object_get(v, "hostname"));
+		const char *src = json_string_value(json_object_get(v, "source"));
+		char *fp;
+
+		if (ret)
+			break;
+		if (!uuid || !il_uuid_valid(uuid) || !host || !src) {
+			ret = il_errorf(-EINVAL, "%s: a machine needs uuid, hostname and source", path);
+			break;
+		}
+		fp = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+		if (sqlite3_prepare_v2(db, mach_sql, -1, &st, NULL) != SQLITE_OK) {
+			free(fp);
+			ret = il_errorf(-EIO, "%s", sqlite3_errmsg(db));
+			break;
+		}
+		sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, host, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, fp, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, src, -1, SQLITE_STATIC);
+		ret = step(db, st, "storing a reference machine");
+		sqlite3_finalize(st);
+		free(fp);
+	}
+	json_array_foreach(json_object_get(doc, "runs"), i, v)
+		if (!ret)
+			ret = ref_run(db, v, path, nruns);
+	if (ret) {
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		*nruns = 0;
+	} else if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		ret = il_errorf(-EIO, "%s", sqlite3_errmsg(db));
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	}
+	json_decref(doc);
+	return ret;
+}

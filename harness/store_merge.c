@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * store_merge.c - `idlelab merge`'s library half (merge.h).  Plain SQL
+ * over an attached input: the runs new to the output are listed once in a
+ * temporary table, then every table below a run copies the rows of those
+ * runs.  Summaries get new local ids in the output, so histograms and raw
+ * samples find theirs through the summary's natural key (run, metric, cpu,
+ * cpu2, grp), which the schema keeps unique.
+ */
+#include "err.h"
+#include "merge.h"
+#include "store.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int il_merge_check_input(const char *in_path, const char *out_path)
+{
+	struct stat a, b;
+	struct il_store *s;
+	int ret;
+
+	if (!stat(in_path, &a) && !stat(out_path, &b) &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return il_errorf(-EINVAL, "%s is the output itself", in_path);
+	ret = il_store_open(in_path, IL_STORE_READONLY, &s);
+	if (ret)
+		return ret;
+	il_store_close(s);
+	return 0;
+}
+
+/* An SQLite URI for @path, percent-encoding what a URI gives meaning to. */
+static char *ro_uri(const char *path)
+{
+	size_t n = strlen(path);
+	char *u = malloc(n * 3 + 32), *p;
+
+	if (!u)
+		return NULL;
+	p = u + sprintf(u, "file:");
+	for (; *path; path++) {
+		unsigned char c = (unsigned char)*path;
+
+		if (c == '%' || c == '?' || c == '#' || c <= ' ' || c >= 0x7f)
+			p += sprintf(p, "%%%02X", c);
+		else
+			*p++ = (char)c;
+	}
+	sprintf(p, "?mode=ro");
+	return u;
+}
+
+static int exec(sqlite3 *db, const char *sql, const char *what)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+
+	if (rc != SQLITE_OK) {
+		int ret = il_errorf(rc == SQLITE_CONSTRAINT || (rc & 0xff) == SQLITE_CONSTRAINT ?
+				    -EEXIST : -EIO, "%s: %s", what,
+				    msg ? msg : sqlite3_errstr(rc));
+
+		sqlite3_free(msg);
+		return ret;
+	}
+	return 0;
+}
+
+static int count(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int n = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+static const char copy_sql[] =
+	"CREATE TEMP TABLE il_new_runs (uuid TEXT PRIMARY KEY);"
+	"INSERT INTO il_new_runs SELECT uuid FROM il_src.runs"
+	"  WHERE uuid NOT IN (SELECT uuid FROM main.runs);"
+	"INSERT INTO main.machines (uuid, hostname, first_seen, last_seen,"
+	"  fingerprint, hwloc_xml, is_reference, source)"
+	"  SELECT uuid, hostname, first_seen, last_seen, fingerprint, hwloc_xml,"
+	"  is_reference, source FROM il_src.machines WHERE true"
+	"  ON CONFLICT (uuid) DO UPDATE SET"
+	"  first_seen = min(first_seen, excluded.first_seen),"
+	"  last_seen = max(last_seen, excluded.last_seen),"
+	"  fingerprint = coalesce(fingerprint, excluded.fingerprint),"
+	"  hwloc_xml = coalesce(hwloc_xml, excluded.hwloc_xml);"
+	"INSERT INTO main.runs (uuid, machine_uuid, bench, params, placement, cpus,"
+	"  campaign, plan_index, param_hash, start_ns, end_ns, status,"
+	"  status_reason, tool_version, git_rev, cmdline, tsc_khz)"
+	"  SELECT uuid, machine_uuid, bench, params, placement, cpus, campaign,"
+	"  plan_index, param_hash, start_ns, end_ns, status, status_reason,"
+	"  tool_version, git_rev, cmdline, tsc_khz FROM il_src.runs"
+	"  WHERE uuid IN (SELECT uuid FROM il_new_runs) ORDER BY start_ns, uuid;"
+	"INSERT INTO main.run_env (run_uuid, phase, json)"
+	"  SELECT run_uuid, phase, json FROM il_src.run_env"
+	"  WHERE run_uuid IN (SELECT uuid FROM il_new_runs);"
+	"INSERT INTO main.run_attrs (run_uuid, cpu, key, value)"
+	"  SELECT run_uuid, cpu, key, value FROM il_src.run_attrs"
+	"  WHERE run_uuid IN (SELECT uuid FROM il_new_runs) ORDER BY rowid;"
+	"INSERT INTO main.counters (run_uuid, event, cpu, value, unit, status, reason)"
+	"  SELECT run_uuid, event, cpu, value, unit, status, reason"
+	"  FROM il_src.counters WHERE run_uuid IN (SELECT uuid FROM il_new_runs)"
+	"  ORDER BY id;"
+	"INSERT INTO main.summaries (run_uuid, metric, unit, cpu, cpu2, grp, count,"
+	"  min, max, mean, stddev, p50, p90, p99, p999, p9999, dropped, early,"
+	"  dropped_raw)"
+	"  SELECT run_uuid, metric, unit, cpu, cpu2, grp, count, min, max, mean,"
+	"  stddev, p50, p90, p99, p999, p9999, dropped, early, dropped_raw"
+	"  FROM il_src.summaries WHERE run_uuid IN (SELECT uuid FROM il_new_runs)"
+	"  ORDER BY id;"
+	"INSERT INTO main.histograms (summary_id, layout, blob)"
+	"  SELECT ms.id, h.layout, h.blob FROM il_src.histograms h"
+	"  JOIN il_src.summaries ss ON ss.id = h.summary_id"
+	"  JOIN main.summaries ms ON ms.run_uuid = ss.run_uuid"
+	"  AND ms.metric = ss.metric AND ms.cpu = ss.cpu AND ms.cpu2 = ss.cpu2"
+	"  AND ms.grp = ss.grp"
+	"  WHERE ss.run_uuid IN (SELECT uuid FROM il_new_runs);"
+	"INSERT INTO main.raw_samples (summary_id, layout, count, blob)"
+	"  SELECT ms.id, r.layout, r.count, r.blob FROM il_src.raw_samples r"
+	"  JOIN il_src.summaries ss ON ss.id = r.summary_id"
+	"  JOIN main.summaries ms ON ms.run_uuid = ss.run_uuid"
+	"  AND ms.metric = ss.metric AND ms.cpu = ss.cpu AND ms.cpu2 = ss.cpu2"
+	"  AND ms.grp = ss.grp"
+	"  WHERE ss.run_uuid IN (SELECT uuid FROM il_new_runs);";
+
+int il_merge_one(struct il_store *out, const char *in_path,
+		 struct il_merge_stats *st)
+{
+	sqlite3 *db = il_store_db(out);
+	sqlite3_stmt *at;
+	char *uri = ro_uri(in_path);
+	int ret, m0, rc;
+
+	memset(st, 0, sizeof(*st));
+	if (!uri)
+		return il_errorf(-ENOMEM, "out of memory");
+	rc = sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS il_src", -1, &at, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(at, 1, uri, -1, SQLITE_STATIC);
+		rc = sqlite3_step(at);
+		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+	}
+	sqlite3_finalize(at);
+	free(uri);
+	if (rc != SQLITE_OK)
+		return il_errorf(-EIO, "%s: cannot attach: %s", in_path, sqlite3_errmsg(db));
+	m0 = count(db, "SELECT count(*) FROM main.machines");
+	ret = exec(db, "BEGIN IMMEDIATE", "starting the merge");
+	if (ret)
+		goto detach;
+	st->runs_present = count(db, "SELECT count(*) FROM il_src.runs"
+				      " WHERE uuid IN (SELECT uuid FROM main.runs)");
+	/* The schema keeps one run per campaign key: say which one clashes. */
+	if (count(db, "SELECT count(*) FROM il_src.runs s JOIN main.runs m"
+		      " ON s.campaign = m.campaign AND s.plan_index = m.plan_index"
+		      " AND s.param_hash = m.param_hash AND s.uuid <> m.uuid") > 0) {
+		ret = il_errorf(-EEXIST, "%s: a campaign run has the same campaign name, plan index and parameters as another run already in the output (the same campaign run on two machines?); nothing merged from it",
+				in_path);
+		goto rollback;
+	}
+	ret = exec(db, copy_sql, in_path);
+	if (ret)
+		goto rollback;
+	st->runs_new = count(db, "SELECT count(*) FROM temp.il_new_runs");
+	ret = exec(db, "DROP TABLE temp.il_new_runs; COMMIT", "committing the merge");
+	if (ret)
+		goto rollback;
+	st->machines_new = count(db, "SELECT count(*) FROM main.machines") - m0;
+	goto detach;
+rollback:
+	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_exec(db, "DROP TABLE IF EXISTS temp.il_new_runs", NULL, NULL, NULL);
+detach:
+	if (sqlite3_exec(db, "DETACH DATABASE il_src", NULL, NULL, NULL) != SQLITE_OK && !ret)
+		ret = il_errorf(-EIO, "%s: cannot detach: %s", in_path, sqlite3_errmsg(db));
+	return ret;
+}

@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The kmod benchmarks (cstate_wake, wbinvd, gaps_irqoff, ipi_storm) on a
+# machine without the idlelab modules: each run exits 3 and is stored as
+# unsupported with a reason that says how to load the module; bad
+# parameters are still refused first (exit 2, nothing stored); `list` and
+# `info` report the modules as absent.  Where the devices do exist (a lab
+# machine with the modules loaded), IDLELAB_SYSFS_ROOT points the lookup at
+# an empty tree, which is what it is for.
+. tests/lib.sh
+
+DB=$T_TMP/k.db
+q() { sqlite3 -batch -noheader "$DB" "$@"; }
+if [ -e /dev/idlelab_cstate ] || [ -e /dev/idlelab_ipi ]; then
+	mkdir -p "$T_TMP/root/dev"
+	IDLELAB_SYSFS_ROOT=$T_TMP/root
+	export IDLELAB_SYSFS_ROOT
+	diag "modules loaded here: looking them up under an empty root"
+fi
+
+for b in cstate_wake wbinvd gaps_irqoff ipi_storm; do
+	case $b in
+	ipi_storm) ko=kmod/ipi/idlelab_ipi.ko dev=/dev/idlelab_ipi ;;
+	*) ko=kmod/cstate/idlelab_cstate.ko dev=/dev/idlelab_cstate ;;
+	esac
+	expect_exit "bench $b without its module: exit 3" 3 \
+		"$IDLELAB" bench "$b" --db "$DB"
+	check "bench $b: the message says how to load the module" \
+		grep -q "insmod $ko" "$T_TMP/err"
+	check "bench $b: stored as unsupported with the load instructions" \
+		[ "$(q "SELECT count(*) FROM runs WHERE bench='$b' AND status='unsupported' AND status_reason LIKE 'device $dev not found: load it with \`insmod $ko\`%make -C kmod%DKMS%'")" -eq 1 ]
+	check "bench $b: no samples stored for it" \
+		[ "$(q "SELECT count(*) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='$b'")" -eq 0 ]
+done
+
+# Bad input is still bad input: exit 2 and nothing written.
+before=$(q "SELECT count(*) FROM runs")
+expect_exit "cstate_wake: unknown method value exits 2" 2 \
+	"$IDLELAB" bench cstate_wake --db "$DB" --param method=c6
+expect_exit "wbinvd: unknown parameter exits 2" 2 \
+	"$IDLELAB" bench wbinvd --db "$DB" --param footprint=1
+check "wbinvd: the near miss is suggested" grep -q footprints "$T_TMP/err"
+check "bad input stored nothing" [ "$(q "SELECT count(*) FROM runs")" -eq "$before" ]
+
+"$IDLELAB" list --json >"$T_TMP/list.json"
+check "list: the four kmod benchmarks, unsupported with a reason" \
+	jq -e '[.[] | select(.name == "cstate_wake" or .name == "wbinvd" or .name == "gaps_irqoff" or .name == "ipi_storm") | select(.supported == false and (.unsupported_reason | test("insmod")))] | length == 4' "$T_TMP/list.json"
+check "list: cstate_wake parameters follow the UAPI" \
+	jq -e '[.[] | select(.name == "cstate_wake") | .params[].name] | (index("method") and index("wake_source") and index("irq_mode") and index("mwait_hint") and index("launch_min_ns") and index("launch_max_ns") and index("dirty_bytes"))' "$T_TMP/list.json"
+"$IDLELAB" info --json >"$T_TMP/info.json"
+check "info: both modules reported absent with the reason" \
+	jq -e '.kmods.idlelab_cstate.present == false and .kmods.idlelab_ipi.present == false and (.kmods.idlelab_cstate.reason | test("insmod kmod/cstate/idlelab_cstate.ko")) and (.kmods.idlelab_ipi.reason | test("insmod kmod/ipi/idlelab_ipi.ko"))' "$T_TMP/info.json"
+check "db check passes" "$IDLELAB" db check --db "$DB"
+"$IDLELAB" report --db "$DB" >"$T_TMP/r.md" 2>"$T_TMP/err"
+check "report lists the unsupported runs" grep -q "insmod kmod/cstate/idlelab_cstate.ko" "$T_TMP/r.md"
+t_done

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_kclient.c - the user-space kmod client without the modules: the
+ * device lookup under IDLELAB_SYSFS_ROOT and its load instructions, the
+ * abi_version/size stamp of every request (over a poisoned struct, as the
+ * ntsync selftest does), refusing a node that does not answer GET_INFO,
+ * the TSC conversions and the `idlelab info` JSON.
+ */
+#include "err.h"
+#include "kclient.h"
+#include "tap.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char root[64];
+
+TEST(absent_device_says_how_to_load)
+{
+	const char *why;
+
+	setenv("IDLELAB_SYSFS_ROOT", root, 1);
+	why = il_kdev_absent(IDLELAB_DEV_CSTATE);
+	CHECK(why && strstr(why, "device /dev/idlelab_cstate not found"));
+	CHECK(why && strstr(why, "insmod kmod/cstate/idlelab_cstate.ko"));
+	CHECK(why && strstr(why, "make -C kmod") && strstr(why, "DKMS"));
+	why = il_kdev_absent(IDLELAB_DEV_IPI);
+	CHECK(why && strstr(why, "insmod kmod/ipi/idlelab_ipi.ko"));
+}
+
+TEST(open_absent_is_enodev)
+{
+	struct il_kdev d;
+
+	setenv("IDLELAB_SYSFS_ROOT", root, 1);
+	CHECK(il_kdev_open(IDLELAB_DEV_IPI, &d) == -ENODEV);
+	CHECK(d.fd == -1);
+	CHECK(strstr(il_errmsg(), "insmod") != NULL);
+	il_kdev_close(&d);
+}
+
+TEST(node_without_get_info_is_refused)
+{
+	char p[128];
+	struct il_kdev d;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/dev/idlelab_cstate", root);
+	fd = open(p, O_CREAT | O_WRONLY, 0600);
+	CHECK(fd >= 0);
+	close(fd);
+	setenv("IDLELAB_SYSFS_ROOT", root, 1);
+	CHECK(il_kdev_absent(IDLELAB_DEV_CSTATE) == NULL);
+	/* A plain file answers the ioctl with ENOTTY: not our ABI. */
+	CHECK(il_kdev_open(IDLELAB_DEV_CSTATE, &d) == -EPROTO);
+	CHECK(d.fd == -1);
+	CHECKF(strstr(il_errmsg(), "GET_INFO") != NULL, "%s", il_errmsg());
+	unlink(p);
+}
+
+TEST(request_stamp)
+{
+	struct idlelab_cstate_req r;
+	struct idlelab_ipi_req q;
+	size_t i;
+	int dirty = 0;
+
+	memset(&r, 0xa5, sizeof(r));
+	il_kreq_init(&r, sizeof(r));
+	CHECK(r.abi_version == IDLELAB_ABI_VERSION);
+	CHECK(r.size == sizeof(r));
+	/* Everything else zero: padding and reserved must be, or -EINVAL. */
+	for (i = 8; i < sizeof(r); i++)
+		dirty |= ((unsigned char *)&r)[i];
+	CHECK(dirty == 0);
+	memset(&q, 0x5a, sizeof(q));
+	il_kreq_init(&q, sizeof(q));
+	CHECK(q.abi_version == IDLELAB_ABI_VERSION && q.size == sizeof(q));
+	CHECK(q.reserved[3] == 0 && q.timeout_us == 0 && q.apic_name[0] == 0);
+}
+
+TEST(tsc_conversions)
+{
+	CHECK(il_kcyc_ns(3000, 3000000) == 1000);	/* 3 GHz */
+	CHECK(il_kcyc_ns(1, 0) == 0);
+	CHECK(il_kns_cyc(1000, 3000000) == 3000);
+	/* No overflow at a day of cycles at 5 GHz. */
+	CHECK(il_kcyc_ns(5000000ull * 1000 * 86400, 5000000) ==
+	      86400ull * 1000000000);
+	CHECK(il_kunsup_str(IDLELAB_UNSUP_MWAIT_ECX_FAULT) &&
+	      strstr(il_kunsup_str(IDLELAB_UNSUP_MWAIT_ECX_FAULT), "ECX"));
+	CHECK(!strcmp(il_kunsup_str(999), "unknown reason"));
+}
+
+TEST(info_json)
+{
+	json_t *o;
+
+	setenv("IDLELAB_SYSFS_ROOT", root, 1);
+	o = il_kmods_json();
+	CHECK(o != NULL);
+	CHECK(json_is_false(json_object_get(json_object_get(o, "idlelab_cstate"),
+					    "present")));
+	CHECK(json_is_string(json_object_get(json_object_get(o, "idlelab_ipi"),
+					     "reason")));
+	json_decref(o);
+}
+
+int main(void)
+{
+	char p[128];
+
+	snprintf(root, sizeof(root), "/tmp/idlelab-kclient.XXXXXX");
+	if (!mkdtemp(root))
+		return 1;
+	snprintf(p, sizeof(p), "%s/dev", root);
+	mkdir(p, 0755);
+	RUN(absent_device_says_how_to_load);
+	RUN(open_absent_is_enodev);
+	RUN(node_without_get_info_is_refused);
+	RUN(request_stamp);
+	RUN(tsc_conversions);
+	RUN(info_json);
+	rmdir(p);
+	rmdir(root);
+	return tap_done();
+}
