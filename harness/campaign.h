@@ -137,19 +137,26 @@ typedef int (*il_campaign_run_cb)(int64_t plan_index, const char *param_hash,
 				  const char *status, uint64_t duration_ns,
 				  void *arg);
 
-/** il_store_campaign_runs() - every run of @campaign, in plan order. */
+/**
+ * il_store_campaign_runs() - every run of @campaign on @machine (a host
+ * UUID; NULL for any machine), in plan order.  Resume keys are per machine
+ * (schemas/003), so one fleet database can hold many hosts' runs.
+ */
 int il_store_campaign_runs(struct il_store *s, const char *campaign,
+			   const char *machine,
 			   il_campaign_run_cb cb, void *arg);
 
 /**
  * il_store_campaign_forget() - delete the stored run(s) with this resume
  * key and everything hanging off them, in one transaction, so that an
  * interrupted or skipped entry can be run again without breaking the
- * UNIQUE (campaign, plan_index, param_hash) index.
+ * UNIQUE (machine_uuid, campaign, plan_index, param_hash) index.
+ * @machine: the host UUID, or NULL for any machine.
  * Return: the number of runs deleted, or -errno.
  */
 int il_store_campaign_forget(struct il_store *s, const char *campaign,
-			     int64_t plan_index, const char *param_hash);
+			     const char *machine, int64_t plan_index,
+			     const char *param_hash);
 
 /**
  * il_store_mean_duration() - the mean duration of earlier "ok" runs of

@@ -25,6 +25,7 @@
  */
 #include "cli.h"
 #include "campaign.h"
+#include "env.h"
 #include "envctl.h"
 #include "err.h"
 #include "runner.h"
@@ -359,7 +360,8 @@ int cmd_run(int argc, char **argv)
 	struct progress prog = { 0 };
 	struct tally t = { 0 };
 	bool resume = false, dry = false, stopped = false;
-	char machine[37], d[32];
+	char machine[37], d[32], host_buf[37];
+	const char *host = NULL;
 	int opt, ret, code = IL_EXIT_OK, i, nsel = 0, nexisting = 0;
 	uint64_t t0;
 
@@ -435,13 +437,17 @@ int cmd_run(int argc, char **argv)
 	if (code)
 		goto out;
 
+	/* Resume keys are per host: another machine's runs of this campaign
+	 * in a merged database are not ours to skip. */
+	if (!il_host_uuid(host_buf))
+		host = host_buf;
 	if (dry) {
 		struct stat sb;
 
 		/* History only: never create or migrate a file for a dry run. */
 		if (!stat(db, &sb) &&
 		    il_store_open(db, IL_STORE_READONLY, &store) == 0)
-			il_store_campaign_runs(store, ps.name, collect_cb, &ps);
+			il_store_campaign_runs(store, ps.name, host, collect_cb, &ps);
 		il_errclear();
 		for (i = 0; i < c->nplan; i++) {
 			uint64_t ns;
@@ -465,7 +471,7 @@ int cmd_run(int argc, char **argv)
 		code = cli_usage_error("run: %s", il_errmsg());
 		goto out;
 	}
-	ret = il_store_campaign_runs(store, ps.name, collect_cb, &ps);
+	ret = il_store_campaign_runs(store, ps.name, host, collect_cb, &ps);
 	if (ret) {
 		code = cli_error(IL_EXIT_FAIL, "run: %s", il_errmsg());
 		goto out;
@@ -526,7 +532,7 @@ int cmd_run(int argc, char **argv)
 		}
 		if (ps.st[i].status) {
 			/* interrupted or skipped: forget it, run it again. */
-			ret = il_store_campaign_forget(store, ps.name, e->index, e->hash);
+			ret = il_store_campaign_forget(store, ps.name, machine, e->index, e->hash);
 			if (ret < 0) {
 				code = cli_error(IL_EXIT_FAIL, "run: %s", il_errmsg());
 				break;

@@ -24,7 +24,7 @@ static int db_error(sqlite3 *db, const char *what)
 }
 
 int il_store_campaign_runs(struct il_store *s, const char *campaign,
-			   il_campaign_run_cb cb, void *arg)
+			   const char *machine, il_campaign_run_cb cb, void *arg)
 {
 	sqlite3 *db = il_store_db(s);
 	sqlite3_stmt *st;
@@ -33,10 +33,12 @@ int il_store_campaign_runs(struct il_store *s, const char *campaign,
 	rc = sqlite3_prepare_v2(db,
 		"SELECT plan_index, param_hash, status, end_ns - start_ns"
 		" FROM runs WHERE campaign = ?1 AND plan_index IS NOT NULL"
+		" AND (?2 IS NULL OR machine_uuid = ?2)"
 		" ORDER BY plan_index", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return db_error(db, "reading the campaign's runs");
 	sqlite3_bind_text(st, 1, campaign, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, machine, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *h = (const char *)sqlite3_column_text(st, 1);
 		const char *status = (const char *)sqlite3_column_text(st, 2);
@@ -54,7 +56,8 @@ int il_store_campaign_runs(struct il_store *s, const char *campaign,
 }
 
 int il_store_campaign_forget(struct il_store *s, const char *campaign,
-			     int64_t plan_index, const char *param_hash)
+			     const char *machine, int64_t plan_index,
+			     const char *param_hash)
 {
 	static const char *const sql[] = {
 		"DELETE FROM histograms WHERE summary_id IN (SELECT id FROM summaries WHERE run_uuid IN (SELECT uuid FROM doomed))",
@@ -77,12 +80,14 @@ int il_store_campaign_forget(struct il_store *s, const char *campaign,
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(db,
 			"INSERT INTO temp.doomed SELECT uuid FROM runs"
-			" WHERE campaign = ?1 AND plan_index = ?2 AND param_hash = ?3",
+			" WHERE campaign = ?1 AND plan_index = ?2 AND param_hash = ?3"
+			" AND (?4 IS NULL OR machine_uuid = ?4)",
 			-1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, campaign, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 2, plan_index);
 		sqlite3_bind_text(st, 3, param_hash, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, machine, -1, SQLITE_STATIC);
 		rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
 		n = sqlite3_changes(db);
 		sqlite3_finalize(st);

@@ -164,9 +164,10 @@ int il_merge_one(struct il_store *out, const char *in_path,
 				      " WHERE uuid IN (SELECT uuid FROM main.runs)");
 	/* The schema keeps one run per campaign key: say which one clashes. */
 	if (count(db, "SELECT count(*) FROM il_src.runs s JOIN main.runs m"
-		      " ON s.campaign = m.campaign AND s.plan_index = m.plan_index"
+		      " ON s.machine_uuid = m.machine_uuid"
+		      " AND s.campaign = m.campaign AND s.plan_index = m.plan_index"
 		      " AND s.param_hash = m.param_hash AND s.uuid <> m.uuid") > 0) {
-		ret = il_errorf(-EEXIST, "%s: a campaign run has the same campaign name, plan index and parameters as another run already in the output (the same campaign run on two machines?); nothing merged from it",
+		ret = il_errorf(-EEXIST, "%s: a campaign run has the same campaign name, plan index and parameters as another run already in the output (on the same machine); nothing merged from it",
 				in_path);
 		goto rollback;
 	}
