@@ -23,7 +23,7 @@ libsqlite3-dev libpapi-dev libjansson-dev libyaml-dev sqlite3"
 # gnuplot-nox draws the plots of `idlelab report --format html` (optional
 # for users: without it the page has its tables and says why there are no
 # plots); rt-tests gives the cyclictest the import test runs.
-TEST_DEPS="jq gnuplot-nox rt-tests"
+TEST_DEPS="jq gnuplot-nox rt-tests linux-source"
 # The fleet test: Ansible over real SSH into network namespaces.
 TEST_DEPS="$TEST_DEPS ansible-core ansible-lint openssh-server openssh-client iproute2"
 FLEET_DEPS="ansible-core openssh-client"

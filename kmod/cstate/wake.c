@@ -234,6 +234,7 @@ static int il_wake_one(struct il_wake *w, u32 i,
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	} else {
 		w->delay = il_ns_to_cycles(l_ns);
+		/* Publishes delay before the sender sees the round armed. */
 		smp_store_release(&w->armed, i + 1);
 	}
 	if (req->flags & IDLELAB_CSTATE_F_WBINVD) {
@@ -296,6 +297,7 @@ static int il_wake_measured(struct il_worker *wk)
 		touch_nmi_watchdog();
 		cond_resched();
 	}
+	/* Orders every sample write before the sender sees the end. */
 	smp_store_release(&w->finished, true);
 	return 0;
 }
@@ -308,7 +310,9 @@ static int il_wake_sender(struct il_worker *wk)
 
 	for (i = 0; i < w->req->nr_samples; i++) {
 		resched = il_tsc() + il_us_to_cycles(1000);
+		/* Pairs with the measured CPU's release of armed/finished. */
 		while (smp_load_acquire(&w->armed) != i + 1) {
+			/* Acquire: a finished run's samples are complete. */
 			if (smp_load_acquire(&w->finished) ||
 			    il_should_abort(&w->abort))
 				return 0;

@@ -185,6 +185,7 @@ static int il_blast_aggressor(struct il_worker *wk)
 		else
 			cond_resched();
 	}
+	/* Victims that see stop also see the last WBINVD recorded. */
 	smp_store_release(&b->stop, true);
 	return 0;
 }
@@ -199,6 +200,7 @@ static int il_blast_victim(struct il_worker *wk)
 	u32 window = 0, nmi;
 
 	atomic_inc(&b->started);
+	/* Pairs with the aggressor's release of stop. */
 	while (!smp_load_acquire(&b->stop) && !il_should_abort(&b->abort)) {
 		il_gap_window(g, wk->cpu, window++, width, thr, &nmi);
 		cond_resched();

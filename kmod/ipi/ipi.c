@@ -93,7 +93,7 @@ struct il_storm {
 static DEFINE_MUTEX(il_run_lock);
 static struct il_storm __rcu *il_cur;
 
-/* Record one acknowledgement from this CPU; @now is the handler's entry. */
+/* Record one acknowledgment from this CPU; @now is the handler's entry. */
 static void il_storm_ack(struct il_storm *st, u64 now)
 {
 	int idx = st->tidx[smp_processor_id()];

@@ -192,8 +192,8 @@ struct idlelab_wbinvd_req {
 	__u32 flags;			/* IDLELAB_WBINVD_F_* */
 	__u32 nr_footprints;		/* SWEEP: 1..MAX_FOOTPRINTS */
 	__u64 footprints;		/* SWEEP: __u64 dirty bytes[] */
-	__u32 reps;			/* SWEEP: per footprint; BLAST: nr of
-					 * WBINVDs */
+	/* SWEEP: per footprint; BLAST: number of WBINVDs */
+	__u32 reps;
 	__u32 interval_us;		/* BLAST: between WBINVDs */
 	__u64 dirty_bytes;		/* BLAST: dirtied before each WBINVD */
 	__u32 nr_victims;		/* BLAST: 1..MAX_CPUS */
@@ -202,8 +202,8 @@ struct idlelab_wbinvd_req {
 	__u64 threshold_ns;		/* BLAST: gaps above this recorded */
 	__u32 nr_samples;		/* in: capacity of samples */
 	__u32 nr_done;			/* out */
-	__u64 samples;			/* SWEEP: idlelab_wbinvd_sample[];
-					 * BLAST: idlelab_gap_sample[] */
+	/* SWEEP: idlelab_wbinvd_sample[]; BLAST: idlelab_gap_sample[] */
+	__u64 samples;
 	__u32 unsupported;		/* out: IDLELAB_UNSUP_* */
 	__u32 tsc_khz;			/* out */
 	__u32 dropped;			/* out: records lost, buffer full */
@@ -277,8 +277,8 @@ struct idlelab_ipi_req {
 	__u32 timeout_us;		/* per round, 1..MAX_ROUND_TIMEOUT_US */
 	__u32 x2apic;			/* out: 1 if x2APIC mode */
 	__u64 rounds;			/* out: idlelab_ipi_round[nr_rounds] */
-	__u64 arrivals;			/* out: idlelab_ipi_arrival
-					 * [nr_rounds * nr_targets] */
+	/* out: idlelab_ipi_arrival[nr_rounds * nr_targets] */
+	__u64 arrivals;
 	__u32 nr_done;			/* out: rounds completed */
 	__u32 unsupported;		/* out: IDLELAB_UNSUP_* */
 	__u32 dest_model;		/* out: IDLELAB_DEST_* used */
@@ -318,8 +318,8 @@ struct idlelab_apic_cpu {
 struct idlelab_apic_map_req {
 	__u32 abi_version;
 	__u32 size;
-	__u32 nr_cpus;			/* in: capacity (-ENOSPC when below
-					 * the possible CPUs); out: entries */
+	/* in: capacity (-ENOSPC below the possible CPUs); out: entries */
+	__u32 nr_cpus;
 	__u32 x2apic;			/* out */
 	__u64 cpus;			/* out: struct idlelab_apic_cpu[] */
 	__u32 dfr;			/* out: xAPIC DFR (0 in x2APIC) */
