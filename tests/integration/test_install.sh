@@ -3,8 +3,9 @@
 # `make install` puts the CLI and every man page under PREFIX, and each
 # subcommand's man page renders.
 . tests/lib.sh
+# Install the binary the tests were built as: sanitized or not.
 san=0
-case "$BUILD" in *san*) san=1 ;; esac
+ldd "$BUILD/idlelab" 2>/dev/null | grep -q libasan && san=1
 make -s install BUILD="$BUILD" SAN=$san PREFIX="$T_TMP/p" >"$T_TMP/log" 2>&1
 check "make install succeeds" [ $? -eq 0 ]
 check "CLI installed" [ -x "$T_TMP/p/bin/idlelab" ]
