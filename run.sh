@@ -61,16 +61,26 @@ cmd_run() {
 	build/idlelab report --db "$db"
 }
 
+# stage NAME CMD...: run one stage of ./run.sh test and say how long it took.
+stage() {
+	name=$1; shift
+	t0=$(date +%s)
+	rc=0
+	"$@" || rc=$?
+	echo "run.sh: stage $name: $(($(date +%s) - t0)) s (exit $rc)" >&2
+	return $rc
+}
+
 cmd_test() {
-	install_deps $BUILD_DEPS $TEST_DEPS
+	stage deps install_deps $BUILD_DEPS $TEST_DEPS
 	# The kernel-module guest rigs (QEMU, then Bochs) are part of the tests;
 	# IDLELAB_VMTEST=0 leaves them out for a quick local run.
 	export IDLELAB_VMTEST="${IDLELAB_VMTEST:-1}"
 	if [ "$IDLELAB_VMTEST" = 1 ]; then
-		sh tests/vm/setup.sh --bochs
+		stage vm-setup sh tests/vm/setup.sh --bochs
 	fi
-	make -s -j"$(jobs)" SAN=1 tests
-	BUILD=build-san sh tests/run.sh
+	stage build make -s -j"$(jobs)" SAN=1 tests
+	stage tests env BUILD=build-san sh tests/run.sh
 }
 
 cmd_fleet() {

@@ -19,6 +19,7 @@ trap 'rm -f "$log"' EXIT
 run_one() {
 	name=$1; shift
 	echo "== $name"
+	t0=$(date +%s)
 	"$@" >"$log" 2>&1
 	rc=$?
 	cat "$log"
@@ -35,6 +36,7 @@ run_one() {
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
+	echo "-- $name: $p passed, $f failed, $(($(date +%s) - t0)) s"
 }
 
 for t in "$BUILD"/tests/test_*; do

@@ -8,8 +8,10 @@
 # database with sqlite3 (the serial line is too slow for the whole file),
 # base64 between markers on the serial log.  Bochs may neither power
 # off nor honour SIGTERM, so this script watches the serial log for the end
-# marker and then SIGKILLs it, with a hard limit (default 900 s) either way:
-# about 6 minutes on an idle 2-vCPU host, twice that when the host is busy.
+# marker and then SIGKILLs it.  A watchdog stops it early, saying why in
+# $OUT/rig-status, when it sleeps writing to a terminal or uses no CPU for
+# two minutes; the hard limit (default 1500 s) only bounds a slow host:
+# about 7 minutes on an idle 2-vCPU host, twice that when the host is busy.
 #   sh tests/vm/run-bochs.sh [--no-setup] [--no-test]
 # Results land in $IDLELAB_VM_OUT (default build-vm/bochs).
 set -u
@@ -24,13 +26,13 @@ for a in "$@"; do
 	esac
 done
 OUT=${IDLELAB_VM_OUT:-build-vm/bochs}
-LIMIT=${IDLELAB_VM_TIMEOUT:-900}
+LIMIT=${IDLELAB_VM_TIMEOUT:-1500}
 [ "$setup" = 1 ] && { sh tests/vm/setup.sh --bochs || exit 1; }
 . tests/vm/vmlib.sh
 vm_pick_kernel || exit 1
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-rm -rf "$OUT/iso" "$OUT/serial.log" "$OUT/results.jsonl" "$OUT/dmesg.txt" \
+rm -rf "$OUT/iso" "$OUT/serial.log" "$OUT/rig-status" "$OUT/results.jsonl" "$OUT/dmesg.txt" \
 	"$OUT/client.stderr" "$OUT/idlelab.stderr" "$OUT/guest-attrs.csv"
 VM_9P=0 vm_build "$OUT" || exit 1
 
@@ -69,27 +71,72 @@ EOF2
 
 echo "run-bochs: booting $KVER (limit ${LIMIT}s)" >&2
 start=$(date +%s)
-(cd "$OUT" && printf 'c\n' | TERM=${TERM:-xterm} bochs-bin -q -f bochsrc \
-	>"$OUT/bochs.out" 2>&1) &
-pid=$!
+# Debian builds Bochs with its debugger, so the term display always opens a
+# fresh pseudo-terminal (/dev/ptmx) and draws the emulated screen there,
+# never on ours; it reads "c" (continue) for the debugger from stdin.  The
+# other end of that pty must be read for as long as Bochs runs: once its
+# few kilobytes of buffer are full, Bochs sleeps in n_tty_write for good.
+printf 'c\n' > "$OUT/bochs.stdin"
+(cd "$OUT" && TERM=${TERM:-xterm} exec bochs-bin -q -f bochsrc \
+	<"$OUT/bochs.stdin" >"$OUT/bochs.out" 2>&1) &
+bpid=$!
+drain=
+status=exited
+reason="Bochs exited before the guest finished"
+stuck=0
+last_cpu=-1
+still=0
 while :; do
 	sleep 5
 	el=$(($(date +%s) - start))
+	[ -z "$drain" ] && drain=$(vm_drain_pty "$OUT/bochs.out")
 	if grep -q IDLELAB-GUEST-DONE "$OUT/serial.log" 2>/dev/null; then
 		sleep 2
+		status=done reason="guest finished"
 		break
 	fi
-	kill -0 "$pid" 2>/dev/null || break
-	[ "$el" -ge "$LIMIT" ] && { echo "run-bochs: limit hit" >&2; break; }
+	kill -0 "$bpid" 2>/dev/null || break
+	if [ "$el" -ge "$LIMIT" ]; then
+		status=limit reason="limit of ${LIMIT}s hit"
+		break
+	fi
+	# The watchdog: a Bochs that makes no CPU progress is stuck; one
+	# that sleeps writing to a terminal is stuck on its own output.
+	cpu=$(vm_cpu_ticks "$bpid")
+	if [ "$cpu" = "$last_cpu" ]; then
+		still=$((still + 5))
+	else
+		still=0
+	fi
+	last_cpu=$cpu
+	if w=$(vm_tty_blocked "$bpid"); then
+		stuck=$((stuck + 5))
+	else
+		stuck=0
+	fi
+	if [ "$stuck" -ge 20 ] && [ "$still" -ge 20 ]; then
+		status=blocked
+		reason="Bochs blocked on terminal output for ${stuck}s: $w"
+		break
+	fi
+	if [ "$still" -ge 120 ]; then
+		status=stalled
+		reason="Bochs used no CPU for ${still}s (wchan $(vm_wchan "$bpid"))"
+		break
+	fi
 done
-# The subshell's child is bochs-bin; end both, by their own ids.
-bpid=$(ps -o pid= --ppid "$pid" 2>/dev/null | tr -d ' ')
-for p in $bpid; do
-	for q in $(ps -o pid= --ppid "$p" 2>/dev/null); do kill -KILL "$q"; done
-	kill -KILL "$p" 2>/dev/null
-done
-kill -KILL "$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
+cpu_s=$((${last_cpu#-} / $(getconf CLK_TCK)))
+echo "run-bochs: $status: $reason" >&2
+kill -KILL "$bpid" 2>/dev/null
+wait "$bpid" 2>/dev/null
+[ -n "$drain" ] && kill "$drain" 2>/dev/null
+cat > "$OUT/rig-status" <<EOF2
+status=$status
+reason=$reason
+elapsed_s=$(($(date +%s) - start))
+bochs_cpu_s=$cpu_s
+pty_drained=$([ -n "$drain" ] && echo 1 || echo 0)
+EOF2
 echo "run-bochs: done after $(($(date +%s) - start))s" >&2
 
 # Decode the base64 blocks the guest printed between markers.

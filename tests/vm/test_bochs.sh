@@ -34,6 +34,15 @@ fi
 D=$IDLELAB_VM_RESULTS
 R=$D/results.jsonl
 
+# The rig's watchdog (run-bochs.sh) says how and why Bochs stopped: "done"
+# once the guest finished; "blocked" when Bochs slept writing to a
+# terminal, "stalled" when it used no CPU, "limit" or "exited" otherwise.
+st=$(sed -n 's/^status=//p' "$D/rig-status" 2>/dev/null)
+why=$(sed -n 's/^reason=//p' "$D/rig-status" 2>/dev/null)
+diag "rig: $(tr '\n' ' ' < "$D/rig-status" 2>/dev/null)"
+check "Bochs never blocked on its own output ($why)" [ "$st" != blocked ]
+check "Bochs ran until the guest finished ($why)" [ "$st" = done ]
+
 jv() {
 	printf '%s\n' "$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p"
 }

@@ -87,3 +87,63 @@ vm_build() {
 	(cd "$out/root" && find . | cpio -o -H newc --quiet) | gzip -1 \
 		> "$INITRD"
 }
+
+# The Bochs watchdog's probes (run-bochs.sh; tests/vm/test_watchdog.sh
+# checks them on processes made to block).  Each reads /proc only.
+
+# vm_cpu_ticks PID: user+system clock ticks of the whole process so far.
+vm_cpu_ticks() {
+	# Fields 14 and 15, counted after the ")" that ends the command name,
+	# which may itself hold spaces.
+	sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null |
+		awk '{ print $12 + $13 }' | grep . || return 1
+}
+
+# vm_wchan PID: the wait channel of each of its threads, comma-separated.
+vm_wchan() {
+	for t in /proc/"$1"/task/*; do
+		cat "$t/wchan" 2>/dev/null
+		echo
+	done | grep . | sort -u | paste -sd, -
+}
+
+# vm_tty_blocked PID: succeed, printing which thread and terminal, when a
+# thread of PID sleeps inside a write(2) or writev(2) to a terminal (a pty
+# master or slave, or a tty): that write can only finish when someone
+# reads the other end.  Reads /proc/PID/task/TID/syscall, which needs the
+# same user or root, so no kernel symbols are needed.
+vm_tty_blocked() {
+	for t in /proc/"$1"/task/*; do
+		set -- $(cat "$t/syscall" 2>/dev/null)
+		# x86-64 syscall numbers: 1 write, 20 writev.
+		case ${1:-} in 1 | 20) ;; *) continue ;; esac
+		fd=$(($2))
+		target=$(readlink "${t%/task/*}/fd/$fd" 2>/dev/null)
+		case $target in
+		/dev/ptmx | /dev/pts/* | /dev/tty*) ;;
+		*) continue ;;
+		esac
+		st=$(sed 's/^.*) //' "$t/stat" | cut -d' ' -f1)
+		[ "$st" = S ] || [ "$st" = D ] || continue
+		echo "thread ${t##*/} sleeps in write(fd $fd -> $target), wchan $(cat "$t/wchan" 2>/dev/null)"
+		return 0
+	done
+	return 1
+}
+
+# vm_drain_pty LOG: when Bochs's term display has said which pty it draws
+# on ('Bochs connected to screen "/dev/pts/N"'), read and discard that
+# pty in the background for as long as it stays open, and print the
+# reader's pid; print nothing while Bochs has not said so yet.
+vm_drain_pty() {
+	pts=$(sed -n 's/.*connected to screen "\(\/dev\/pts\/[0-9]*\)".*/\1/p' \
+		"$1" 2>/dev/null | head -1)
+	[ -n "$pts" ] && [ -c "$pts" ] || return 0
+	# Non-canonical and without echo, or a reader waits for a newline
+	# that a screen painter may never send, and the echo would come back
+	# to Bochs as keystrokes.  Bochs's curses asks for the same (cbreak,
+	# noecho); whichever of us sets it last, the line stays raw enough.
+	stty -F "$pts" raw -echo 2>/dev/null
+	cat "$pts" >/dev/null 2>&1 </dev/null &
+	echo $!
+}
