@@ -8,8 +8,9 @@
  * buffer is full; with a reader it writes them all and exits 0.
  *
  *   ptywriter BYTES
+ *
+ * posix_openpt() and ptsname() need _GNU_SOURCE, which the Makefile sets.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
