@@ -72,6 +72,17 @@ int il_store_migrate(struct il_store *s);
  */
 int il_store_check(struct il_store *s, char **report);
 
+/**
+ * il_sqlite_uri() - the SQLite file: URI naming @path, for every place
+ * that opens or attaches a dataset by URI.
+ * @query: what follows '?' (e.g. "mode=ro"), or NULL for none.
+ *
+ * Every byte but '/' and RFC 3986's unreserved ones is percent-escaped,
+ * so '?', '#' and '%' in a file name never read as URI syntax.
+ * Return: a malloc()ed string, or NULL when out of memory.
+ */
+char *il_sqlite_uri(const char *path, const char *query);
+
 /** il_store_db() - the sqlite3 handle, for analysis/ queries. */
 void *il_store_db(struct il_store *s);
 
