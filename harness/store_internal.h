@@ -25,9 +25,14 @@ enum {
 	ST_RAW,
 	ST_COUNTER,
 	ST_ATTR,
+	ST_REF_MACHINE,
+	ST_MACHINE_SOURCE,
+	ST_HAS_RUN,
 	ST_BEGIN,
 	ST_COMMIT,
 	ST_ROLLBACK,
+	ST_SAVEPOINT,
+	ST_RELEASE,
 	ST_COUNT
 };
 
@@ -38,6 +43,9 @@ struct il_store {
 	/* Prepared on first use, kept until close or a schema change. */
 	sqlite3_stmt *st[ST_COUNT];
 };
+
+/* The SQL of each cached statement, by its ST_ slot (store_stmts.c). */
+extern const char *const store_stmt_sql[ST_COUNT];
 
 /* An SQLite result code as -errno. */
 int store_sql_errno(int rc);

@@ -29,53 +29,13 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <math.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static const char *const stmt_sql[ST_COUNT] = {
-	[ST_MACHINE] =
-		"INSERT INTO machines (uuid, hostname, first_seen, last_seen,"
-		" fingerprint, hwloc_xml, is_reference, source)"
-		" VALUES (?1, ?2, ?3, ?3, ?4, ?5, 0, 'local')"
-		" ON CONFLICT (uuid) DO UPDATE SET"
-		" hostname = excluded.hostname,"
-		" last_seen = max(last_seen, excluded.last_seen),"
-		" fingerprint = coalesce(excluded.fingerprint, fingerprint),"
-		" hwloc_xml = coalesce(excluded.hwloc_xml, hwloc_xml)",
-	[ST_RUN] =
-		"INSERT INTO runs (uuid, machine_uuid, bench, params, placement,"
-		" cpus, campaign, plan_index, param_hash, start_ns, end_ns,"
-		" status, status_reason, tool_version, git_rev, cmdline, tsc_khz)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-		" ?14, ?15, ?16, ?17)",
-	[ST_ENV] =
-		"INSERT INTO run_env (run_uuid, phase, json) VALUES (?1, ?2, ?3)",
-	[ST_SUMMARY] =
-		"INSERT INTO summaries (run_uuid, metric, unit, cpu, cpu2, grp,"
-		" count, min, max, mean, stddev, p50, p90, p99, p999, p9999,"
-		" dropped, early, dropped_raw)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-		" ?14, ?15, ?16, ?17, ?18, ?19)",
-	[ST_HIST] =
-		"INSERT INTO histograms (summary_id, layout, blob)"
-		" VALUES (?1, ?2, ?3)",
-	[ST_RAW] =
-		"INSERT INTO raw_samples (summary_id, layout, count, blob)"
-		" VALUES (?1, ?2, ?3, ?4)",
-	[ST_COUNTER] =
-		"INSERT INTO counters (run_uuid, event, cpu, value, unit, status,"
-		" reason) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	[ST_ATTR] =
-		"INSERT INTO run_attrs (run_uuid, cpu, key, value)"
-		" VALUES (?1, ?2, ?3, ?4)",
-	[ST_BEGIN] = "BEGIN IMMEDIATE",
-	[ST_COMMIT] = "COMMIT",
-	[ST_ROLLBACK] = "ROLLBACK",
-};
 
 static uint64_t realtime_ns(void)
 {
@@ -92,7 +52,7 @@ static int stmt(struct il_store *s, int id, sqlite3_stmt **out)
 	/* store_sql_fail() is out of sight here: never leave *out unset. */
 	*out = NULL;
 	if (!s->st[id]) {
-		rc = sqlite3_prepare_v3(s->db, stmt_sql[id], -1,
+		rc = sqlite3_prepare_v3(s->db, store_stmt_sql[id], -1,
 					SQLITE_PREPARE_PERSISTENT, &s->st[id],
 					NULL);
 		if (rc != SQLITE_OK)
@@ -128,6 +88,13 @@ static int bind_fail(struct il_store *s, sqlite3_stmt *st, int rc,
 	return ret;
 }
 
+/* A statement whose binding returned @rc: refuse it, or step it. */
+static int step_bound(struct il_store *s, sqlite3_stmt *st, int rc,
+		      const char *what)
+{
+	return rc ? bind_fail(s, st, rc, what) : run_stmt(s, st, what);
+}
+
 static int b_text(sqlite3_stmt *st, int i, const char *v)
 {
 	return v ? sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC) :
@@ -151,9 +118,10 @@ static int b_u64(sqlite3_stmt *st, int i, uint64_t v)
 	return sqlite3_bind_int64(st, i, (sqlite3_int64)v);
 }
 
-int il_store_put_machine(struct il_store *s, const char *uuid,
-			 const char *hostname, const char *fingerprint_json,
-			 const char *hwloc_xml)
+/* One machine row by statement @id (see store_stmts.c for the slots). */
+static int put_machine_row(struct il_store *s, int id, const char *uuid,
+			   const char *hostname, const char *fingerprint_json,
+			   const char *hwloc_xml, const char *source)
 {
 	sqlite3_stmt *st;
 	int rc, ret;
@@ -162,17 +130,61 @@ int il_store_put_machine(struct il_store *s, const char *uuid,
 		return il_errorf(-EROFS, "%s: opened read-only", s->path);
 	if (!uuid)
 		return il_errorf(-EINVAL, "machine without a UUID");
-	ret = stmt(s, ST_MACHINE, &st);
+	ret = stmt(s, id, &st);
 	if (ret)
 		return ret;
 	rc = b_text(st, 1, uuid) ?:
 	     b_text(st, 2, hostname ? hostname : "unknown") ?:
 	     b_u64(st, 3, realtime_ns()) ?:
 	     b_text(st, 4, fingerprint_json) ?:
-	     b_text(st, 5, hwloc_xml);
+	     b_text(st, 5, hwloc_xml) ?:
+	     b_text(st, 6, source);
+	return step_bound(s, st, rc, "storing the machine");
+}
+
+int il_store_put_machine(struct il_store *s, const char *uuid,
+			 const char *hostname, const char *fingerprint_json,
+			 const char *hwloc_xml)
+{
+	return put_machine_row(s, ST_MACHINE, uuid, hostname, fingerprint_json,
+			       hwloc_xml, "local");
+}
+
+int il_store_put_machine_source(struct il_store *s, const char *uuid,
+				const char *hostname,
+				const char *fingerprint_json,
+				const char *hwloc_xml, const char *source)
+{
+	return put_machine_row(s, ST_MACHINE_SOURCE, uuid, hostname,
+			       fingerprint_json, hwloc_xml, source);
+}
+
+int il_store_put_reference_machine(struct il_store *s, const char *uuid,
+				   const char *hostname,
+				   const char *fingerprint_json,
+				   const char *source)
+{
+	return put_machine_row(s, ST_REF_MACHINE, uuid, hostname,
+			       fingerprint_json, NULL, source);
+}
+
+int il_store_has_run(struct il_store *s, const char *uuid)
+{
+	sqlite3_stmt *st;
+	int rc, ret;
+
+	ret = stmt(s, ST_HAS_RUN, &st);
+	if (ret)
+		return ret;
+	rc = b_text(st, 1, uuid);
 	if (rc)
-		return bind_fail(s, st, rc, "storing the machine");
-	return run_stmt(s, st, "storing the machine");
+		return bind_fail(s, st, rc, "looking up a run");
+	rc = sqlite3_step(st);
+	ret = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 :
+	      store_sql_fail(s, rc, "looking up a run");
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
 }
 
 static const char *counter_status(enum il_counter_status st)
@@ -232,9 +244,7 @@ static int put_env(struct il_store *s, const char *run, const char *phase,
 	if (ret)
 		return ret;
 	rc = b_text(st, 1, run) ?: b_text(st, 2, phase) ?: b_text(st, 3, json);
-	if (rc)
-		return bind_fail(s, st, rc, "storing the environment");
-	return run_stmt(s, st, "storing the environment");
+	return step_bound(s, st, rc, "storing the environment");
 }
 
 static int put_summary(struct il_store *s, const char *run,
@@ -406,9 +416,7 @@ static int put_counter(struct il_store *s, const char *run,
 	     b_text_nz(st, 5, c->unit) ?:
 	     b_text(st, 6, status) ?:
 	     b_text_nz(st, 7, c->reason);
-	if (rc)
-		return bind_fail(s, st, rc, "storing a counter");
-	return run_stmt(s, st, "storing a counter");
+	return step_bound(s, st, rc, "storing a counter");
 }
 
 static int put_attr(struct il_store *s, const char *run,
@@ -424,9 +432,49 @@ static int put_attr(struct il_store *s, const char *run,
 	     b_i64(st, 2, a->cpu) ?:
 	     b_text(st, 3, a->key) ?:
 	     b_text(st, 4, a->value);
+	return step_bound(s, st, rc, "storing an attribute");
+}
+
+/*
+ * A summary known only from its published figures: the percentiles past
+ * the median stay NULL, and its histogram is the caller's placeholder.
+ */
+static int put_published(struct il_store *s, const char *run,
+			 const struct il_published_series *p)
+{
+	sqlite3_stmt *st;
+	int64_t id;
+	int rc, ret;
+
+	if (!p->metric || !p->unit || !p->hist)
+		return il_errorf(-EINVAL, "run %s: a published series needs metric, unit and histogram",
+				 run);
+	ret = stmt(s, ST_SUMMARY, &st);
+	if (ret)
+		return ret;
+	rc = b_text(st, 1, run) ?:
+	     b_text(st, 2, p->metric) ?:
+	     b_text(st, 3, p->unit) ?:
+	     b_i64(st, 4, -1) ?:
+	     b_i64(st, 5, -1) ?:
+	     b_i64(st, 6, -1) ?:
+	     b_u64(st, 7, p->count) ?:
+	     b_u64(st, 8, p->min) ?:
+	     b_u64(st, 9, p->max) ?:
+	     sqlite3_bind_double(st, 10, p->mean) ?:
+	     (isnan(p->stddev) ? sqlite3_bind_null(st, 11) :
+				 sqlite3_bind_double(st, 11, p->stddev)) ?:
+	     b_u64(st, 12, p->median) ?:
+	     b_u64(st, 17, 0) ?:
+	     b_u64(st, 18, 0) ?:
+	     b_u64(st, 19, 0);
 	if (rc)
-		return bind_fail(s, st, rc, "storing an attribute");
-	return run_stmt(s, st, "storing an attribute");
+		return bind_fail(s, st, rc, "storing a published summary");
+	ret = run_stmt(s, st, "storing a published summary");
+	if (ret)
+		return ret;
+	id = sqlite3_last_insert_rowid(s->db);
+	return put_hist(s, id, p->hist);
 }
 
 static int save_run_body(struct il_store *s, const struct il_run_rec *r)
@@ -443,6 +491,8 @@ static int save_run_body(struct il_store *s, const struct il_run_rec *r)
 		ret = put_env(s, run, "delta", r->env_delta_json);
 	for (i = 0; !ret && i < r->nseries; i++)
 		ret = put_series(s, run, r->series[i]);
+	for (i = 0; !ret && i < r->npublished; i++)
+		ret = put_published(s, run, &r->published[i]);
 	for (i = 0; !ret && i < r->ncounters; i++)
 		ret = put_counter(s, run, &r->counters[i]);
 	for (i = 0; !ret && i < r->nattrs; i++)
@@ -450,29 +500,45 @@ static int save_run_body(struct il_store *s, const struct il_run_rec *r)
 	return ret;
 }
 
-int il_store_save_run(struct il_store *s, const struct il_run_rec *r)
+/* Step a cached BEGIN/COMMIT-like statement with no bindings. */
+static int exec_stmt(struct il_store *s, int id, const char *what)
 {
 	sqlite3_stmt *st;
+	int ret = stmt(s, id, &st);
+
+	return ret ? ret : run_stmt(s, st, what);
+}
+
+int il_store_save_run(struct il_store *s, const struct il_run_rec *r)
+{
+	bool nested;
 	int ret;
 
 	if (s->readonly)
 		return il_errorf(-EROFS, "%s: opened read-only", s->path);
 	if ((r->nseries && !r->series) || (r->ncounters && !r->counters) ||
-	    (r->nattrs && !r->attrs) || r->nseries < 0 || r->ncounters < 0 ||
-	    r->nattrs < 0)
+	    (r->nattrs && !r->attrs) || (r->npublished && !r->published) ||
+	    r->nseries < 0 || r->ncounters < 0 || r->nattrs < 0 ||
+	    r->npublished < 0)
 		return il_errorf(-EINVAL, "run %s: inconsistent record", r->uuid);
-	ret = stmt(s, ST_BEGIN, &st);
-	if (!ret)
-		ret = run_stmt(s, st, "starting the run's transaction");
+	/* Inside il_store_begin(): a savepoint keeps this run whole. */
+	nested = !sqlite3_get_autocommit(s->db);
+	ret = exec_stmt(s, nested ? ST_SAVEPOINT : ST_BEGIN,
+			"starting the run's transaction");
 	if (ret)
 		return ret;
 	ret = save_run_body(s, r);
 	if (!ret)
-		ret = stmt(s, ST_COMMIT, &st);
-	if (!ret)
-		ret = run_stmt(s, st, "committing the run");
-	if (ret && !sqlite3_get_autocommit(s->db)) {
+		ret = exec_stmt(s, nested ? ST_RELEASE : ST_COMMIT,
+				"committing the run");
+	if (ret && nested) {
+		/* Undo this run only; the caller's transaction goes on. */
+		sqlite3_exec(s->db, "ROLLBACK TO il_run; RELEASE il_run",
+			     NULL, NULL, NULL);
+	} else if (ret && !sqlite3_get_autocommit(s->db)) {
 		/* The message of the first failure is kept: it is the cause. */
+		sqlite3_stmt *st;
+
 		if (!stmt(s, ST_ROLLBACK, &st)) {
 			sqlite3_step(st);
 			sqlite3_reset(st);
@@ -480,5 +546,23 @@ int il_store_save_run(struct il_store *s, const struct il_run_rec *r)
 		if (!sqlite3_get_autocommit(s->db))
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	}
+	return ret;
+}
+
+int il_store_begin(struct il_store *s)
+{
+	if (s->readonly)
+		return il_errorf(-EROFS, "%s: opened read-only", s->path);
+	return exec_stmt(s, ST_BEGIN, "starting a transaction");
+}
+
+int il_store_end(struct il_store *s, bool commit)
+{
+	int ret = 0;
+
+	if (commit)
+		ret = exec_stmt(s, ST_COMMIT, "committing");
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	return ret;
 }
