@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_store.c - the SQLite dataset (harness/store.c) on real files.
+ * test_store.c - the SQLite dataset (harness/store_*.c) on real files.
  *
  * Every case works in its own files under one mkdtemp() directory, because
  * the behaviours that matter are about files: what the migrations leave,
