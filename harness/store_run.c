@@ -247,47 +247,88 @@ static int put_env(struct il_store *s, const char *run, const char *phase,
 	return step_bound(s, st, rc, "storing the environment");
 }
 
-static int put_summary(struct il_store *s, const char *run,
-		       const struct il_series *se, uint64_t dropped_raw,
-		       int64_t *id)
+/*
+ * One summaries row, whichever way its figures were obtained: measured
+ * (put_series) or published (put_published).  Statistics not known are
+ * left unbound, which stores NULL rather than a fake 0.
+ */
+struct summary_row {
+	const char *metric, *unit;
+	int cpu, cpu2;
+	int64_t grp;
+	uint64_t count, dropped, early, dropped_raw;
+	bool has_stats;			/* min, max and mean */
+	uint64_t min, max;
+	double mean;
+	bool has_stddev;
+	double stddev;
+	int npct;			/* p50, p90, p99, p99.9, p99.99 known */
+	uint64_t pct[5];
+};
+
+static int put_summary_row(struct il_store *s, const char *run,
+			   const struct summary_row *row, int64_t *id)
 {
-	static const double pct[] = { 50, 90, 99, 99.9, 99.99 };
-	const struct il_summary *sum = &se->sum;
 	sqlite3_stmt *st;
-	unsigned int i;
-	int rc, ret;
+	int i, rc, ret;
 
 	ret = stmt(s, ST_SUMMARY, &st);
 	if (ret)
 		return ret;
 	rc = b_text(st, 1, run) ?:
-	     b_text(st, 2, se->metric) ?:
-	     b_text(st, 3, se->unit) ?:
-	     b_i64(st, 4, se->cpu) ?:
-	     b_i64(st, 5, se->cpu2) ?:
-	     b_i64(st, 6, se->group) ?:
-	     b_u64(st, 7, sum->count) ?:
-	     b_u64(st, 17, sum->dropped) ?:
-	     b_u64(st, 18, sum->early) ?:
-	     b_u64(st, 19, dropped_raw);
-	/* Unbound parameters are NULL: statistics of no samples stay NULL. */
-	if (!rc && sum->count) {
-		rc = b_u64(st, 8, sum->min) ?:
-		     b_u64(st, 9, sum->max) ?:
-		     sqlite3_bind_double(st, 10, sum->mean);
-		/* One sample has no sample standard deviation. */
-		if (!rc && sum->count > 1)
-			rc = sqlite3_bind_double(st, 11, il_summary_stddev(sum));
-		for (i = 0; !rc && i < sizeof(pct) / sizeof(pct[0]); i++)
-			rc = b_u64(st, 12 + (int)i,
-				   il_hist_percentile(se->hist, pct[i]));
-	}
+	     b_text(st, 2, row->metric) ?:
+	     b_text(st, 3, row->unit) ?:
+	     b_i64(st, 4, row->cpu) ?:
+	     b_i64(st, 5, row->cpu2) ?:
+	     b_i64(st, 6, row->grp) ?:
+	     b_u64(st, 7, row->count) ?:
+	     b_u64(st, 17, row->dropped) ?:
+	     b_u64(st, 18, row->early) ?:
+	     b_u64(st, 19, row->dropped_raw);
+	if (!rc && row->has_stats)
+		rc = b_u64(st, 8, row->min) ?:
+		     b_u64(st, 9, row->max) ?:
+		     sqlite3_bind_double(st, 10, row->mean);
+	if (!rc && row->has_stddev)
+		rc = sqlite3_bind_double(st, 11, row->stddev);
+	for (i = 0; !rc && i < row->npct; i++)
+		rc = b_u64(st, 12 + i, row->pct[i]);
 	if (rc)
 		return bind_fail(s, st, rc, "storing a summary");
 	ret = run_stmt(s, st, "storing a summary");
 	if (!ret)
 		*id = sqlite3_last_insert_rowid(s->db);
 	return ret;
+}
+
+static int put_summary(struct il_store *s, const char *run,
+		       const struct il_series *se, uint64_t dropped_raw,
+		       int64_t *id)
+{
+	static const double pct[] = { 50, 90, 99, 99.9, 99.99 };
+	const struct il_summary *sum = &se->sum;
+	struct summary_row row = {
+		.metric = se->metric, .unit = se->unit,
+		.cpu = se->cpu, .cpu2 = se->cpu2, .grp = se->group,
+		.count = sum->count, .dropped = sum->dropped,
+		.early = sum->early, .dropped_raw = dropped_raw,
+	};
+	int i;
+
+	/* Statistics of no samples stay NULL. */
+	if (sum->count) {
+		row.has_stats = true;
+		row.min = sum->min;
+		row.max = sum->max;
+		row.mean = sum->mean;
+		/* One sample has no sample standard deviation. */
+		row.has_stddev = sum->count > 1;
+		row.stddev = row.has_stddev ? il_summary_stddev(sum) : 0;
+		row.npct = (int)(sizeof(pct) / sizeof(pct[0]));
+		for (i = 0; i < row.npct; i++)
+			row.pct[i] = il_hist_percentile(se->hist, pct[i]);
+	}
+	return put_summary_row(s, run, &row, id);
 }
 
 static int put_hist(struct il_store *s, int64_t id, const struct il_hist *h)
@@ -442,39 +483,22 @@ static int put_attr(struct il_store *s, const char *run,
 static int put_published(struct il_store *s, const char *run,
 			 const struct il_published_series *p)
 {
-	sqlite3_stmt *st;
+	struct summary_row row = {
+		.metric = p->metric, .unit = p->unit,
+		.cpu = -1, .cpu2 = -1, .grp = -1, .count = p->count,
+		.has_stats = true, .min = p->min, .max = p->max,
+		.mean = p->mean,
+		.has_stddev = !isnan(p->stddev), .stddev = p->stddev,
+		.npct = 1, .pct = { p->median },
+	};
 	int64_t id;
-	int rc, ret;
+	int ret;
 
 	if (!p->metric || !p->unit || !p->hist)
 		return il_errorf(-EINVAL, "run %s: a published series needs metric, unit and histogram",
 				 run);
-	ret = stmt(s, ST_SUMMARY, &st);
-	if (ret)
-		return ret;
-	rc = b_text(st, 1, run) ?:
-	     b_text(st, 2, p->metric) ?:
-	     b_text(st, 3, p->unit) ?:
-	     b_i64(st, 4, -1) ?:
-	     b_i64(st, 5, -1) ?:
-	     b_i64(st, 6, -1) ?:
-	     b_u64(st, 7, p->count) ?:
-	     b_u64(st, 8, p->min) ?:
-	     b_u64(st, 9, p->max) ?:
-	     sqlite3_bind_double(st, 10, p->mean) ?:
-	     (isnan(p->stddev) ? sqlite3_bind_null(st, 11) :
-				 sqlite3_bind_double(st, 11, p->stddev)) ?:
-	     b_u64(st, 12, p->median) ?:
-	     b_u64(st, 17, 0) ?:
-	     b_u64(st, 18, 0) ?:
-	     b_u64(st, 19, 0);
-	if (rc)
-		return bind_fail(s, st, rc, "storing a published summary");
-	ret = run_stmt(s, st, "storing a published summary");
-	if (ret)
-		return ret;
-	id = sqlite3_last_insert_rowid(s->db);
-	return put_hist(s, id, p->hist);
+	ret = put_summary_row(s, run, &row, &id);
+	return ret ? ret : put_hist(s, id, p->hist);
 }
 
 static int save_run_body(struct il_store *s, const struct il_run_rec *r)
