@@ -5,8 +5,11 @@
  * summaries row per series with the histogram (and, on request, the raw
  * samples) as BLOBs, the counter readings and the benchmark's attributes.
  * Reports never re-measure; they read these tables through the views of
- * schemas/002_views.sql.  The machine row (il_store_put_machine()) is
- * written here too, with the same prepared-statement cache.
+ * schemas/002_views.sql.  The machine rows (il_store_put_machine() and
+ * its imported and reference variants) are written here too, with the
+ * same prepared-statement cache.  Imports write through the same path:
+ * a reference run's figures are published series, and a whole file is
+ * one il_store_begin() transaction with a savepoint per run.
  *
  * Design notes
  * ------------
