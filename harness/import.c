@@ -27,7 +27,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <sqlite3.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,20 +55,6 @@ static void hash_uuid(const void *p, size_t n, const char *salt, char out[37])
 	snprintf(out, 37, "%08" PRIx64 "-%04" PRIx64 "-8%03" PRIx64 "-%04" PRIx64 "-%012" PRIx64,
 		 a >> 32, (a >> 16) & 0xffff, a & 0xfff,
 		 (uint64_t)(0x8000 | ((b >> 48) & 0x3fff)), b & (uint64_t)0xffffffffffff);
-}
-
-static int run_exists(struct il_store *s, const char *uuid)
-{
-	sqlite3 *db = il_store_db(s);
-	sqlite3_stmt *st;
-	int found = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM runs WHERE uuid = ?1", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
-		found = sqlite3_step(st) == SQLITE_ROW;
-	}
-	sqlite3_finalize(st);
-	return found;
 }
 
 static int read_file(const char *path, char **buf, size_t *len)
@@ -222,7 +209,6 @@ static int put_derived_machine(struct il_store *s, json_t *sysinfo, char uuid[37
 	const char *mach = json_string_value(json_object_get(sysinfo, "machine"));
 	char key[512], *fp;
 	json_t *o;
-	sqlite3_stmt *st;
 	int ret;
 
 	snprintf(key, sizeof(key), "%s/%s", node ? node : "unknown", mach ? mach : "unknown");
@@ -231,18 +217,9 @@ static int put_derived_machine(struct il_store *s, json_t *sysinfo, char uuid[37
 		      "uname", sysinfo ? sysinfo : json_null());
 	fp = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(o);
-	ret = il_store_put_machine(s, uuid, node ? node : "unknown", fp, NULL);
+	ret = il_store_put_machine_source(s, uuid, node ? node : "unknown", fp,
+					  NULL, "cyclictest import");
 	free(fp);
-	if (ret)
-		return ret;
-	if (sqlite3_prepare_v2(il_store_db(s),
-			       "UPDATE machines SET source = 'cyclictest import' WHERE uuid = ?1",
-			       -1, &st, NULL) != SQLITE_OK)
-		return il_errorf(-EIO, "marking the machine: %s", sqlite3_errmsg(il_store_db(s)));
-	sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
-	ret = sqlite3_step(st) == SQLITE_DONE ? 0 :
-	      il_errorf(-EIO, "marking the machine: %s", sqlite3_errmsg(il_store_db(s)));
-	sqlite3_finalize(st);
 	return ret;
 }
 
@@ -277,7 +254,11 @@ int il_import_cyclictest(struct il_store *s, const char *path,
 		ret = il_errorf(-EINVAL, "%s: no \"thread\" object: not cyclictest --json output", path);
 		goto out;
 	}
-	if (run_exists(s, run_uuid)) {
+	ret = il_store_has_run(s, run_uuid);
+	if (ret < 0)
+		goto out;
+	if (ret) {
+		ret = 0;
 		*already = true;
 		goto out;
 	}
@@ -353,158 +334,160 @@ out:
 
 /* ---- reference figures -------------------------------------------- */
 
-static int step(sqlite3 *db, sqlite3_stmt *st, const char *what)
-{
-	int rc = sqlite3_step(st);
+/*
+ * What one reference run owns until it is stored: the records handed to
+ * il_store_save_run(), the attribute keys built here and the placeholder
+ * histograms.
+ */
+struct ref_rec {
+	struct il_run_attr *attrs;
+	int nattrs;
+	char (*keys)[128];	/* "published:NAME", one per figure */
+	struct il_published_series *pub;
+	struct il_hist **hists;
+	int npub;
+};
 
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
-	if (rc != SQLITE_DONE)
-		return il_errorf(-EIO, "%s: %s", what, sqlite3_errmsg(db));
+static void ref_rec_free(struct ref_rec *rr)
+{
+	while (rr->npub > 0)
+		il_hist_free(rr->hists[--rr->npub]);
+	free(rr->keys);
+	free(rr->attrs);
+	free(rr->pub);
+	free(rr->hists);
+}
+
+/* @key must outlive the record: the document's, or rr->keys. */
+static int ref_attr(struct ref_rec *rr, const char *key, const char *val)
+{
+	struct il_run_attr *na;
+
+	na = realloc(rr->attrs, (size_t)(rr->nattrs + 1) * sizeof(*na));
+	if (!na)
+		return il_errorf(-ENOMEM, "out of memory");
+	rr->attrs = na;
+	na[rr->nattrs++] = (struct il_run_attr){ .cpu = -1, .key = key,
+						 .value = val };
 	return 0;
 }
 
-static int ref_series(sqlite3 *db, const char *run, json_t *se)
+static int ref_series(struct ref_rec *rr, const char *run, json_t *se)
 {
-	static const char sum_sql[] =
-		"INSERT INTO summaries (run_uuid, metric, unit, cpu, cpu2, grp, count,"
-		" min, max, mean, stddev, p50) VALUES (?1, ?2, ?3, -1, -1, -1, ?4, ?5, ?6, ?7, ?8, ?9)";
 	json_int_t n = json_integer_value(json_object_get(se, "count"));
 	json_int_t mn = json_integer_value(json_object_get(se, "min"));
 	json_int_t mx = json_integer_value(json_object_get(se, "max"));
 	json_int_t med = json_integer_value(json_object_get(se, "median"));
 	const char *metric = json_string_value(json_object_get(se, "metric"));
 	const char *unit = json_string_value(json_object_get(se, "unit"));
-	struct il_hist *h;
-	sqlite3_stmt *st;
-	uint8_t *blob;
-	size_t blen;
-	int ret;
+	json_t *sd = json_object_get(se, "stddev");
+	struct il_published_series *np, *p;
+	struct il_hist **nh, *h;
 
 	if (!metric || !unit || n < 3 || mn < 0 || mx < mn || med < mn || med > mx ||
 	    !json_is_number(json_object_get(se, "mean")))
 		return il_errorf(-EINVAL, "run %s: a series needs metric, unit, count >= 3, min <= median <= max and mean", run);
-	if (sqlite3_prepare_v2(db, sum_sql, -1, &st, NULL) != SQLITE_OK)
-		return il_errorf(-EIO, "%s", sqlite3_errmsg(db));
-	sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, metric, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, unit, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, n);
-	sqlite3_bind_int64(st, 5, mn);
-	sqlite3_bind_int64(st, 6, mx);
-	sqlite3_bind_double(st, 7, json_number_value(json_object_get(se, "mean")));
-	if (json_is_number(json_object_get(se, "stddev")))
-		sqlite3_bind_double(st, 8, json_number_value(json_object_get(se, "stddev")));
-	sqlite3_bind_int64(st, 9, med);
-	ret = step(db, st, "storing a reference summary");
-	sqlite3_finalize(st);
-	if (ret)
-		return ret;
-	/* The placeholder histogram: published points only (see the top). */
-	h = il_hist_new();
+	np = realloc(rr->pub, (size_t)(rr->npub + 1) * sizeof(*np));
+	if (np)
+		rr->pub = np;
+	nh = np ? realloc(rr->hists, (size_t)(rr->npub + 1) * sizeof(*nh)) : NULL;
+	if (nh)
+		rr->hists = nh;
+	h = nh ? il_hist_new() : NULL;
 	if (!h)
 		return il_errorf(-ENOMEM, "out of memory");
+	/* The placeholder histogram: published points only (see the top). */
 	il_hist_record_n(h, (uint64_t)mn, 1);
 	il_hist_record_n(h, (uint64_t)med, (uint64_t)n - 2);
 	il_hist_record_n(h, (uint64_t)mx, 1);
-	ret = il_hist_encode(h, &blob, &blen);
-	il_hist_free(h);
-	if (ret)
-		return ret;
-	if (sqlite3_prepare_v2(db, "INSERT INTO histograms (summary_id, layout, blob)"
-			       " VALUES (last_insert_rowid(), ?1, ?2)", -1, &st, NULL) != SQLITE_OK) {
-		free(blob);
-		return il_errorf(-EIO, "%s", sqlite3_errmsg(db));
-	}
-	sqlite3_bind_int(st, 1, IL_HIST_LAYOUT);
-	sqlite3_bind_blob(st, 2, blob, (int)blen, SQLITE_TRANSIENT);
-	ret = step(db, st, "storing a reference histogram");
-	sqlite3_finalize(st);
-	free(blob);
-	return ret;
+	rr->hists[rr->npub] = h;
+	p = &rr->pub[rr->npub++];
+	*p = (struct il_published_series){
+		.metric = metric, .unit = unit,
+		.count = (uint64_t)n, .min = (uint64_t)mn, .max = (uint64_t)mx,
+		.median = (uint64_t)med,
+		.mean = json_number_value(json_object_get(se, "mean")),
+		.stddev = json_is_number(sd) ? json_number_value(sd) : NAN,
+		.hist = h,
+	};
+	return 0;
 }
 
-static int ref_attr(sqlite3 *db, const char *run, const char *key, const char *val)
+static int ref_run(struct il_store *s, json_t *run, const char *path, int *nruns)
 {
-	sqlite3_stmt *st;
-	int ret;
-
-	if (sqlite3_prepare_v2(db, "INSERT INTO run_attrs (run_uuid, cpu, key, value)"
-			       " VALUES (?1, -1, ?2, ?3)", -1, &st, NULL) != SQLITE_OK)
-		return il_errorf(-EIO, "%s", sqlite3_errmsg(db));
-	sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, val, -1, SQLITE_STATIC);
-	ret = step(db, st, "storing a reference figure");
-	sqlite3_finalize(st);
-	return ret;
-}
-
-static int ref_run(sqlite3 *db, json_t *run, const char *path, int *nruns)
-{
-	static const char run_sql[] =
-		"INSERT INTO runs (uuid, machine_uuid, bench, params, placement,"
-		" start_ns, end_ns, status, tool_version, cmdline)"
-		" SELECT ?1, ?2, ?3, ?4, 'published', 0, 0, 'ok', 'reference', ?5"
-		" WHERE NOT EXISTS (SELECT 1 FROM runs WHERE uuid = ?1)";
 	const char *uuid = json_string_value(json_object_get(run, "uuid"));
 	const char *mach = json_string_value(json_object_get(run, "machine"));
 	const char *bench = json_string_value(json_object_get(run, "bench"));
-	json_t *params = json_object_get(run, "params"), *v, *series;
-	char *ps, key[128];
+	json_t *params = json_object_get(run, "params"), *v, *series, *figures;
+	struct il_run_rec r = { .plan_index = -1 };
+	struct ref_rec rr = { 0 };
 	const char *k;
-	sqlite3_stmt *st;
-	size_t i;
+	size_t i, nfig;
+	char *ps;
 	int ret;
 
-	if (!uuid || !il_uuid_valid(uuid) || !mach || !bench)
+	if (!uuid || !il_uuid_valid(uuid) || !mach || !bench ||
+	    strlen(mach) >= sizeof(r.machine_uuid))
 		return il_errorf(-EINVAL, "%s: a run needs uuid, machine and bench", path);
-	ps = json_dumps(json_is_object(params) ? params : json_object(),
-			JSON_COMPACT | JSON_SORT_KEYS);
-	if (sqlite3_prepare_v2(db, run_sql, -1, &st, NULL) != SQLITE_OK) {
-		free(ps);
-		return il_errorf(-EIO, "%s", sqlite3_errmsg(db));
-	}
-	sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, mach, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, bench, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, ps ? ps : "{}", -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, path, -1, SQLITE_STATIC);
-	ret = sqlite3_step(st) == SQLITE_DONE ? 0 :
-	      il_errorf(-EINVAL, "%s: run %s: %s", path, uuid, sqlite3_errmsg(db));
-	sqlite3_finalize(st);
-	free(ps);
-	if (ret || !sqlite3_changes(db))
-		return ret;	/* already there: nothing below it is added */
-	(*nruns)++;
+	ret = il_store_has_run(s, uuid);
+	if (ret)
+		return ret < 0 ? ret : 0;	/* already there: nothing below it is added */
+	figures = json_object_get(run, "figures");
+	rr.keys = calloc(json_object_size(figures) + 1, sizeof(*rr.keys));
+	if (!rr.keys)
+		return il_errorf(-ENOMEM, "out of memory");
 	json_object_foreach(json_object_get(run, "attrs"), k, v)
 		if (!ret && json_is_string(v))
-			ret = ref_attr(db, uuid, k, json_string_value(v));
-	json_object_foreach(json_object_get(run, "figures"), k, v) {
-		snprintf(key, sizeof(key), "published:%s", k);
-		if (!ret && json_is_string(v))
-			ret = ref_attr(db, uuid, key, json_string_value(v));
+			ret = ref_attr(&rr, k, json_string_value(v));
+	nfig = 0;
+	json_object_foreach(figures, k, v) {
+		if (ret || !json_is_string(v))
+			continue;
+		snprintf(rr.keys[nfig], sizeof(rr.keys[nfig]), "published:%s", k);
+		ret = ref_attr(&rr, rr.keys[nfig++], json_string_value(v));
 	}
 	series = json_object_get(run, "series");
 	json_array_foreach(series, i, v)
 		if (!ret)
-			ret = ref_series(db, uuid, v);
+			ret = ref_series(&rr, uuid, v);
 	if (!ret && json_array_size(series))
-		ret = ref_attr(db, uuid, "ref.histogram",
+		ret = ref_attr(&rr, "ref.histogram",
 			       "placeholder: published min, median and max only; percentiles past the median were not published");
+	ps = ret ? NULL : json_dumps(json_is_object(params) ? params : json_object(),
+				     JSON_COMPACT | JSON_SORT_KEYS);
+	if (!ret) {
+		snprintf(r.uuid, sizeof(r.uuid), "%s", uuid);
+		snprintf(r.machine_uuid, sizeof(r.machine_uuid), "%s", mach);
+		r.bench = bench;
+		r.params_json = ps ? ps : "{}";
+		r.placement = "published";
+		r.status = "ok";
+		r.tool_version = "reference";
+		r.cmdline = path;
+		r.nattrs = rr.nattrs;
+		r.attrs = rr.attrs;
+		r.npublished = rr.npub;
+		r.published = rr.pub;
+		ret = il_store_save_run(s, &r);
+		if (ret) {
+			/* il_errorf() must not format from its own buffer. */
+			char why[256];
+
+			snprintf(why, sizeof(why), "%s", il_errmsg());
+			ret = il_errorf(ret, "%s: run %s: %s", path, uuid, why);
+		} else {
+			(*nruns)++;
+		}
+	}
+	free(ps);
+	ref_rec_free(&rr);
 	return ret;
 }
 
 int il_import_reference(struct il_store *s, const char *path, int *nruns)
 {
-	static const char mach_sql[] =
-		"INSERT INTO machines (uuid, hostname, first_seen, last_seen,"
-		" fingerprint, is_reference, source) VALUES (?1, ?2, 0, 0, ?3, 1, ?4)"
-		" ON CONFLICT (uuid) DO NOTHING";
-	sqlite3 *db = il_store_db(s);
 	json_t *doc, *v;
 	json_error_t jerr;
-	sqlite3_stmt *st;
 	size_t i;
 	int ret = 0;
 
@@ -519,9 +502,10 @@ int il_import_reference(struct il_store *s, const char *path, int *nruns)
 		json_decref(doc);
 		return il_errorf(-EINVAL, "%s: not an idlelab reference file (format must be \"idlelab-reference/1\")", path);
 	}
-	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+	ret = il_store_begin(s);
+	if (ret) {
 		json_decref(doc);
-		return il_errorf(-EIO, "%s", sqlite3_errmsg(db));
+		return ret;
 	}
 	json_array_foreach(json_object_get(doc, "machines"), i, v) {
 		const char *uuid = json_string_value(json_object_get(v, "uuid"));
@@ -536,28 +520,17 @@ int il_import_reference(struct il_store *s, const char *path, int *nruns)
 			break;
 		}
 		fp = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-		if (sqlite3_prepare_v2(db, mach_sql, -1, &st, NULL) != SQLITE_OK) {
-			free(fp);
-			ret = il_errorf(-EIO, "%s", sqlite3_errmsg(db));
-			break;
-		}
-		sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, host, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, fp, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, src, -1, SQLITE_STATIC);
-		ret = step(db, st, "storing a reference machine");
-		sqlite3_finalize(st);
+		ret = il_store_put_reference_machine(s, uuid, host, fp, src);
 		free(fp);
 	}
 	json_array_foreach(json_object_get(doc, "runs"), i, v)
 		if (!ret)
-			ret = ref_run(db, v, path, nruns);
+			ret = ref_run(s, v, path, nruns);
 	if (ret) {
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		il_store_end(s, false);
 		*nruns = 0;
-	} else if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		ret = il_errorf(-EIO, "%s", sqlite3_errmsg(db));
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	} else {
+		ret = il_store_end(s, true);
 	}
 	json_decref(doc);
 	return ret;

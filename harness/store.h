@@ -22,6 +22,7 @@
 #ifndef IDLELAB_STORE_H
 #define IDLELAB_STORE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "counters.h"
@@ -72,6 +73,17 @@ int il_store_migrate(struct il_store *s);
  */
 int il_store_check(struct il_store *s, char **report);
 
+/**
+ * il_sqlite_uri() - the SQLite file: URI naming @path, for every place
+ * that opens or attaches a dataset by URI.
+ * @query: what follows '?' (e.g. "mode=ro"), or NULL for none.
+ *
+ * Every byte but '/' and RFC 3986's unreserved ones is percent-escaped,
+ * so '?', '#' and '%' in a file name never read as URI syntax.
+ * Return: a malloc()ed string, or NULL when out of memory.
+ */
+char *il_sqlite_uri(const char *path, const char *query);
+
 /** il_store_db() - the sqlite3 handle, for analysis/ queries. */
 void *il_store_db(struct il_store *s);
 
@@ -88,6 +100,19 @@ struct il_run_attr {
 	int cpu;		/* -1 for run-wide */
 	const char *key;
 	const char *value;
+};
+
+/*
+ * A series known only from published figures (`idlelab import reference`):
+ * no samples, so the percentiles past the median are NULL in the dataset.
+ */
+struct il_published_series {
+	const char *metric;
+	const char *unit;
+	uint64_t count, min, max, median;
+	double mean;
+	double stddev;			/* NaN when not published */
+	const struct il_hist *hist;	/* a placeholder: the schema wants one */
 };
 
 /* Everything about one run, written in one transaction. */
@@ -118,8 +143,45 @@ struct il_run_rec {
 	const struct il_counter_result *counters;
 	int nattrs;
 	const struct il_run_attr *attrs;
+	int npublished;			/* reference runs only */
+	const struct il_published_series *published;
 };
 
+/**
+ * il_store_save_run() - write one run and everything below it, all or
+ * nothing: in its own transaction, or inside il_store_begin()'s under a
+ * savepoint (a failed run is then undone and the transaction goes on).
+ */
 int il_store_save_run(struct il_store *s, const struct il_run_rec *r);
+
+/**
+ * il_store_begin() - one transaction around several writes (an import
+ * file), so they are stored all or none.  il_store_end() commits it when
+ * @commit, else (or when COMMIT fails) rolls everything back.
+ */
+int il_store_begin(struct il_store *s);
+int il_store_end(struct il_store *s, bool commit);
+
+/** il_store_has_run() - 1 if a run with @uuid is stored, 0 if not, or -errno. */
+int il_store_has_run(struct il_store *s, const char *uuid);
+
+/**
+ * il_store_put_reference_machine() - a machine known from published
+ * figures (is_reference = 1, seen at time 0); one already present is
+ * left as it is.
+ */
+int il_store_put_reference_machine(struct il_store *s, const char *uuid,
+				   const char *hostname,
+				   const char *fingerprint_json,
+				   const char *source);
+/**
+ * il_store_put_machine_source() - il_store_put_machine() for a machine
+ * whose data came from elsewhere (e.g. "cyclictest import"): @source is
+ * stored, and replaces the row's on update.
+ */
+int il_store_put_machine_source(struct il_store *s, const char *uuid,
+				const char *hostname,
+				const char *fingerprint_json,
+				const char *hwloc_xml, const char *source);
 
 #endif

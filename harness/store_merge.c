@@ -34,27 +34,6 @@ int il_merge_check_input(const char *in_path, const char *out_path)
 	return 0;
 }
 
-/* An SQLite URI for @path, percent-encoding what a URI gives meaning to. */
-static char *ro_uri(const char *path)
-{
-	size_t n = strlen(path);
-	char *u = malloc(n * 3 + 32), *p;
-
-	if (!u)
-		return NULL;
-	p = u + sprintf(u, "file:");
-	for (; *path; path++) {
-		unsigned char c = (unsigned char)*path;
-
-		if (c == '%' || c == '?' || c == '#' || c <= ' ' || c >= 0x7f)
-			p += sprintf(p, "%%%02X", c);
-		else
-			*p++ = (char)c;
-	}
-	sprintf(p, "?mode=ro");
-	return u;
-}
-
 static int exec(sqlite3 *db, const char *sql, const char *what)
 {
 	char *msg = NULL;
@@ -140,7 +119,7 @@ int il_merge_one(struct il_store *out, const char *in_path,
 {
 	sqlite3 *db = il_store_db(out);
 	sqlite3_stmt *at;
-	char *uri = ro_uri(in_path);
+	char *uri = il_sqlite_uri(in_path, "mode=ro");
 	int ret, m0, rc;
 
 	memset(st, 0, sizeof(*st));

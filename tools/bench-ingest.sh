@@ -29,7 +29,9 @@ else
 	sh tools/embed-schemas.sh schemas/[0-9]*.sql > "$OUT/schemas.c"
 	# shellcheck disable=SC2086
 	$CC $CFLAGS -I"$OUT" -o "$OUT/bench-ingest" tools/bench-ingest.c \
-		harness/store.c harness/stats.c harness/series.c harness/err.c \
+		harness/store_open.c harness/store_migrate.c harness/store_run.c \
+		harness/store_stmts.c harness/store_check.c \
+		harness/stats.c harness/series.c harness/err.c \
 		"$OUT/schemas.c" $LIBS
 fi
 echo "bench-ingest: $(uname -srm), $(nproc) CPUs, $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_store.c - the SQLite dataset (harness/store.c) on real files.
+ * test_store.c - the SQLite dataset (harness/store_*.c) on real files.
  *
  * Every case works in its own files under one mkdtemp() directory, because
  * the behaviours that matter are about files: what the migrations leave,
@@ -736,6 +736,83 @@ TEST(campaign_plan_unique)
 	il_store_close(s);
 }
 
+TEST(sqlite_uri_escapes)
+{
+	char *u;
+
+	/* Every URI-significant byte is escaped; an absolute path gets "//". */
+	u = il_sqlite_uri("/d/a b?#%x.db", "mode=ro");
+	CHECKF(u && !strcmp(u, "file:///d/a%20b%3F%23%25x.db?mode=ro"), "%s",
+	       u ? u : "NULL");
+	free(u);
+	u = il_sqlite_uri("rel/x-1_~.db", NULL);
+	CHECKF(u && !strcmp(u, "file:rel/x-1_~.db"), "%s", u ? u : "NULL");
+	free(u);
+}
+
+/* il_store_begin(): runs inside one transaction, each whole or undone. */
+TEST(batched_runs_and_published_series)
+{
+	struct il_store *s = open_new("batch.db");
+	struct il_published_series pub = {
+		.metric = "wake_latency", .unit = "ns", .count = 10,
+		.min = 100, .max = 900, .median = 300, .mean = 350.5,
+		.stddev = NAN,
+	};
+	struct il_hist *h = il_hist_new();
+	struct fixture f;
+	int ret;
+
+	if (!s || !h) {
+		CHECK(s && h);
+		il_hist_free(h);
+		il_store_close(s);
+		return;
+	}
+	il_hist_record_n(h, 300, 10);
+	pub.hist = h;
+	CHECK(il_store_put_reference_machine(s, MACHINE, "ref", NULL, "seed") == 0);
+	CHECK(q(s, "SELECT is_reference FROM machines") == 1);
+	/* A reference machine already there is left as it is. */
+	CHECK(il_store_put_reference_machine(s, MACHINE, "other", NULL, "x") == 0);
+	CHECK(q(s, "SELECT count(*) FROM machines WHERE hostname = 'ref'") == 1);
+	CHECK(il_store_put_machine_source(s, MACHINE, "ref", NULL, NULL,
+					  "elsewhere") == 0);
+	CHECK(q(s, "SELECT count(*) FROM machines WHERE source = 'elsewhere'") == 1);
+
+	fixture_init(&f, RUN1);
+	f.rec.nseries = 0;
+	f.rec.ncounters = 0;
+	f.rec.npublished = 1;
+	f.rec.published = &pub;
+	CHECK(il_store_begin(s) == 0);
+	ret = il_store_save_run(s, &f.rec);
+	CHECKF(ret == 0, "%d %s", ret, il_errmsg());
+	/* A failing second run is undone; the transaction stays open. */
+	snprintf(f.rec.uuid, sizeof(f.rec.uuid), RUN2);
+	f.rec.status = "bogus";
+	CHECK(il_store_save_run(s, &f.rec) == -EINVAL);
+	CHECK(!sqlite3_get_autocommit(il_store_db(s)));
+	CHECK(il_store_end(s, true) == 0);
+	CHECK(sqlite3_get_autocommit(il_store_db(s)));
+	CHECK(il_store_has_run(s, RUN1) == 1);
+	CHECK(il_store_has_run(s, RUN2) == 0);
+	CHECK(q(s, "SELECT p50 FROM summaries") == 300);
+	CHECK(q(s, "SELECT count(*) FROM summaries WHERE p90 IS NULL AND stddev IS NULL AND cpu = -1") == 1);
+	CHECK(q(s, "SELECT count(*) FROM histograms") == 1);
+
+	/* Rolled back: nothing of the batch stays. */
+	f.rec.status = "ok";
+	CHECK(il_store_begin(s) == 0);
+	CHECK(il_store_save_run(s, &f.rec) == 0);
+	CHECK(il_store_end(s, false) == 0);
+	CHECK(il_store_has_run(s, RUN2) == 0);
+	CHECK(q(s, "SELECT count(*) FROM summaries") == 1);
+	fixture_free(&f);
+	il_hist_free(h);
+	il_store_close(s);
+}
+
 TEST(check_finds_damage)
 {
 	struct il_store *s = open_new("check.db");
@@ -816,6 +893,8 @@ int main(void)
 	RUN(failed_run_leaves_nothing);
 	RUN(campaign_plan_unique);
 	RUN(check_finds_damage);
+	RUN(sqlite_uri_escapes);
+	RUN(batched_runs_and_published_series);
 	rm_tmpdir();
 	return tap_done();
 }

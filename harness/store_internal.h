@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * store_internal.h - what the store's files (store_open.c, store_migrate.c,
+ * store_run.c, store_check.c) share and nothing outside them sees: the
+ * handle's layout, its prepared-statement slots and the SQLite helpers.
+ */
+#ifndef IDLELAB_STORE_INTERNAL_H
+#define IDLELAB_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct il_store;
+
+/* Long enough for another process's run transaction (a big raw BLOB). */
+#define BUSY_TIMEOUT_MS		30000
+
+enum {
+	ST_MACHINE,
+	ST_RUN,
+	ST_ENV,
+	ST_SUMMARY,
+	ST_HIST,
+	ST_RAW,
+	ST_COUNTER,
+	ST_ATTR,
+	ST_REF_MACHINE,
+	ST_MACHINE_SOURCE,
+	ST_HAS_RUN,
+	ST_BEGIN,
+	ST_COMMIT,
+	ST_ROLLBACK,
+	ST_SAVEPOINT,
+	ST_RELEASE,
+	ST_COUNT
+};
+
+struct il_store {
+	sqlite3 *db;
+	char *path;
+	bool readonly;
+	/* Prepared on first use, kept until close or a schema change. */
+	sqlite3_stmt *st[ST_COUNT];
+};
+
+/* The SQL of each cached statement, by its ST_ slot (store_stmts.c). */
+extern const char *const store_stmt_sql[ST_COUNT];
+
+/* An SQLite result code as -errno. */
+int store_sql_errno(int rc);
+/* il_errorf() with SQLite's message; before anything else uses the handle. */
+int store_sql_fail(struct il_store *s, int rc, const char *what);
+/* sqlite3_exec() of statements that return no rows. */
+int store_exec(struct il_store *s, const char *sql, const char *what);
+/* One integer from a one-row query; an SQLite result code. */
+int store_query_i64(sqlite3 *db, const char *sql, int64_t *out);
+/* Drop the cached statements, e.g. before a migration changes tables. */
+void store_finalize_all(struct il_store *s);
+
+#endif

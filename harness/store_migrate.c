@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * store_migrate.c - the schema migrations compiled in from schemas/
+ * (schemas.h), applied in order by il_store_migrate().
+ *
+ * Migration N is one transaction: it re-reads user_version inside (a
+ * concurrent idlelab may have done it already), runs the SQL and sets
+ * user_version = N, so a crash leaves version N-1, never half of N.
+ */
+#include "store.h"
+#include "err.h"
+#include "store_internal.h"
+#include "schemas.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+
+
+/* Inside the migration's transaction: what the file is now. */
+static int migration_guard(struct il_store *s, int64_t cur)
+{
+	int64_t app = 0, objects = 0;
+	int latest = il_store_latest_version();
+	int rc;
+
+	if (cur > latest)
+		return il_errorf(-EPROTONOSUPPORT, "%s: schema version %" PRId64 " is newer than this idlelab (%d); upgrade idlelab",
+				 s->path, cur, latest);
+	rc = store_query_i64(s->db, "PRAGMA application_id", &app);
+	if (rc == SQLITE_OK)
+		rc = store_query_i64(s->db, "SELECT count(*) FROM sqlite_master",
+			       &objects);
+	if (rc != SQLITE_OK)
+		return store_sql_fail(s, rc, "reading the schema");
+	/*
+	 * The open-time probe already said so, but another process may have
+	 * filled a new file since: never lay our tables next to foreign ones.
+	 */
+	if (cur == 0 ? app != 0 || objects != 0 : app != IL_APPLICATION_ID)
+		return il_errorf(-EPROTO, "%s is not an idlelab database (application_id 0x%08" PRIx64 ")",
+				 s->path, (uint64_t)app);
+	return 0;
+}
+
+int il_store_migrate(struct il_store *s)
+{
+	int latest = il_store_latest_version();
+	char sql[64];
+	int64_t cur;
+	int i, rc, ret;
+
+	if (s->readonly)
+		return il_errorf(-EROFS, "%s: opened read-only, cannot migrate",
+				 s->path);
+	/* The common case takes no lock at all. */
+	rc = store_query_i64(s->db, "PRAGMA user_version", &cur);
+	if (rc != SQLITE_OK)
+		return store_sql_fail(s, rc, "reading the schema version");
+	if (cur == latest)
+		return 0;
+	/* Cached statements may name tables a migration changes. */
+	store_finalize_all(s);
+	for (i = 0; i < il_nmigrations; i++) {
+		const struct il_migration *m = &il_migrations[i];
+
+		ret = store_exec(s, "BEGIN IMMEDIATE", "starting a migration");
+		if (ret)
+			return ret;
+		rc = store_query_i64(s->db, "PRAGMA user_version", &cur);
+		if (rc != SQLITE_OK) {
+			ret = store_sql_fail(s, rc, "reading the schema version");
+			goto rollback;
+		}
+		if (cur >= m->version && cur <= latest) {
+			ret = store_exec(s, "COMMIT", "ending a migration");
+			if (ret)
+				goto rollback;
+			continue;
+		}
+		ret = migration_guard(s, cur);
+		if (ret)
+			goto rollback;
+		rc = sqlite3_exec(s->db, m->sql, NULL, NULL, NULL);
+		if (rc != SQLITE_OK) {
+			ret = il_errorf(store_sql_errno(rc), "%s: migration %s failed: %s",
+					s->path, m->name, sqlite3_errmsg(s->db));
+			goto rollback;
+		}
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", m->version);
+		ret = store_exec(s, sql, "setting the schema version");
+		if (!ret)
+			ret = store_exec(s, "COMMIT", "committing a migration");
+		if (ret)
+			goto rollback;
+	}
+	return 0;
+rollback:
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return ret;
+}

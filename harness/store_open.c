@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * store_open.c - opening (and refusing) a dataset file, closing it, and
+ * the SQLite helpers the other store files share (store_internal.h):
+ * error mapping, one-shot statements, and il_sqlite_uri(), the one place
+ * a path becomes a file: URI.
+ *
+ * The store is split by concern: this file opens, store_migrate.c applies
+ * the schema migrations, store_run.c writes runs, store_check.c is
+ * `idlelab db check`.
+ *
+ * Design notes
+ * ------------
+ * Opening is a protocol, because "refused and left untouched" must hold
+ * for files that are not ours, and SQLite writes early: switching to WAL
+ * rewrites the header, and even a read-only handle on a WAL database
+ * creates -wal and -shm files next to it.  So:
+ *
+ *   1. stat().  A missing path is created only with IL_STORE_CREATE (never
+ *      with IL_STORE_READONLY); a zero-length file counts as new.
+ *   2. read(2) the 100-byte header.  No "SQLite format 3" magic: -EPROTO.
+ *      SQLite itself would open such a file and fail only at the first
+ *      query, and we do not want a read-write handle on it even briefly.
+ *   3. A read-only SQLite handle reads application_id, user_version and
+ *      whether sqlite_master holds anything.  When the header says WAL and
+ *      no non-empty -wal exists, the handle is opened with immutable=1,
+ *      which reads the file alone and creates nothing; with a live -wal the
+ *      file is in use and only the ordinary WAL reader sees it correctly.
+ *   4. Classify: ours (application_id IL_APPLICATION_ID), empty (no id, no
+ *      version, no objects, e.g. a file just created by sqlite3), or
+ *      foreign.  Foreign is -EPROTO, ours but newer than this binary is
+ *      -EPROTONOSUPPORT, ours but older with IL_STORE_NO_MIGRATE is
+ *      -ESTALE.  Nothing has been written up to here.
+ *   5. Only now the handle we keep.  IL_STORE_READONLY opens it with
+ *      SQLITE_OPEN_READONLY and stops (the main file is never written,
+ *      though SQLite's WAL reader may leave our database's -wal/-shm side
+ *      files).  Otherwise it is read-write: journal_mode=WAL (the first
+ *      write), synchronous=NORMAL, and the migrations if IL_STORE_CREATE.
+ *
+ * Every handle gets foreign_keys=ON (SQLite's default is off, per
+ * connection) and a busy timeout, so two writers into one file queue up.
+ */
+#include "store.h"
+#include "err.h"
+#include "store_internal.h"
+#include "schemas.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What steps 1-3 of the open protocol found out about a path. */
+struct probe {
+	bool exists;
+	bool empty;		/* zero length, or SQLite with nothing in it */
+	bool ours;
+	uint32_t app_id;
+	int version;
+};
+
+int store_sql_errno(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_CONSTRAINT:
+	case SQLITE_MISMATCH:
+	case SQLITE_RANGE:
+	case SQLITE_TOOBIG:
+		return -EINVAL;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return -EBUSY;
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_READONLY:
+		return -EROFS;
+	case SQLITE_FULL:
+		return -ENOSPC;
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return -EACCES;
+	case SQLITE_NOTADB:
+		return -EPROTO;
+	default:
+		return -EIO;
+	}
+}
+
+/* Must run before anything else touches the handle: it reads errmsg. */
+int store_sql_fail(struct il_store *s, int rc, const char *what)
+{
+	return il_errorf(store_sql_errno(rc), "%s: %s: %s", s->path, what,
+			 sqlite3_errmsg(s->db));
+}
+
+int store_exec(struct il_store *s, const char *sql, const char *what)
+{
+	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : store_sql_fail(s, rc, what);
+}
+
+/* One integer from a one-row query, e.g. a PRAGMA. */
+int store_query_i64(sqlite3 *db, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0);
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * Only '/' and RFC 3986 unreserved characters pass as they are; '?', '#'
+ * and '%' in particular must be escaped or SQLite would read them as URI
+ * syntax.  An absolute path gets an empty authority ("file:///..."), so
+ * "//x" stays a path.
+ */
+char *il_sqlite_uri(const char *path, const char *query)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(path), qlen = query ? strlen(query) : 0;
+	char *u = malloc(3 * n + qlen + 16), *p;
+
+	if (!u)
+		return NULL;
+	p = u + sprintf(u, "file:%s", path[0] == '/' ? "//" : "");
+	for (; *path; path++) {
+		unsigned char c = (unsigned char)*path;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || strchr("/-._~", c)) {
+			*p++ = (char)c;
+		} else {
+			*p++ = '%';
+			*p++ = hex[c >> 4];
+			*p++ = hex[c & 15];
+		}
+	}
+	if (query)
+		sprintf(p, "?%s", query);
+	else
+		*p = '\0';
+	return u;
+}
+
+static bool nonempty_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+/* Steps 1-3 of the open protocol (see the design notes); writes nothing. */
+static int probe_file(const char *path, struct probe *p)
+{
+	static const char magic[16] = "SQLite format 3";
+	static const char sql[] =
+		"SELECT (SELECT application_id FROM pragma_application_id),"
+		" (SELECT user_version FROM pragma_user_version),"
+		" (SELECT count(*) FROM sqlite_master)";
+	unsigned char hdr[100];
+	char *walpath = NULL, *uri = NULL;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	struct stat sb;
+	int64_t objects;
+	ssize_t n;
+	bool wal;
+	int fd, rc, ret = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (stat(path, &sb)) {
+		if (errno == ENOENT)
+			return 0;
+		return il_errorf(-errno, "%s: %s", path, strerror(errno));
+	}
+	p->exists = true;
+	if (!S_ISREG(sb.st_mode))
+		return il_errorf(-EPROTO, "%s: not an SQLite database (not a regular file)",
+				 path);
+	if (sb.st_size == 0) {
+		p->empty = true;
+		return 0;
+	}
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return il_errorf(-errno, "%s: %s", path, strerror(errno));
+	n = pread(fd, hdr, sizeof(hdr), 0);
+	close(fd);
+	if (n < 0)
+		return il_errorf(-EIO, "%s: %s", path, strerror(errno));
+	if (n < (ssize_t)sizeof(hdr) || memcmp(hdr, magic, sizeof(magic)))
+		return il_errorf(-EPROTO, "%s: not an SQLite database", path);
+
+	/* Header bytes 18/19 are the write/read format: 2 means WAL. */
+	wal = hdr[18] == 2 || hdr[19] == 2;
+	if (asprintf(&walpath, "%s-wal", path) < 0)
+		return il_errorf(-ENOMEM, "out of memory");
+	if (wal && !nonempty_file(walpath)) {
+		uri = il_sqlite_uri(path, "immutable=1");
+		if (!uri) {
+			ret = il_errorf(-ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY |
+				     SQLITE_OPEN_URI, NULL);
+	} else {
+		rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+	}
+	if (rc != SQLITE_OK) {
+		ret = il_errorf(store_sql_errno(rc), "%s: cannot open: %s", path,
+				db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		goto out;
+	}
+	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		if ((rc & 0xff) == SQLITE_NOTADB)
+			ret = il_errorf(-EPROTO, "%s: not an SQLite database", path);
+		else
+			ret = il_errorf(store_sql_errno(rc), "%s: cannot read: %s",
+					path, sqlite3_errmsg(db));
+		goto out;
+	}
+	p->app_id = (uint32_t)sqlite3_column_int64(st, 0);
+	p->version = sqlite3_column_int(st, 1);
+	objects = sqlite3_column_int64(st, 2);
+	p->ours = p->app_id == IL_APPLICATION_ID;
+	p->empty = !p->app_id && !p->version && !objects;
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(uri);
+	free(walpath);
+	return ret;
+}
+
+int il_store_latest_version(void)
+{
+	return il_nmigrations ? il_migrations[il_nmigrations - 1].version : 0;
+}
+
+void store_finalize_all(struct il_store *s)
+{
+	int i;
+
+	for (i = 0; i < ST_COUNT; i++) {
+		sqlite3_finalize(s->st[i]);
+		s->st[i] = NULL;
+	}
+}
+
+void il_store_close(struct il_store *s)
+{
+	if (!s)
+		return;
+	store_finalize_all(s);
+	/* The last WAL connection to close checkpoints and removes -wal. */
+	sqlite3_close_v2(s->db);
+	free(s->path);
+	free(s);
+}
+
+int il_store_open(const char *path, int flags, struct il_store **out)
+{
+	bool ro = flags & IL_STORE_READONLY;
+	bool create = !ro && (flags & IL_STORE_CREATE);
+	int latest = il_store_latest_version();
+	struct il_store *s;
+	struct probe p;
+	int oflags, rc, ret;
+
+	*out = NULL;
+	ret = probe_file(path, &p);
+	if (ret)
+		return ret;
+	if (!p.exists && !create)
+		return il_errorf(-ENOENT, "%s: no such database", path);
+	if (p.exists && !p.empty && !p.ours)
+		return il_errorf(-EPROTO, "%s is not an idlelab database (application_id 0x%08" PRIx32 ", expected 0x%08x)",
+				 path, p.app_id, IL_APPLICATION_ID);
+	if (p.version > latest)
+		return il_errorf(-EPROTONOSUPPORT, "%s: schema version %d is newer than this idlelab (%d); upgrade idlelab",
+				 path, p.version, latest);
+	/* A new file is created at the latest version, never "older". */
+	if ((flags & IL_STORE_NO_MIGRATE) && p.version < latest &&
+	    !(create && (!p.exists || p.empty)))
+		return il_errorf(-ESTALE, "%s: schema version %d is older than this idlelab (%d); run idlelab db migrate",
+				 path, p.version, latest);
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return il_errorf(-ENOMEM, "out of memory");
+	s->path = strdup(path);
+	s->readonly = ro;
+	if (!s->path) {
+		free(s);
+		return il_errorf(-ENOMEM, "out of memory");
+	}
+	if (ro)
+		oflags = SQLITE_OPEN_READONLY;
+	else
+		oflags = SQLITE_OPEN_READWRITE |
+			 (p.exists ? 0 : SQLITE_OPEN_CREATE);
+	rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
+	if (rc != SQLITE_OK) {
+		ret = il_errorf(store_sql_errno(rc), "%s: cannot open: %s", path,
+				s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+		goto fail;
+	}
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
+	ret = store_exec(s, "PRAGMA foreign_keys = ON", "enabling foreign keys");
+	if (ret)
+		goto fail;
+	if (!ro) {
+		ret = store_exec(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL",
+			   "switching to WAL");
+		if (ret)
+			goto fail;
+	}
+	if (create && p.version < latest) {
+		ret = il_store_migrate(s);
+		if (ret)
+			goto fail;
+	}
+	*out = s;
+	return 0;
+fail:
+	il_store_close(s);
+	return ret;
+}
+
+int il_store_schema_version(struct il_store *s)
+{
+	int64_t v;
+	int rc = store_query_i64(s->db, "PRAGMA user_version", &v);
+
+	if (rc != SQLITE_OK)
+		return store_sql_fail(s, rc, "reading the schema version");
+	return (int)v;
+}
+
+void *il_store_db(struct il_store *s)
+{
+	return s->db;
+}
