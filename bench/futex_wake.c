@@ -320,6 +320,16 @@ static int fw_run(struct il_run *run)
 	return il_pool_run(&st->pool);
 }
 
+/* Each wake waits idle_us plus a few us of futex round trip; pairs in parallel. */
+static uint64_t fw_estimate_ns(const void *params,
+			       const struct il_placement *place)
+{
+	const struct fw_params *p = params;
+
+	(void)place;
+	return (p->samples + FW_WARMUP) * (p->idle_us + 20) * 1000ULL;
+}
+
 const struct il_bench_ops il_bench_futex_wake = {
 	.name = "futex_wake",
 	.summary = "cross-CPU futex wake-up latency per CPU pair (reschedule IPI + idle exit)",
@@ -333,4 +343,5 @@ const struct il_bench_ops il_bench_futex_wake = {
 	.setup = fw_setup,
 	.run = fw_run,
 	.teardown = fw_teardown,
+	.estimate_ns = fw_estimate_ns,
 };

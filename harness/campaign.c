@@ -129,13 +129,25 @@ static void ctx_free(struct ctx *x)
 		for (j = 0; j < g->ndims; j++) {
 			int k;
 
-			for (k = 0; k < g->dims[j].n; k++)
+			for (k = 0; k < g->dims[j].n; k++) {
 				free(g->dims[j].vals[k]);
+				if (g->dims[j].tv)
+					free(g->dims[j].tv[k].blk);
+			}
 			free(g->dims[j].vals);
+			free(g->dims[j].tv);
 			free(g->dims[j].lines);
 			free(g->dims[j].key);
 		}
 		free(g->dims);
+		for (j = 0; j < g->nset; j++)
+			free(g->set[j].blk);
+		free(g->set);
+		for (j = 0; j < g->ndset; j++)
+			free(g->dset[j].blk);
+		free(g->dset);
+		free(g->prio.blk);
+		free(g->base);
 	}
 	free(x->groups);
 }

@@ -28,12 +28,23 @@ struct raw_kv {
 	bool was_list;		/* written as a YAML list */
 };
 
+/*
+ * One parameter value, parsed by its benchmark's table: @blk is a params
+ * block (ops->params_size bytes) holding it at @o->offset, the rest unused,
+ * so the plan copies the field and never goes back to text.
+ */
+struct typed_val {
+	const struct il_opt *o;
+	void *blk;
+};
+
 /* One matrix dimension. */
 struct dim {
 	char *key;
 	int key_line;
 	int n;
-	char **vals;
+	char **vals;			/* as written, for messages */
+	struct typed_val *tv;		/* the same, parsed */
 	int *lines;
 };
 
@@ -58,6 +69,12 @@ struct group_src {
 	bool has_cpus, has_reps, has_raw;
 	int ndims;
 	struct dim *dims;
+	void *base;			/* the table's defaults */
+	int nset;
+	struct typed_val *set;		/* params:, as s.params */
+	int ndset;
+	struct typed_val *dset;		/* defaults.params that apply */
+	struct typed_val prio;		/* environment.sched_fifo; o NULL if none */
 };
 
 struct ctx {
@@ -104,9 +121,9 @@ int cs_parse_defaults(struct ctx *x, const yaml_node_t *n);
 int cs_parse_environment(struct ctx *x, const yaml_node_t *n);
 int cs_fail_unknown_param(struct ctx *x, int line,
 			      const struct il_bench_ops *ops, const char *key);
-int cs_canon_param(struct ctx *x, const struct il_bench_ops *ops,
-		       const char *key, int key_line, const char *val,
-		       int val_line, char **out);
+int cs_parse_param(struct ctx *x, const struct il_bench_ops *ops,
+		   const char *key, int key_line, const char *val,
+		   int val_line, struct typed_val *out);
 int cs_parse_group(struct ctx *x, const yaml_node_t *n, struct group_src *g);
 int cs_inherit(struct ctx *x, struct group_src *g);
 int cs_check_placements(struct ctx *x, const struct group_src *g);

@@ -3,9 +3,40 @@
  * campaign_plan.c - the expansion of parsed groups into numbered plan
  * entries (campaign.h gives the order), the resume hash, and the rough
  * duration estimates of --dry-run and the ETA.
+ *
+ * Design notes: one parameter from the campaign file to runs.params.
+ * Follow `interval_us: [200, 1000]` under a timer_wake group's matrix
+ * (data/campaigns/quick.yaml).  It is parsed once and rendered once:
+ *
+ *   1. text in: cy_value_text() (campaign_yaml.c) takes the YAML scalar
+ *      as written;
+ *   2. parsed, once: cs_parse_param() (campaign_schema.c) runs
+ *      il_opts_set() from the benchmark's option table on it, at the
+ *      value's own line, into a typed_val: a params block holding the
+ *      uint64_t at offsetof(struct tw_params, interval_us).  The table's
+ *      defaults are parsed once per group by cs_inherit() into g->base;
+ *   3. carried as a field: combo_build() here copies the typed field over
+ *      g->base (memcpy at the option's offset, no text), add_entry() gives
+ *      each plan entry its own block (il_plan_entry.block);
+ *   4. checked and estimated on the block: prevalidate() in cmd_run calls
+ *      il_run_prepare() (runner.c), which copies the block into the run
+ *      and calls the benchmark's .check op (tw_check()); the estimate is
+ *      the benchmark's .estimate_ns op (tw_estimate_ns()) on the block;
+ *   5. read as a field: run_one() passes the block in il_run_request.block;
+ *      il_run_prepare() copies it into run->params, which tw_setup() and
+ *      the workers read as p->interval_us;
+ *   6. rendered, once: store_run() (runner.c) calls il_run_params_json(),
+ *      il_opts_to_json() through the same table, for runs.params.
+ *
+ * The resume hash is taken over that same il_run_params_json() text of
+ * the block (every parameter, defaults included).  The "k=v" strings of
+ * il_plan_entry.params are display only (dry-run, progress lines): they
+ * are formatted from the block and never parsed again.
  */
 #include "campaign_internal.h"
 #include "err.h"
+#include "runner.h"
+#include "topo.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -34,105 +65,56 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The "priority" parameter that environment.sched_fifo feeds, if any. */
-static const char *prio_param(const struct il_bench_ops *ops)
+/* The bytes of one option's field in a params block. */
+static size_t opt_size(const struct il_opt *o)
 {
-	static const char *const names[] = { "priority", "rt_priority", "prio", NULL };
-	int i;
-
-	for (i = 0; names[i]; i++)
-		if (il_opts_find(ops->opts, names[i]))
-			return names[i];
-	return NULL;
-}
-
-static bool has_key(char **kv, int n, const char *key)
-{
-	size_t len = strlen(key);
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (!strncmp(kv[i], key, len) && kv[i][len] == '=')
-			return true;
-	return false;
-}
-
-static int push_kv(char ***kv, int *n, const char *key, const char *val)
-{
-	char **v = realloc(*kv, (*n + 1) * sizeof(char *));
-
-	if (!v)
-		return il_errorf(-ENOMEM, "out of memory");
-	*kv = v;
-	if (asprintf(&v[*n], "%s=%s", key, val) < 0)
-		return il_errorf(-ENOMEM, "out of memory");
-	(*n)++;
+	switch (o->type) {
+	case IL_OPT_U64:
+		return sizeof(uint64_t);
+	case IL_OPT_BOOL:
+		return sizeof(bool);
+	case IL_OPT_ENUM:
+		return sizeof(int);
+	case IL_OPT_LIST:
+		return sizeof(struct il_u64_list);
+	}
 	return 0;
 }
 
-/*
- * The parameters of one matrix combination @idx[] under placement @cpus:
- * matrix values first, then the group's params, then the defaults that
- * apply to this benchmark, then the sched_fifo pass-through; the first
- * setter of a key wins.
- */
-static int combo_params(struct ctx *x, const struct group_src *g, const int *idx,
-			char ***out, int *nout)
+/* One matrix combination of a group, before it is repeated. */
+struct combo {
+	void *blk;		/* every parameter, typed */
+	int nkv;
+	char **kv;		/* the keys the file set, "k=v", sorted */
+	char *params_str;	/* the same joined by ";" */
+	char *json;		/* il_run_params_json(): what the store writes */
+};
+
+static void combo_free(struct combo *cb)
 {
-	char **kv = NULL, *canon;
-	int n = 0, i, ret;
-	const char *prio;
+	int i;
 
-	for (i = 0; i < g->ndims; i++) {
-		ret = push_kv(&kv, &n, g->dims[i].key, g->dims[i].vals[idx[i]]);
-		if (ret)
-			goto fail;
-	}
-	for (i = 0; i < g->s.nparams; i++) {
-		ret = push_kv(&kv, &n, g->s.params[i].key, g->s.params[i].val);
-		if (ret)
-			goto fail;
-	}
-	for (i = 0; i < x->defaults.nparams; i++) {
-		const struct raw_kv *d = &x->defaults.params[i];
+	for (i = 0; i < cb->nkv; i++)
+		free(cb->kv[i]);
+	free(cb->kv);
+	free(cb->params_str);
+	free(cb->json);
+	free(cb->blk);
+	memset(cb, 0, sizeof(*cb));
+}
 
-		if (!il_opts_find(g->ops->opts, d->key) || has_key(kv, n, d->key))
-			continue;
-		canon = NULL;
-		ret = cs_check_list_param(x, g->ops, d);
-		if (!ret)
-			ret = cs_canon_param(x, g->ops, d->key, d->key_line, d->val,
-					  d->val_line, &canon);
-		if (!ret)
-			ret = push_kv(&kv, &n, d->key, canon);
-		free(canon);
-		if (ret)
-			goto fail;
-	}
-	prio = prio_param(g->ops);
-	if (x->c->env.sched_fifo && prio && !has_key(kv, n, prio)) {
-		char v[16];
+/* Copy @v's field into @blk and note its option in @keys, once. */
+static void apply(const struct typed_val *v, void *blk,
+		  const struct il_opt **keys, int *nkeys)
+{
+	int i;
 
-		snprintf(v, sizeof(v), "%d", x->c->env.sched_fifo);
-		canon = NULL;
-		ret = cs_canon_param(x, g->ops, prio, x->c->env_line, v,
-				  x->c->env_line, &canon);
-		if (!ret)
-			ret = push_kv(&kv, &n, prio, canon);
-		free(canon);
-		if (ret)
-			goto fail;
-	}
-	if (n)
-		qsort(kv, n, sizeof(char *), cmp_str);
-	*out = kv;
-	*nout = n;
-	return 0;
-fail:
-	for (i = 0; i < n; i++)
-		free(kv[i]);
-	free(kv);
-	return ret;
+	memcpy((char *)blk + v->o->offset, (const char *)v->blk + v->o->offset,
+	       opt_size(v->o));
+	for (i = 0; i < *nkeys; i++)
+		if (keys[i] == v->o)
+			return;
+	keys[(*nkeys)++] = v->o;
 }
 
 static char *join_params(char **kv, int n)
@@ -152,6 +134,61 @@ static char *join_params(char **kv, int n)
 	return s;
 }
 
+/*
+ * The parameters of one matrix combination @idx[]: the table's defaults,
+ * then the sched_fifo pass-through, the defaults block, the group's params
+ * and the matrix values copied over them as typed fields.  Inheritance
+ * (cs_inherit()) already left out what a later source sets, so the order
+ * only documents precedence.  The set keys are rendered for display only.
+ */
+static int combo_build(const struct group_src *g, const int *idx,
+		       struct combo *cb)
+{
+	const struct il_bench_ops *ops = g->ops;
+	const struct il_opt **keys, *o;
+	size_t size = ops->params_size ? ops->params_size : 1;
+	char buf[1024];
+	int nopts = 0, nkeys = 0, i;
+
+	memset(cb, 0, sizeof(*cb));
+	for (o = ops->opts; o && o->name; o++)
+		nopts++;
+	keys = calloc(nopts + 1, sizeof(*keys));
+	cb->blk = malloc(size);
+	if (!keys || !cb->blk)
+		goto nomem;
+	memcpy(cb->blk, g->base, size);
+	if (g->prio.o)
+		apply(&g->prio, cb->blk, keys, &nkeys);
+	for (i = 0; i < g->ndset; i++)
+		apply(&g->dset[i], cb->blk, keys, &nkeys);
+	for (i = 0; i < g->nset; i++)
+		apply(&g->set[i], cb->blk, keys, &nkeys);
+	for (i = 0; i < g->ndims; i++)
+		apply(&g->dims[i].tv[idx[i]], cb->blk, keys, &nkeys);
+	cb->kv = calloc(nkeys + 1, sizeof(char *));
+	if (!cb->kv)
+		goto nomem;
+	for (i = 0; i < nkeys; i++) {
+		if (il_opts_format(keys[i], cb->blk, buf, sizeof(buf)) < 0 ||
+		    asprintf(&cb->kv[i], "%s=%s", keys[i]->name, buf) < 0)
+			goto nomem;
+		cb->nkv = i + 1;
+	}
+	if (cb->nkv)
+		qsort(cb->kv, cb->nkv, sizeof(char *), cmp_str);
+	cb->params_str = join_params(cb->kv, cb->nkv);
+	cb->json = il_run_params_json(ops, cb->blk);
+	if (!cb->params_str || !cb->json)
+		goto nomem;
+	free(keys);
+	return 0;
+nomem:
+	free(keys);
+	combo_free(cb);
+	return il_errorf(-ENOMEM, "out of memory");
+}
+
 void cp_entry_free(struct il_plan_entry *e)
 {
 	int i;
@@ -163,12 +200,14 @@ void cp_entry_free(struct il_plan_entry *e)
 		free(e->params[i]);
 	free(e->params);
 	free(e->params_str);
+	free(e->block);
 }
 
 static int add_entry(struct ctx *x, const struct group_src *g, int gno,
-		     const char *cpus, char **kv, int nkv, int rep)
+		     const char *cpus, const struct combo *cb, int rep)
 {
 	struct il_campaign *c = x->c;
+	size_t size = g->ops->params_size ? g->ops->params_size : 1;
 	struct il_plan_entry *e;
 	char *canon;
 	uint64_t h;
@@ -199,21 +238,23 @@ static int add_entry(struct ctx *x, const struct group_src *g, int gno,
 	e->group = strdup(g->name);
 	e->cpus = strdup(cpus);
 	e->events = g->s.events ? strdup(g->s.events) : NULL;
-	e->params = calloc(nkv ? nkv : 1, sizeof(char *));
-	if (!e->group || !e->cpus || (g->s.events && !e->events) || !e->params)
+	e->params = calloc(cb->nkv ? cb->nkv : 1, sizeof(char *));
+	e->block = malloc(size);
+	e->params_str = strdup(cb->params_str);
+	if (!e->group || !e->cpus || (g->s.events && !e->events) ||
+	    !e->params || !e->block || !e->params_str)
 		return il_errorf(-ENOMEM, "out of memory");
-	for (i = 0; i < nkv; i++) {
-		e->params[i] = strdup(kv[i]);
+	memcpy(e->block, cb->blk, size);
+	for (i = 0; i < cb->nkv; i++) {
+		e->params[i] = strdup(cb->kv[i]);
 		if (!e->params[i])
 			return il_errorf(-ENOMEM, "out of memory");
 		e->nparams = i + 1;
 	}
-	e->params_str = join_params(kv, nkv);
-	if (!e->params_str)
-		return il_errorf(-ENOMEM, "out of memory");
-	if (asprintf(&canon, "%s|%s|%s%s%s", e->ops->name, e->cpus,
-		     e->params_str, e->events ? "|events=" : "",
-		     e->events ? e->events : "") < 0)
+	/* Every parameter, defaults included: a changed default is a new
+	 * configuration, never a finished one (issue 8). */
+	if (asprintf(&canon, "%s|%s|%s%s%s", e->ops->name, e->cpus, cb->json,
+		     e->events ? "|events=" : "", e->events ? e->events : "") < 0)
 		return il_errorf(-ENOMEM, "out of memory");
 	h = il_fnv1a64(canon, strlen(canon));
 	free(canon);
@@ -224,22 +265,18 @@ static int add_entry(struct ctx *x, const struct group_src *g, int gno,
 int cp_expand_group(struct ctx *x, const struct group_src *g, int gno)
 {
 	int *idx = calloc(g->ndims + 1, sizeof(int));
-	char **kv = NULL;
-	int p, i, r, nkv = 0, ret = 0;
+	struct combo cb;
+	int p, i, r, ret = 0;
 
 	if (!idx)
 		return il_errorf(-ENOMEM, "out of memory");
 	for (p = 0; p < g->s.ncpus && !ret; p++) {
 		memset(idx, 0, (g->ndims + 1) * sizeof(int));
 		for (;;) {
-			ret = combo_params(x, g, idx, &kv, &nkv);
+			ret = combo_build(g, idx, &cb);
 			for (r = 1; !ret && r <= g->s.repetitions; r++)
-				ret = add_entry(x, g, gno, g->s.cpus[p], kv, nkv, r);
-			for (i = 0; i < nkv; i++)
-				free(kv[i]);
-			free(kv);
-			kv = NULL;
-			nkv = 0;
+				ret = add_entry(x, g, gno, g->s.cpus[p], &cb, r);
+			combo_free(&cb);
 			if (ret)
 				break;
 			/* Odometer: the last key turns fastest. */
@@ -299,88 +336,25 @@ bool il_plan_matches(const struct il_plan_entry *e, const char *glob)
 /* Snapshots, counters and the commit: measured at a few tens of ms. */
 #define IL_RUN_OVERHEAD_NS	(50ULL * 1000 * 1000)
 
-static uint64_t jget(json_t *p, const char *key, uint64_t def)
+/* A benchmark that declares no estimate is guessed at one second. */
+#define IL_RUN_UNKNOWN_NS	(1000ULL * 1000 * 1000)
+
+uint64_t il_plan_estimate_placed_ns(const struct il_plan_entry *e,
+				    struct il_topo *topo)
 {
-	json_t *v = json_object_get(p, key);
+	struct il_placement pl, *place = NULL;
+	uint64_t ns = IL_RUN_UNKNOWN_NS;
 
-	if (json_is_integer(v))
-		return (uint64_t)json_integer_value(v);
-	if (json_is_true(v))
-		return 1;
-	if (json_is_false(v))
-		return 0;
-	return def;
-}
-
-/* Sum of a list-typed parameter (target counts), or @def. */
-static uint64_t jlist_len(json_t *p, const char *key, uint64_t def)
-{
-	json_t *v = json_object_get(p, key);
-
-	if (json_is_array(v))
-		return json_array_size(v) ? json_array_size(v) : def;
-	return def;
-}
-
-/*
- * Per-benchmark rules of thumb, in ns, from the parameters the benchmark
- * would run with.  They are only for --dry-run and the ETA; the dataset's
- * own history replaces them as soon as a configuration has run once.
- */
-static uint64_t estimate_params(const char *bench, json_t *p)
-{
-	uint64_t samples = jget(p, "samples", 1000);
-	uint64_t dur_ms = jget(p, "duration_ms", 0);
-	uint64_t dur_s = jget(p, "duration_s", 0);
-	uint64_t interval_us, ns;
-
-	if (!strcmp(bench, "timer_wake") || !strcmp(bench, "cstate_wake")) {
-		/* A fixed interval, or the mean of a uniform range. */
-		interval_us = jget(p, "interval_us", 0);
-		if (jget(p, "interval_max_us", 0) > interval_us)
-			interval_us = (interval_us + jget(p, "interval_max_us", 0)) / 2;
-		if (!interval_us)
-			interval_us = (jget(p, "launch_min_us", 0) +
-				       jget(p, "launch_max_us", 0)) / 2;
-		if (!interval_us)
-			interval_us = jget(p, "launch_us", 1000);
-		ns = samples * interval_us * 1000ULL;
-		/* duration_ms, when set, caps a sample count. */
-		if (dur_ms && dur_ms * 1000000ULL < ns)
-			ns = dur_ms * 1000000ULL;
-		return ns;
-	}
-	if (dur_ms)
-		return dur_ms * 1000000ULL;
-	if (dur_s)
-		return dur_s * 1000000000ULL;
-	if (!strcmp(bench, "futex_wake"))
-		return samples * (jget(p, "idle_us", 50) + 20) * 1000ULL;
-	if (!strcmp(bench, "membarrier_ipi") || !strcmp(bench, "tlb_shootdown") ||
-	    !strcmp(bench, "ipi_storm"))
-		return samples * jlist_len(p, "targets", 1) * 20000ULL;
-	if (!strcmp(bench, "wbinvd"))
-		return samples * jlist_len(p, "footprints", 1) * 500000ULL;
-	return samples * 10000ULL;
+	if (topo && !il_place_parse(topo, e->cpus, &pl))
+		place = &pl;
+	if (e->ops->estimate_ns)
+		ns = e->ops->estimate_ns(e->block, place);
+	if (place)
+		il_place_free(place);
+	return ns + IL_RUN_OVERHEAD_NS;
 }
 
 uint64_t il_plan_estimate_ns(const struct il_plan_entry *e)
 {
-	const struct il_bench_ops *ops = e->ops;
-	void *scratch = calloc(1, ops->params_size ? ops->params_size : 1);
-	uint64_t ns = 1000000000ULL;
-	json_t *p;
-	int i;
-
-	if (!scratch)
-		return ns + IL_RUN_OVERHEAD_NS;
-	il_opts_defaults(ops->opts, scratch);
-	for (i = 0; i < e->nparams; i++)
-		il_opts_set_kv(ops->opts, scratch, e->params[i]);
-	p = il_opts_to_json(ops->opts, scratch);
-	if (p)
-		ns = estimate_params(ops->name, p);
-	json_decref(p);
-	free(scratch);
-	return ns + IL_RUN_OVERHEAD_NS;
+	return il_plan_estimate_placed_ns(e, NULL);
 }

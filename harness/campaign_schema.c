@@ -13,6 +13,7 @@
 #include "topo.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,27 +203,27 @@ int cs_fail_unknown_param(struct ctx *x, int line,
 }
 
 /*
- * Parse @val for @key with @ops's table and format it back: the canonical
- * form that is hashed and passed to the runner.
+ * Parse @val for @key with @ops's table into @out: the only place a
+ * campaign's parameter text is parsed.  What comes out is typed; the plan
+ * copies fields, never text (see campaign_plan.c).
  */
-int cs_canon_param(struct ctx *x, const struct il_bench_ops *ops,
-		       const char *key, int key_line, const char *val,
-		       int val_line, char **out)
+int cs_parse_param(struct ctx *x, const struct il_bench_ops *ops,
+		   const char *key, int key_line, const char *val,
+		   int val_line, struct typed_val *out)
 {
 	const struct il_opt *o = il_opts_find(ops->opts, key);
 	char buf[1024];
 	const char *msg;
-	void *scratch;
+	void *blk;
 	size_t plen;
 	int ret;
 
 	if (!o)
 		return cs_fail_unknown_param(x, key_line, ops, key);
-	scratch = calloc(1, ops->params_size ? ops->params_size : 1);
-	if (!scratch)
+	blk = calloc(1, ops->params_size ? ops->params_size : 1);
+	if (!blk)
 		return il_errorf(-ENOMEM, "out of memory");
-	il_opts_defaults(ops->opts, scratch);
-	ret = il_opts_set(ops->opts, scratch, key, val);
+	ret = il_opts_set(ops->opts, blk, key, val);
 	if (ret) {
 		char prefix[128];
 
@@ -232,15 +233,12 @@ int cs_canon_param(struct ctx *x, const struct il_bench_ops *ops,
 		if (!strncmp(msg, prefix, plen))
 			msg += plen;
 		snprintf(buf, sizeof(buf), "%s", msg);
-		free(scratch);
+		free(blk);
 		return cy_fail(x, val_line, key, "%s", buf);
 	}
-	ret = il_opts_format(o, scratch, buf, sizeof(buf));
-	free(scratch);
-	if (ret < 0)
-		return cy_fail(x, val_line, key, "cannot format value '%s'", val);
-	*out = strdup(buf);
-	return *out ? 0 : il_errorf(-ENOMEM, "out of memory");
+	out->o = o;
+	out->blk = blk;
+	return 0;
 }
 
 static int parse_matrix(struct ctx *x, const yaml_node_t *n, struct group_src *g)
@@ -305,16 +303,15 @@ static int parse_matrix(struct ctx *x, const yaml_node_t *n, struct group_src *g
 					return ret;
 			}
 		}
-		/* Check every value now, at its own line. */
+		/* Parse every value now, at its own line. */
+		d->tv = calloc(d->n, sizeof(*d->tv));
+		if (!d->tv)
+			return il_errorf(-ENOMEM, "out of memory");
 		for (j = 0; j < d->n; j++) {
-			char *canon = NULL;
-
-			ret = cs_canon_param(x, g->ops, d->key, d->key_line,
-					  d->vals[j], d->lines[j], &canon);
+			ret = cs_parse_param(x, g->ops, d->key, d->key_line,
+					     d->vals[j], d->lines[j], &d->tv[j]);
 			if (ret)
 				return ret;
-			free(d->vals[j]);
-			d->vals[j] = canon;
 		}
 	}
 	return 0;
@@ -382,18 +379,19 @@ int cs_parse_group(struct ctx *x, const yaml_node_t *n, struct group_src *g)
 		ret = parse_params(x, params, &g->s);
 		if (ret)
 			return ret;
+		g->set = calloc(g->s.nparams + 1, sizeof(*g->set));
+		if (!g->set)
+			return il_errorf(-ENOMEM, "out of memory");
 		for (i = 0; i < g->s.nparams; i++) {
 			struct raw_kv *kv = &g->s.params[i];
-			char *canon = NULL;
 
 			ret = cs_check_list_param(x, g->ops, kv);
 			if (!ret)
-				ret = cs_canon_param(x, g->ops, kv->key, kv->key_line,
-						  kv->val, kv->val_line, &canon);
+				ret = cs_parse_param(x, g->ops, kv->key, kv->key_line,
+						     kv->val, kv->val_line, &g->set[i]);
 			if (ret)
 				return ret;
-			free(kv->val);
-			kv->val = canon;
+			g->nset = i + 1;
 		}
 	}
 	if (matrix)
@@ -401,11 +399,93 @@ int cs_parse_group(struct ctx *x, const yaml_node_t *n, struct group_src *g)
 	return 0;
 }
 
+/* Whether the group's params or matrix set @key. */
+static bool group_sets(const struct group_src *g, const char *key)
+{
+	int i;
+
+	for (i = 0; i < g->s.nparams; i++)
+		if (!strcmp(g->s.params[i].key, key))
+			return true;
+	for (i = 0; i < g->ndims; i++)
+		if (!strcmp(g->dims[i].key, key))
+			return true;
+	return false;
+}
+
+/*
+ * The parameter environment.sched_fifo feeds.  Benchmarks that take a
+ * SCHED_FIFO priority call it "priority" (timer_wake); a u64 of another
+ * name is not guessed at.
+ */
+#define IL_PRIO_PARAM	"priority"
+
+static int inherit_prio(struct ctx *x, struct group_src *g)
+{
+	const struct il_opt *o = il_opts_find(g->ops->opts, IL_PRIO_PARAM);
+	uint64_t v = (uint64_t)x->c->env.sched_fifo;
+	int i;
+
+	if (!x->c->env.sched_fifo || !o || o->type != IL_OPT_U64 ||
+	    group_sets(g, o->name))
+		return 0;
+	for (i = 0; i < g->ndset; i++)
+		if (g->dset[i].o == o)
+			return 0;
+	if (v < o->min || v > o->max)
+		return cy_fail(x, x->c->env_line, "sched_fifo",
+			       "%" PRIu64 " is out of range [%" PRIu64 ", %" PRIu64 "] for %s's '%s'",
+			       v, o->min, o->max, g->ops->name, o->name);
+	g->prio.blk = calloc(1, g->ops->params_size);
+	if (!g->prio.blk)
+		return il_errorf(-ENOMEM, "out of memory");
+	g->prio.o = o;
+	*(uint64_t *)((char *)g->prio.blk + o->offset) = v;
+	return 0;
+}
+
+/*
+ * The typed side of inheritance: the table's defaults, parsed once per
+ * group, and the defaults block's params that this benchmark has and the
+ * group does not set, parsed with this benchmark's table.
+ */
+static int inherit_params(struct ctx *x, struct group_src *g)
+{
+	const struct il_bench_ops *ops = g->ops;
+	int i, ret;
+
+	g->base = calloc(1, ops->params_size ? ops->params_size : 1);
+	g->dset = calloc(x->defaults.nparams + 1, sizeof(*g->dset));
+	if (!g->base || !g->dset)
+		return il_errorf(-ENOMEM, "out of memory");
+	ret = il_opts_defaults(ops->opts, g->base);
+	if (ret)
+		return ret;
+	for (i = 0; i < x->defaults.nparams; i++) {
+		const struct raw_kv *d = &x->defaults.params[i];
+
+		if (!il_opts_find(ops->opts, d->key) || group_sets(g, d->key))
+			continue;
+		ret = cs_check_list_param(x, ops, d);
+		if (!ret)
+			ret = cs_parse_param(x, ops, d->key, d->key_line, d->val,
+					     d->val_line, &g->dset[g->ndset]);
+		if (ret)
+			return ret;
+		g->ndset++;
+	}
+	return inherit_prio(x, g);
+}
+
 /* Inherit from the defaults what the group did not set. */
 int cs_inherit(struct ctx *x, struct group_src *g)
 {
 	struct settings *d = &x->defaults;
-	int i;
+	int i, ret;
+
+	ret = inherit_params(x, g);
+	if (ret)
+		return ret;
 
 	if (!g->has_reps)
 		g->s.repetitions = d->repetitions ? d->repetitions : 1;

@@ -240,8 +240,8 @@ static void request_init(struct il_run_request *req, const struct plan_state *ps
 	memset(req, 0, sizeof(*req));
 	req->ops = e->ops;
 	req->cpus = e->cpus;
-	req->nparams = e->nparams;
-	req->params = (const char *const *)e->params;
+	/* Parsed once, when the plan was made; never text again. */
+	req->block = e->block;
 	req->events = e->events;
 	req->keep_raw = e->raw;
 	req->campaign = ps->name;
@@ -454,7 +454,7 @@ int cmd_run(int argc, char **argv)
 
 			if (!store || il_store_mean_duration(store, c->plan[i].ops->name,
 							     c->plan[i].hash, &ns) != 1)
-				ns = il_plan_estimate_ns(&c->plan[i]);
+				ns = il_plan_estimate_placed_ns(&c->plan[i], topo);
 			ps.est[i] = ns;
 		}
 		if (il_envctl_journal_pending())
@@ -491,7 +491,7 @@ int cmd_run(int argc, char **argv)
 			continue;
 		if (il_store_mean_duration(store, c->plan[i].ops->name,
 					   c->plan[i].hash, &ns) != 1)
-			ns = il_plan_estimate_ns(&c->plan[i]);
+			ns = il_plan_estimate_placed_ns(&c->plan[i], topo);
 		ps.est[i] = ns;
 		if (final_status(ps.st[i].status))
 			t.done++;
