@@ -94,33 +94,33 @@ int cy_fail(struct ctx *x, int line, const char *key, const char *fmt, ...)
 const char *cy_kind_name(const yaml_node_t *n);
 const char *cy_nearest(const char *s, const char *const *names);
 int cy_fail_unknown_key(struct ctx *x, int line, const char *key,
-			    const char *where, const char *const *known);
+			const char *where, const char *const *known);
 const char *cy_scalar(const yaml_node_t *n);
 bool cy_plain(const yaml_node_t *n);
 bool cy_is_null(const yaml_node_t *n);
 int cy_want_scalar(struct ctx *x, const yaml_node_t *n, const char *key,
-		       const char *what);
+		   const char *what);
 int cy_get_string(struct ctx *x, const yaml_node_t *n, const char *key,
-		      char **out);
+		  char **out);
 int cy_get_bool(struct ctx *x, const yaml_node_t *n, const char *key,
-		    bool *out);
+		bool *out);
 int cy_get_uint(struct ctx *x, const yaml_node_t *n, const char *key,
-		    uint64_t min, uint64_t max, uint64_t *out);
+		uint64_t min, uint64_t max, uint64_t *out);
 yaml_node_t *cy_node(struct ctx *x, int id);
 int cy_check_mapping(struct ctx *x, const yaml_node_t *map,
-			 const char *key, const char *where,
-			 const char *const *known);
+		     const char *key, const char *where,
+		     const char *const *known);
 int cy_value_text(struct ctx *x, const yaml_node_t *n, const char *key,
-		      bool allow_list, char **out);
+		  bool allow_list, char **out);
 
 /* campaign_schema.c and campaign_env.c */
 void cs_settings_free(struct settings *s);
 int cs_check_list_param(struct ctx *x, const struct il_bench_ops *ops,
-			    const struct raw_kv *kv);
+			const struct raw_kv *kv);
 int cs_parse_defaults(struct ctx *x, const yaml_node_t *n);
 int cs_parse_environment(struct ctx *x, const yaml_node_t *n);
 int cs_fail_unknown_param(struct ctx *x, int line,
-			      const struct il_bench_ops *ops, const char *key);
+			  const struct il_bench_ops *ops, const char *key);
 int cs_parse_param(struct ctx *x, const struct il_bench_ops *ops,
 		   const char *key, int key_line, const char *val,
 		   int val_line, struct typed_val *out);

@@ -125,7 +125,7 @@ static int parse_params(struct ctx *x, const yaml_node_t *n, struct settings *s)
 /* A list under params is one value of a list-typed parameter; for any
  * other parameter the user almost certainly meant a matrix sweep. */
 int cs_check_list_param(struct ctx *x, const struct il_bench_ops *ops,
-			    const struct raw_kv *kv)
+			const struct raw_kv *kv)
 {
 	const struct il_opt *o = il_opts_find(ops->opts, kv->key);
 
@@ -191,7 +191,7 @@ static int fail_unknown_bench(struct ctx *x, int line, const char *name)
 }
 
 int cs_fail_unknown_param(struct ctx *x, int line,
-			      const struct il_bench_ops *ops, const char *key)
+			  const struct il_bench_ops *ops, const char *key)
 {
 	const char *near = il_opts_suggest(ops->opts, key);
 

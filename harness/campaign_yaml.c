@@ -71,7 +71,7 @@ const char *cy_nearest(const char *s, const char *const *names)
 }
 
 int cy_fail_unknown_key(struct ctx *x, int line, const char *key,
-			    const char *where, const char *const *known)
+			const char *where, const char *const *known)
 {
 	const char *near = cy_nearest(key, known);
 	char list[256] = "";
@@ -109,7 +109,7 @@ bool cy_is_null(const yaml_node_t *n)
 }
 
 int cy_want_scalar(struct ctx *x, const yaml_node_t *n, const char *key,
-		       const char *what)
+		   const char *what)
 {
 	if (n->type != YAML_SCALAR_NODE)
 		return cy_fail(x, cy_line_of(n), key, "expected %s, got %s", what,
@@ -120,7 +120,7 @@ int cy_want_scalar(struct ctx *x, const yaml_node_t *n, const char *key,
 }
 
 int cy_get_string(struct ctx *x, const yaml_node_t *n, const char *key,
-		      char **out)
+		  char **out)
 {
 	int ret = cy_want_scalar(x, n, key, "a string");
 
@@ -132,7 +132,7 @@ int cy_get_string(struct ctx *x, const yaml_node_t *n, const char *key,
 }
 
 int cy_get_bool(struct ctx *x, const yaml_node_t *n, const char *key,
-		    bool *out)
+		bool *out)
 {
 	static const char *const yes[] = { "true", "yes", "on", "1", NULL };
 	static const char *const no[] = { "false", "no", "off", "0", NULL };
@@ -156,7 +156,7 @@ int cy_get_bool(struct ctx *x, const yaml_node_t *n, const char *key,
 }
 
 int cy_get_uint(struct ctx *x, const yaml_node_t *n, const char *key,
-		    uint64_t min, uint64_t max, uint64_t *out)
+		uint64_t min, uint64_t max, uint64_t *out)
 {
 	unsigned long long v;
 	const char *s;
@@ -194,8 +194,8 @@ yaml_node_t *cy_node(struct ctx *x, int id)
  * would otherwise silently win.
  */
 int cy_check_mapping(struct ctx *x, const yaml_node_t *map,
-			 const char *key, const char *where,
-			 const char *const *known)
+		     const char *key, const char *where,
+		     const char *const *known)
 {
 	yaml_node_pair_t *p, *q;
 	const char *k, *k2;
@@ -234,7 +234,7 @@ int cy_check_mapping(struct ctx *x, const yaml_node_t *map,
 /* Text of a parameter value: a scalar, or a list of scalars joined with
  * commas (for list-typed parameters such as target counts). */
 int cy_value_text(struct ctx *x, const yaml_node_t *n, const char *key,
-		      bool allow_list, char **out)
+		  bool allow_list, char **out)
 {
 	yaml_node_item_t *it;
 	size_t len = 1, used = 0;
