@@ -80,8 +80,8 @@ static int parse_root(struct ctx *x, yaml_node_t *root)
 		return ret;
 	if (!valid_name(x->c->name))
 		return cy_fail(x, cy_line_of(name), "name",
-			    "'%s' is not a valid name (1-64 of A-Z a-z 0-9 . _ -)",
-			    x->c->name);
+			       "'%s' is not a valid name (1-64 of A-Z a-z 0-9 . _ -)",
+			       x->c->name);
 	if (defaults && (ret = cs_parse_defaults(x, defaults)))
 		return ret;
 	if (env && !cy_is_null(env) && (ret = cs_parse_environment(x, env)))
@@ -90,7 +90,7 @@ static int parse_root(struct ctx *x, yaml_node_t *root)
 		return cy_fail(x, cy_line_of(root), "groups", "missing: a campaign needs at least one group");
 	if (groups->type != YAML_SEQUENCE_NODE)
 		return cy_fail(x, cy_line_of(groups), "groups", "expected a list of groups, got %s",
-			    cy_kind_name(groups));
+			       cy_kind_name(groups));
 	x->ngroups = (int)(groups->data.sequence.items.top - groups->data.sequence.items.start);
 	if (!x->ngroups)
 		return cy_fail(x, cy_line_of(groups), "groups", "empty list: a campaign needs at least one group");
@@ -200,7 +200,7 @@ int il_campaign_parse(const char *file, const char *text, size_t len,
 	}
 	if (yaml_document_get_root_node(&extra)) {
 		ret = cy_fail(&x, (int)extra.start_mark.line + 1, NULL,
-			   "a second YAML document; a campaign file holds one");
+			      "a second YAML document; a campaign file holds one");
 		yaml_document_delete(&extra);
 		goto out;
 	}

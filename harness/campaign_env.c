@@ -48,12 +48,12 @@ int cs_parse_environment(struct ctx *x, const yaml_node_t *n)
 		} else if (!strcmp(k, "cpuidle_only")) {
 			if (vn->type != YAML_SEQUENCE_NODE)
 				return cy_fail(x, cy_line_of(vn), k,
-					    "expected a list of idle state names (e.g. [C1]), got %s",
-					    cy_kind_name(vn));
+					       "expected a list of idle state names (e.g. [C1]), got %s",
+					       cy_kind_name(vn));
 			i = (int)(vn->data.sequence.items.top - vn->data.sequence.items.start);
 			if (!i)
 				return cy_fail(x, cy_line_of(vn), k,
-					    "empty list: at least one idle state must stay enabled (POLL counts)");
+					       "empty list: at least one idle state must stay enabled (POLL counts)");
 			e->cpuidle_only = calloc(i, sizeof(char *));
 			if (!e->cpuidle_only)
 				return il_errorf(-ENOMEM, "out of memory");
@@ -61,7 +61,7 @@ int cs_parse_environment(struct ctx *x, const yaml_node_t *n)
 			     it < vn->data.sequence.items.top; it++, i++) {
 				e->ncpuidle_only = i + 1;
 				ret = cy_get_string(x, cy_node(x, *it), k,
-						 &e->cpuidle_only[i]);
+						    &e->cpuidle_only[i]);
 				if (ret)
 					return ret;
 			}
@@ -80,8 +80,8 @@ int cs_parse_environment(struct ctx *x, const yaml_node_t *n)
 				ret = cy_get_uint(x, vn, k, 1, UINT32_MAX, &e->pin_khz);
 				if (ret && s)
 					ret = cy_fail(x, cy_line_of(vn), k,
-						   "expected max, min or a frequency in kHz, got '%s'",
-						   s);
+						      "expected max, min or a frequency in kHz, got '%s'",
+						      s);
 				e->pin = IL_PIN_KHZ;
 			}
 		} else if (!strcmp(k, "sched_fifo")) {

@@ -215,7 +215,7 @@ static int add_entry(struct ctx *x, const struct group_src *g, int gno,
 
 	if (c->nplan >= IL_PLAN_MAX)
 		return cy_fail(x, g->line, NULL, "the plan has more than %d runs; split the campaign",
-			    IL_PLAN_MAX);
+			       IL_PLAN_MAX);
 	if (!(c->nplan & (c->nplan - 1))) {
 		/* Full exactly when nplan is 0 or a power of two: double. */
 		size_t cap = c->nplan ? (size_t)c->nplan * 2 : 1;
@@ -318,10 +318,10 @@ int cp_check_default_params(struct ctx *x)
 		near = cy_nearest(d->key, names);
 		if (near)
 			return cy_fail(x, d->key_line, d->key,
-				    "no benchmark of this campaign has this parameter (did you mean '%s'?)",
-				    near);
+				       "no benchmark of this campaign has this parameter (did you mean '%s'?)",
+				       near);
 		return cy_fail(x, d->key_line, d->key,
-			    "no benchmark of this campaign has this parameter");
+			       "no benchmark of this campaign has this parameter");
 	}
 	return 0;
 }

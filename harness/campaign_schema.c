@@ -131,8 +131,8 @@ int cs_check_list_param(struct ctx *x, const struct il_bench_ops *ops,
 
 	if (kv->was_list && o && o->type != IL_OPT_LIST)
 		return cy_fail(x, kv->val_line, kv->key,
-			    "expected one value, got a list (to run each value, put '%s' under 'matrix')",
-			    kv->key);
+			       "expected one value, got a list (to run each value, put '%s' under 'matrix')",
+			       kv->key);
 	return 0;
 }
 
@@ -185,9 +185,9 @@ static int fail_unknown_bench(struct ctx *x, int line, const char *name)
 
 	if (near)
 		return cy_fail(x, line, "bench", "unknown benchmark '%s' (did you mean '%s'?)",
-			    name, near);
+			       name, near);
 	return cy_fail(x, line, "bench", "unknown benchmark '%s' (see idlelab list)",
-		    name);
+		       name);
 }
 
 int cs_fail_unknown_param(struct ctx *x, int line,
@@ -197,9 +197,9 @@ int cs_fail_unknown_param(struct ctx *x, int line,
 
 	if (near)
 		return cy_fail(x, line, key, "benchmark %s has no parameter '%s' (did you mean '%s'?)",
-			    ops->name, key, near);
+			       ops->name, key, near);
 	return cy_fail(x, line, key, "benchmark %s has no parameter '%s' (see idlelab list %s)",
-		    ops->name, key, ops->name);
+		       ops->name, key, ops->name);
 }
 
 /*
@@ -252,7 +252,7 @@ static int parse_matrix(struct ctx *x, const yaml_node_t *n, struct group_src *g
 		return ret;
 	if (n->data.mapping.pairs.start == n->data.mapping.pairs.top)
 		return cy_fail(x, cy_line_of(n), "matrix",
-			    "empty matrix: give at least one parameter, or leave 'matrix' out");
+			       "empty matrix: give at least one parameter, or leave 'matrix' out");
 	g->dims = calloc(n->data.mapping.pairs.top - n->data.mapping.pairs.start,
 			 sizeof(*g->dims));
 	if (!g->dims)
@@ -272,13 +272,13 @@ static int parse_matrix(struct ctx *x, const yaml_node_t *n, struct group_src *g
 		for (j = 0; j < g->s.nparams; j++)
 			if (!strcmp(g->s.params[j].key, d->key))
 				return cy_fail(x, d->key_line, d->key,
-					    "set in both params (line %d) and matrix",
-					    g->s.params[j].key_line);
+					       "set in both params (line %d) and matrix",
+					       g->s.params[j].key_line);
 		cnt = vn->type == YAML_SEQUENCE_NODE ?
 		      (int)(vn->data.sequence.items.top - vn->data.sequence.items.start) : 1;
 		if (!cnt)
 			return cy_fail(x, cy_line_of(vn), d->key,
-				    "empty list: the matrix would have no runs");
+				       "empty list: the matrix would have no runs");
 		d->vals = calloc(cnt, sizeof(*d->vals));
 		d->lines = calloc(cnt, sizeof(*d->lines));
 		if (!d->vals || !d->lines)
@@ -538,13 +538,13 @@ int cs_check_placements(struct ctx *x, const struct group_src *g)
 			return cy_fail(x, g->s.cpus_lines[i], "cpus", "%s", il_errmsg());
 		if ((g->ops->flags & IL_BF_PAIRS) && pl.kind != IL_PLACE_PAIRS)
 			ret = cy_fail(x, g->s.cpus_lines[i], "cpus",
-				   "'%s': %s needs CPU pairs (e.g. pairs:smt or pairs:0-1)",
-				   g->s.cpus[i], g->ops->name);
+				      "'%s': %s needs CPU pairs (e.g. pairs:smt or pairs:0-1)",
+				      g->s.cpus[i], g->ops->name);
 		else if ((g->ops->flags & IL_BF_MULTI_CPU) &&
 			 pl.kind == IL_PLACE_CPUS && pl.ncpus < 2)
 			ret = cy_fail(x, g->s.cpus_lines[i], "cpus",
-				   "'%s': %s needs at least two CPUs",
-				   g->s.cpus[i], g->ops->name);
+				      "'%s': %s needs at least two CPUs",
+				      g->s.cpus[i], g->ops->name);
 		il_place_free(&pl);
 		if (ret)
 			return ret;

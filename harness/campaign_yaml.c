@@ -80,7 +80,7 @@ int cy_fail_unknown_key(struct ctx *x, int line, const char *key,
 
 	if (near)
 		return cy_fail(x, line, key, "unknown key in %s (did you mean '%s'?)",
-			    where, near);
+			       where, near);
 	for (i = 0; known[i] && used < sizeof(list) - 1; i++)
 		used += snprintf(list + used, sizeof(list) - used, "%s%s",
 				 i ? ", " : "", known[i]);
@@ -113,7 +113,7 @@ int cy_want_scalar(struct ctx *x, const yaml_node_t *n, const char *key,
 {
 	if (n->type != YAML_SCALAR_NODE)
 		return cy_fail(x, cy_line_of(n), key, "expected %s, got %s", what,
-			    cy_kind_name(n));
+			       cy_kind_name(n));
 	if (cy_is_null(n))
 		return cy_fail(x, cy_line_of(n), key, "expected %s, got null", what);
 	return 0;
@@ -174,7 +174,7 @@ int cy_get_uint(struct ctx *x, const yaml_node_t *n, const char *key,
 		goto bad;
 	if (v < min || v > max)
 		return cy_fail(x, cy_line_of(n), key, "%llu is out of range [%" PRIu64
-			    ", %" PRIu64 "]", v, min, max);
+			       ", %" PRIu64 "]", v, min, max);
 	*out = v;
 	return 0;
 bad:
@@ -202,21 +202,21 @@ int cy_check_mapping(struct ctx *x, const yaml_node_t *map,
 
 	if (map->type != YAML_MAPPING_NODE)
 		return cy_fail(x, cy_line_of(map), key, "expected a mapping, got %s",
-			    cy_kind_name(map));
+			       cy_kind_name(map));
 	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
 		yaml_node_t *kn = cy_node(x, p->key);
 
 		k = cy_scalar(kn);
 		if (!k || cy_is_null(kn))
 			return cy_fail(x, cy_line_of(kn), key,
-				    "keys in %s must be names, got %s", where,
-				    cy_kind_name(kn));
+				       "keys in %s must be names, got %s", where,
+				       cy_kind_name(kn));
 		for (q = map->data.mapping.pairs.start; q < p; q++) {
 			k2 = cy_scalar(cy_node(x, q->key));
 			if (k2 && !strcmp(k, k2))
 				return cy_fail(x, cy_line_of(kn), k,
-					    "duplicate key in %s (first on line %d)",
-					    where, cy_line_of(cy_node(x, q->key)));
+					       "duplicate key in %s (first on line %d)",
+					       where, cy_line_of(cy_node(x, q->key)));
 		}
 		if (known) {
 			int i;
@@ -225,7 +225,7 @@ int cy_check_mapping(struct ctx *x, const yaml_node_t *map,
 				;
 			if (!known[i])
 				return cy_fail_unknown_key(x, cy_line_of(kn), k, where,
-							known);
+							   known);
 		}
 	}
 	return 0;
@@ -248,7 +248,7 @@ int cy_value_text(struct ctx *x, const yaml_node_t *n, const char *key,
 	}
 	if (n->type != YAML_SEQUENCE_NODE || !allow_list)
 		return cy_fail(x, cy_line_of(n), key, "expected a value, got %s",
-			    cy_kind_name(n));
+			       cy_kind_name(n));
 	if (n->data.sequence.items.start == n->data.sequence.items.top)
 		return cy_fail(x, cy_line_of(n), key, "empty list");
 	for (it = n->data.sequence.items.start; it < n->data.sequence.items.top; it++) {
@@ -256,8 +256,8 @@ int cy_value_text(struct ctx *x, const yaml_node_t *n, const char *key,
 
 		if (e->type != YAML_SCALAR_NODE || cy_is_null(e))
 			return cy_fail(x, cy_line_of(e), key,
-				    "list elements must be values, got %s",
-				    cy_kind_name(e));
+				       "list elements must be values, got %s",
+				       cy_kind_name(e));
 		len += strlen(cy_scalar(e)) + 1;
 	}
 	s = malloc(len);
