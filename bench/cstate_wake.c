@@ -157,11 +157,21 @@ static void cw_teardown(struct il_run *run)
 	run->priv = NULL;
 }
 
-static int cw_setup(struct il_run *run)
+/* samples x the (mean) launch distance, one measured CPU after another. */
+static uint64_t cw_estimate_ns(const void *params,
+			       const struct il_placement *place)
 {
-	const struct cw_params *p = run->params;
-	struct cw_state *st;
-	int *cpus = NULL, i, ret;
+	const struct cw_params *p = params;
+	uint64_t launch_ns = p->launch_min_ns;
+
+	if (p->launch_max_ns > launch_ns)
+		launch_ns = (launch_ns + p->launch_max_ns) / 2;
+	return p->samples * launch_ns * (uint64_t)il_bench_measured(place);
+}
+
+static int cw_check(const void *params, const struct il_placement *place)
+{
+	const struct cw_params *p = params;
 
 	if (p->launch_max_ns && p->launch_max_ns < p->launch_min_ns)
 		return il_errorf(-EINVAL, "parameter 'launch_max_ns': %" PRIu64 " is below launch_min_ns %" PRIu64,
@@ -169,9 +179,22 @@ static int cw_setup(struct il_run *run)
 	if (p->irq_mode == IDLELAB_IRQ_LATE &&
 	    p->method != IDLELAB_METHOD_MWAIT)
 		return il_errorf(-EINVAL, "parameter 'irq_mode': late needs method=mwait (only MWAIT can wake with IRQs off)");
-	if (p->wake_source == IDLELAB_WAKE_IPI &&
-	    run->place.kind != IL_PLACE_PAIRS)
+	if (place && p->wake_source == IDLELAB_WAKE_IPI &&
+	    place->kind != IL_PLACE_PAIRS)
 		return il_errorf(-EINVAL, "wake_source=ipi needs CPU pairs SENDER-MEASURED (e.g. --cpus pairs:0-1)");
+	return 0;
+}
+
+static int cw_setup(struct il_run *run)
+{
+	const struct cw_params *p = run->params;
+	struct cw_state *st;
+	int *cpus = NULL, i, ret;
+
+	/* il_run_prepare() checked already; a direct caller is refused too. */
+	ret = cw_check(p, &run->place);
+	if (ret)
+		return ret;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return il_errorf(-ENOMEM, "out of memory");
@@ -451,4 +474,6 @@ const struct il_bench_ops il_bench_cstate_wake = {
 	.setup = cw_setup,
 	.run = cw_run,
 	.teardown = cw_teardown,
+	.estimate_ns = cw_estimate_ns,
+	.check = cw_check,
 };

@@ -245,12 +245,14 @@ static void fw_teardown(struct il_run *run)
 	run->priv = NULL;
 }
 
-static int fw_setup(struct il_run *run)
+/* Each pair must be two CPUs, and no pair may be measured twice. */
+static int fw_check(const void *params, const struct il_placement *pl)
 {
-	const struct il_placement *pl = &run->place;
-	struct fw_state *st;
-	int i, j, node, ret;
+	int i, j;
 
+	(void)params;
+	if (!pl)
+		return 0;
 	if (pl->kind != IL_PLACE_PAIRS || pl->npairs < 1)
 		return il_errorf(-EINVAL, "--cpus '%s': futex_wake needs CPU pairs (e.g. pairs:smt or pairs:0-1)",
 				 pl->spec);
@@ -265,6 +267,19 @@ static int fw_setup(struct il_run *run)
 						 pl->spec, pl->pairs[i].a,
 						 pl->pairs[i].b);
 	}
+	return 0;
+}
+
+static int fw_setup(struct il_run *run)
+{
+	const struct il_placement *pl = &run->place;
+	struct fw_state *st;
+	int i, node, ret;
+
+	/* il_run_prepare() checked already; a direct caller is refused too. */
+	ret = fw_check(run->params, pl);
+	if (ret)
+		return ret;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return il_errorf(-ENOMEM, "out of memory");
@@ -320,6 +335,16 @@ static int fw_run(struct il_run *run)
 	return il_pool_run(&st->pool);
 }
 
+/* Each wake waits idle_us plus a few us of futex round trip; pairs in parallel. */
+static uint64_t fw_estimate_ns(const void *params,
+			       const struct il_placement *place)
+{
+	const struct fw_params *p = params;
+
+	(void)place;
+	return (p->samples + FW_WARMUP) * (p->idle_us + 20) * 1000ULL;
+}
+
 const struct il_bench_ops il_bench_futex_wake = {
 	.name = "futex_wake",
 	.summary = "cross-CPU futex wake-up latency per CPU pair (reschedule IPI + idle exit)",
@@ -333,4 +358,6 @@ const struct il_bench_ops il_bench_futex_wake = {
 	.setup = fw_setup,
 	.run = fw_run,
 	.teardown = fw_teardown,
+	.estimate_ns = fw_estimate_ns,
+	.check = fw_check,
 };

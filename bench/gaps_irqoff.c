@@ -177,6 +177,32 @@ static int gi_run(struct il_run *run)
 	return 0;
 }
 
+/* windows x window_us on each CPU, one CPU after another. */
+static uint64_t gi_estimate_ns(const void *params,
+			       const struct il_placement *place)
+{
+	const struct gi_params *p = params;
+
+	return p->windows * p->window_us * 1000ULL *
+	       (uint64_t)il_bench_measured(place);
+}
+
+/* The module refuses a request longer than IDLELAB_MAX_RUN_US. */
+static int gi_check(const void *params, const struct il_placement *place)
+{
+	const struct gi_params *p = params;
+
+	(void)place;
+	if (p->window_us < p->width_us)
+		return il_errorf(-EINVAL, "parameter 'window_us': %" PRIu64 " is below width_us %" PRIu64,
+				 p->window_us, p->width_us);
+	if (p->windows * p->window_us > IDLELAB_MAX_RUN_US)
+		return il_errorf(-EINVAL, "windows x window_us = %" PRIu64 " us is over the module's run limit of %llu us",
+				 p->windows * p->window_us,
+				 (unsigned long long)IDLELAB_MAX_RUN_US);
+	return 0;
+}
+
 const struct il_bench_ops il_bench_gaps_irqoff = {
 	.name = "gaps_irqoff",
 	.summary = "TSC gaps with IRQs off in bounded windows, per CPU, hwlat's method (idlelab_cstate module)",
@@ -189,4 +215,6 @@ const struct il_bench_ops il_bench_gaps_irqoff = {
 	.setup = gi_setup,
 	.run = gi_run,
 	.teardown = gi_teardown,
+	.estimate_ns = gi_estimate_ns,
+	.check = gi_check,
 };

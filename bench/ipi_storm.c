@@ -305,6 +305,33 @@ static int is_run(struct il_run *run)
 	return 0;
 }
 
+/* About 20 us per closed-loop round, for each entry of the targets list. */
+static uint64_t is_estimate_ns(const void *params,
+			       const struct il_placement *place)
+{
+	const struct is_params *p = params;
+
+	(void)place;
+	return p->rounds * (uint64_t)(p->targets.n ? p->targets.n : 1) * 20000ULL;
+}
+
+/* A target count beyond the placed CPUs after the sender cannot run. */
+static int is_check(const void *params, const struct il_placement *place)
+{
+	const struct is_params *p = params;
+	int i;
+
+	if (!place || place->kind != IL_PLACE_CPUS)
+		return 0;
+	if (place->ncpus < 2)
+		return il_errorf(-EINVAL, "ipi_storm needs a sender and at least one target CPU (--cpus all, or e.g. 0-3)");
+	for (i = 0; i < p->targets.n; i++)
+		if (p->targets.v[i] > (uint64_t)(place->ncpus - 1))
+			return il_errorf(-EINVAL, "parameter 'targets': %" PRIu64 " is more than the %d placed CPUs after the sender",
+					 p->targets.v[i], place->ncpus - 1);
+	return 0;
+}
+
 const struct il_bench_ops il_bench_ipi_storm = {
 	.name = "ipi_storm",
 	.summary = "closed-loop IPI storms from the first placed CPU to the others, physical/logical/broadcast/kernel (idlelab_ipi module)",
@@ -317,4 +344,6 @@ const struct il_bench_ops il_bench_ipi_storm = {
 	.setup = is_setup,
 	.run = is_run,
 	.teardown = is_teardown,
+	.estimate_ns = is_estimate_ns,
+	.check = is_check,
 };

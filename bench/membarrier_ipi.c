@@ -169,6 +169,16 @@ static int mb_run(struct il_run *run)
 	return il_pool_run(&b->pool);
 }
 
+/* About 20 us per timed call, for each entry of the targets list. */
+static uint64_t mb_estimate_ns(const void *params,
+			       const struct il_placement *place)
+{
+	const struct mb_params *p = params;
+
+	(void)place;
+	return p->samples * (uint64_t)(p->targets.n ? p->targets.n : 1) * 20000ULL;
+}
+
 const struct il_bench_ops il_bench_membarrier_ipi = {
 	.name = "membarrier_ipi",
 	.summary = "membarrier(PRIVATE_EXPEDITED) cost against the number of CPUs spinning in the process",
@@ -181,4 +191,5 @@ const struct il_bench_ops il_bench_membarrier_ipi = {
 	.setup = mb_setup,
 	.run = mb_run,
 	.teardown = mb_teardown,
+	.estimate_ns = mb_estimate_ns,
 };

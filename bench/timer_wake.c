@@ -175,16 +175,44 @@ static void tw_teardown(struct il_run *run)
 	run->priv = NULL;
 }
 
+/* samples x the (mean) interval, cut short by duration_ms; CPUs run at once. */
+static uint64_t tw_estimate_ns(const void *params,
+			       const struct il_placement *place)
+{
+	const struct tw_params *p = params;
+	uint64_t interval_us = p->interval_us, ns;
+
+	(void)place;
+	if (p->interval_max_us > interval_us)
+		interval_us = (interval_us + p->interval_max_us) / 2;
+	ns = (p->samples + TW_WARMUP) * interval_us * 1000ULL;
+	if (p->duration_ms && p->duration_ms * 1000000ULL < ns)
+		ns = p->duration_ms * 1000000ULL;
+	return ns;
+}
+
+static int tw_check(const void *params, const struct il_placement *place)
+{
+	const struct tw_params *p = params;
+
+	(void)place;
+	if (p->interval_max_us && p->interval_max_us < p->interval_us)
+		return il_errorf(-EINVAL,
+				 "parameter 'interval_max_us': %" PRIu64 " is below interval_us %" PRIu64,
+				 p->interval_max_us, p->interval_us);
+	return 0;
+}
+
 static int tw_setup(struct il_run *run)
 {
 	const struct tw_params *p = run->params;
 	struct tw_state *st;
 	int i, ret;
 
-	if (p->interval_max_us && p->interval_max_us < p->interval_us)
-		return il_errorf(-EINVAL,
-				 "parameter 'interval_max_us': %" PRIu64 " is below interval_us %" PRIu64,
-				 p->interval_max_us, p->interval_us);
+	/* il_run_prepare() checked already; a direct caller is refused too. */
+	ret = tw_check(p, &run->place);
+	if (ret)
+		return ret;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return il_errorf(-ENOMEM, "out of memory");
@@ -242,4 +270,6 @@ const struct il_bench_ops il_bench_timer_wake = {
 	.setup = tw_setup,
 	.run = tw_run,
 	.teardown = tw_teardown,
+	.estimate_ns = tw_estimate_ns,
+	.check = tw_check,
 };

@@ -164,6 +164,16 @@ static int ts_run(struct il_run *run)
 	return il_pool_run(&st->b.pool);
 }
 
+/* About 20 us per timed shootdown, for each entry of the targets list. */
+static uint64_t ts_estimate_ns(const void *params,
+			       const struct il_placement *place)
+{
+	const struct ts_params *p = params;
+
+	(void)place;
+	return p->samples * (uint64_t)(p->targets.n ? p->targets.n : 1) * 20000ULL;
+}
+
 const struct il_bench_ops il_bench_tlb_shootdown = {
 	.name = "tlb_shootdown",
 	.summary = "TLB shootdown cost (madvise DONTNEED or mprotect) against the number of CPUs using the page",
@@ -176,4 +186,5 @@ const struct il_bench_ops il_bench_tlb_shootdown = {
 	.setup = ts_setup,
 	.run = ts_run,
 	.teardown = ts_teardown,
+	.estimate_ns = ts_estimate_ns,
 };

@@ -213,6 +213,16 @@ static int tg_run(struct il_run *run)
 	return il_pool_run(&st->pool);
 }
 
+/* Every CPU spins for duration_ms at the same time. */
+static uint64_t tg_estimate_ns(const void *params,
+			       const struct il_placement *place)
+{
+	const struct tg_params *p = params;
+
+	(void)place;
+	return p->duration_ms * 1000000ULL;
+}
+
 const struct il_bench_ops il_bench_tsc_gaps = {
 	.name = "tsc_gaps",
 	.summary = "interruptions of a spinning CPU above a threshold, with their times (IRQs on, like sysjitter/oslat)",
@@ -225,4 +235,5 @@ const struct il_bench_ops il_bench_tsc_gaps = {
 	.setup = tg_setup,
 	.run = tg_run,
 	.teardown = tg_teardown,
+	.estimate_ns = tg_estimate_ns,
 };

@@ -313,6 +313,37 @@ static int wb_run(struct il_run *run)
 	return 0;
 }
 
+/*
+ * sweep: about 500 us per dirtied-and-timed WBINVD, per footprint, one CPU
+ * after another; blast: reps WBINVDs interval_us apart on the aggressor.
+ */
+static uint64_t wb_estimate_ns(const void *params,
+			       const struct il_placement *place)
+{
+	const struct wb_params *p = params;
+
+	if (p->mode == IDLELAB_WBINVD_BLAST)
+		return p->reps * p->interval_us * 1000ULL;
+	return p->reps * (uint64_t)p->footprints.n * 500000ULL *
+	       (uint64_t)il_bench_measured(place);
+}
+
+/* The module refuses a blast longer than IDLELAB_MAX_RUN_US. */
+static int wb_check(const void *params, const struct il_placement *place)
+{
+	const struct wb_params *p = params;
+
+	if (p->mode != IDLELAB_WBINVD_BLAST)
+		return 0;
+	if (p->reps * p->interval_us > IDLELAB_MAX_RUN_US)
+		return il_errorf(-EINVAL, "mode=blast: reps x interval_us = %" PRIu64 " us is over the module's run limit of %llu us",
+				 p->reps * p->interval_us,
+				 (unsigned long long)IDLELAB_MAX_RUN_US);
+	if (place && place->kind == IL_PLACE_CPUS && place->ncpus < 2)
+		return il_errorf(-EINVAL, "mode=blast needs an aggressor and at least one victim CPU (--cpus all, or e.g. 0-3)");
+	return 0;
+}
+
 const struct il_bench_ops il_bench_wbinvd = {
 	.name = "wbinvd",
 	.summary = "WBINVD cost against the dirty footprint, and its blast radius: IRQs-off TSC gaps on other CPUs meanwhile (idlelab_cstate module)",
@@ -325,4 +356,6 @@ const struct il_bench_ops il_bench_wbinvd = {
 	.setup = wb_setup,
 	.run = wb_run,
 	.teardown = wb_teardown,
+	.estimate_ns = wb_estimate_ns,
+	.check = wb_check,
 };

@@ -56,7 +56,28 @@ struct il_bench_ops {
 	int (*setup)(struct il_run *run);
 	int (*run)(struct il_run *run);
 	void (*teardown)(struct il_run *run);
+	/*
+	 * A rough duration of one run in ns, from its parameters, for
+	 * --dry-run and the ETA until the dataset has history (the harness
+	 * adds its own per-run overhead).  @place is NULL when unknown.
+	 */
+	uint64_t (*estimate_ns)(const void *params,
+				const struct il_placement *place);
+	/*
+	 * Constraints that span parameters or the placement (NULL: none).
+	 * il_run_prepare() calls it, so `idlelab run --dry-run` refuses a
+	 * campaign that would fail at run time.  0 or -EINVAL (err.h).
+	 */
+	int (*check)(const void *params, const struct il_placement *place);
 };
+
+/* How many CPUs (or pairs) a benchmark measures one after another. */
+static inline int il_bench_measured(const struct il_placement *place)
+{
+	if (!place)
+		return 1;
+	return place->kind == IL_PLACE_PAIRS ? place->npairs : place->ncpus;
+}
 
 struct il_run {
 	const struct il_bench_ops *ops;

@@ -37,12 +37,15 @@
  * matrix key varying fastest (an odometer over the keys in file order),
  * then repetitions 1..R.  Entry i of that order has plan index i.
  *
- * Each entry's parameters are canonicalised (parsed by the benchmark's
- * option table and formatted back, so "1e3"-style accidents cannot exist
- * and "007" equals "7"), sorted by key, and hashed: param_hash is FNV-1a 64
- * of "bench|cpus|k=v;k=v[|events=E]" as 16 lowercase hex digits.  The hash
- * does not include the repetition, so all repetitions of one configuration
- * share it.  (campaign, plan_index, param_hash) is the resume key.
+ * Each entry's parameters are one typed block (the benchmark's params
+ * struct), filled once from the file's text by the option table, so
+ * "1e3"-style accidents cannot exist and "007" equals "7".  param_hash is
+ * FNV-1a 64, as 16 lowercase hex digits, of "bench|cpus|JSON[|events=E]"
+ * where JSON is il_run_params_json() of the block: every parameter,
+ * defaults included, exactly as runs.params stores it, so changing a
+ * default changes the hash.  The hash does not include the repetition, so
+ * all repetitions of one configuration share it.  (campaign, plan_index,
+ * param_hash) is the resume key.
  *
  * Every error names the file, the line (1-based, from libyaml's marks) and
  * the key: "FILE:LINE: key 'x': message".  Errors follow err.h (-EINVAL
@@ -74,8 +77,10 @@ struct il_plan_entry {
 	char *cpus;			/* placement spec, never NULL */
 	char *events;			/* NULL: the default set */
 	bool raw;
+	void *block;			/* every parameter, typed: ops->params_size */
 	int nparams;
-	char **params;			/* canonical "key=value", sorted by key */
+	char **params;			/* the keys the file set, "key=value"
+					 * rendered from @block, sorted by key */
 	char *params_str;		/* the same joined by ";" ("" if none) */
 	int repetition;			/* 1..repetitions */
 	int repetitions;
@@ -113,12 +118,17 @@ void il_campaign_free(struct il_campaign *c);
 bool il_plan_matches(const struct il_plan_entry *e, const char *glob);
 
 /**
- * il_plan_estimate_ns() - a rough duration for @e from its parameters
- * (samples x interval, duration, ...), keyed by benchmark name, with a
- * fixed per-run overhead for snapshots and the commit.  Used by --dry-run
- * and the ETA when the database has no history for the configuration.
+ * il_plan_estimate_ns() - a rough duration for @e: the benchmark's own
+ * estimate_ns op on the entry's parameter block, plus a fixed per-run
+ * overhead for snapshots and the commit.  Used by --dry-run and the ETA
+ * when the database has no history for the configuration.
  */
 uint64_t il_plan_estimate_ns(const struct il_plan_entry *e);
+
+/** il_plan_estimate_placed_ns() - the same with @e's placement expanded
+ * on @topo (NULL: unknown), for benchmarks that measure CPUs in turn. */
+uint64_t il_plan_estimate_placed_ns(const struct il_plan_entry *e,
+				    struct il_topo *topo);
 
 /** il_fnv1a64() - FNV-1a, 64 bits, of @len bytes. */
 uint64_t il_fnv1a64(const void *data, size_t len);

@@ -22,9 +22,15 @@
  *
  * A kill -9 anywhere leaves every committed run intact (one transaction
  * each, WAL) and at most one entry missing, which --resume runs.
+ *
+ * cmd_run() is those steps as phases over one struct run_ctx: run_parse()
+ * (the command line), run_prepare() (step 1), run_dry() or run_open()
+ * (steps 2-4), run_loop() (step 5), run_summary() (step 6) and run_free().
+ * What it prints besides one line per run is in cmd_run_show.c.
  */
 #include "cli.h"
 #include "campaign.h"
+#include "cmd_run_internal.h"
 #include "env.h"
 #include "envctl.h"
 #include "err.h"
@@ -59,26 +65,6 @@ static void run_usage(FILE *f)
 		"  -h, --help        this text\n");
 }
 
-struct stored {
-	const char *status;	/* of the row with the entry's hash; NULL: none */
-	bool other_hash;	/* a row at this index with another hash */
-};
-
-struct plan_state {
-	struct il_campaign *c;
-	const char *name;	/* campaign key in the database */
-	struct stored *st;
-	bool *sel;
-	uint64_t *est;
-	int nstored;
-};
-
-static bool final_status(const char *s)
-{
-	return s && (!strcmp(s, "ok") || !strcmp(s, "failed") ||
-		     !strcmp(s, "unsupported"));
-}
-
 static int collect_cb(int64_t idx, const char *hash, const char *status,
 		      uint64_t dur, void *arg)
 {
@@ -95,135 +81,12 @@ static int collect_cb(int64_t idx, const char *hash, const char *status,
 		return 0;
 	}
 	/* Should two rows ever exist, a final one wins. */
-	if (!s->status || !final_status(s->status))
+	if (!s->status || !run_final_status(s->status))
 		s->status = !strcmp(status, "ok") ? "ok" :
 			    !strcmp(status, "failed") ? "failed" :
 			    !strcmp(status, "unsupported") ? "unsupported" :
 			    !strcmp(status, "skipped") ? "skipped" : "interrupted";
 	return 0;
-}
-
-static void fmt_duration(uint64_t ns, char *buf, size_t len)
-{
-	uint64_t s = (ns + 500000000ULL) / 1000000000ULL;
-
-	if (s >= 3600)
-		snprintf(buf, len, "%" PRIu64 ":%02" PRIu64 ":%02" PRIu64,
-			 s / 3600, s / 60 % 60, s % 60);
-	else
-		snprintf(buf, len, "%02" PRIu64 ":%02" PRIu64, s / 60, s % 60);
-}
-
-static void print_env(const struct il_campaign *c, FILE *f)
-{
-	const struct il_envctl_spec *e = &c->env;
-	int i;
-
-	if (il_envctl_spec_empty(e)) {
-		fprintf(f, "environment: unchanged\n");
-		return;
-	}
-	fprintf(f, "environment:");
-	if (e->pm_qos)
-		fprintf(f, " pm_qos_us=%d", e->pm_qos_us);
-	for (i = 0; i < e->ncpuidle_only; i++)
-		fprintf(f, "%s%s", i ? "," : " cpuidle_only=", e->cpuidle_only[i]);
-	if (e->governor)
-		fprintf(f, " governor=%s", e->governor);
-	if (e->pin == IL_PIN_MAX)
-		fprintf(f, " pin_freq_khz=max");
-	else if (e->pin == IL_PIN_MIN)
-		fprintf(f, " pin_freq_khz=min");
-	else if (e->pin == IL_PIN_KHZ)
-		fprintf(f, " pin_freq_khz=%" PRIu64, e->pin_khz);
-	if (e->sched_fifo)
-		fprintf(f, " sched_fifo=%d", e->sched_fifo);
-	if (e->mlockall)
-		fprintf(f, " mlockall=1");
-	fprintf(f, "\n");
-}
-
-static void dry_run(const struct plan_state *ps, bool resume)
-{
-	const struct il_campaign *c = ps->c;
-	uint64_t total = 0;
-	char d[32];
-	int i, n = 0, done = 0;
-
-	printf("campaign %s (%s): %d planned runs in %d groups\n", ps->name,
-	       c->file, c->nplan, c->ngroups);
-	if (c->description[0])
-		printf("description: %s\n", c->description);
-	print_env(c, stdout);
-	printf("%6s  %-18s %-16s %-14s %7s  %-16s %9s  %s\n", "index", "group",
-	       "bench", "cpus", "rep", "param_hash", "estimate", "params");
-	for (i = 0; i < c->nplan; i++) {
-		const struct il_plan_entry *e = &c->plan[i];
-		bool is_done = resume && final_status(ps->st[i].status);
-		char rep[24];
-
-		if (!ps->sel[i])
-			continue;
-		n++;
-		snprintf(rep, sizeof(rep), "%d/%d", e->repetition, e->repetitions);
-		if (is_done) {
-			done++;
-			snprintf(d, sizeof(d), "done");
-		} else {
-			total += ps->est[i];
-			snprintf(d, sizeof(d), "%.1f s", ps->est[i] / 1e9);
-		}
-		printf("%6" PRId64 "  %-18s %-16s %-14s %7s  %-16s %9s  %s\n",
-		       e->index, e->group, e->ops->name, e->cpus, rep, e->hash, d,
-		       e->params_str[0] ? e->params_str : "-");
-	}
-	fmt_duration(total, d, sizeof(d));
-	printf("estimated duration: %s for %d runs", d, n - done);
-	if (done)
-		printf(" (%d already done)", done);
-	printf("\n");
-}
-
-/* The TTY progress line, on stderr only when it is a terminal. */
-struct progress {
-	bool tty;
-	bool shown;
-	int i, n;
-	uint64_t est_done, real_done, est_left;
-};
-
-static void progress_clear(struct progress *p)
-{
-	if (p->shown) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-		p->shown = false;
-	}
-}
-
-static void progress_show(struct progress *p, const struct il_plan_entry *e)
-{
-	double scale = 1.0;
-	char eta[32];
-
-	if (!p->tty)
-		return;
-	/* Correct the rules of thumb by how wrong they have been so far. */
-	if (p->est_done > 0 && p->real_done > 0) {
-		scale = (double)p->real_done / (double)p->est_done;
-		if (scale < 0.25)
-			scale = 0.25;
-		if (scale > 4)
-			scale = 4;
-	}
-	fmt_duration((uint64_t)(p->est_left * scale), eta, sizeof(eta));
-	fprintf(stderr, "\r\033[K[%d/%d] %s", p->i, p->n, e->ops->name);
-	if (strcmp(e->group, e->ops->name))
-		fprintf(stderr, " (%s)", e->group);
-	fprintf(stderr, " cpus=%s rep %d/%d  ETA %s", e->cpus, e->repetition,
-		e->repetitions, eta);
-	fflush(stderr);
-	p->shown = true;
 }
 
 static uint64_t mono_ns(void)
@@ -240,8 +103,8 @@ static void request_init(struct il_run_request *req, const struct plan_state *ps
 	memset(req, 0, sizeof(*req));
 	req->ops = e->ops;
 	req->cpus = e->cpus;
-	req->nparams = e->nparams;
-	req->params = (const char *const *)e->params;
+	/* Parsed once, when the plan was made; never text again. */
+	req->block = e->block;
 	req->events = e->events;
 	req->keep_raw = e->raw;
 	req->campaign = ps->name;
@@ -340,7 +203,30 @@ static int run_one(struct il_store *store, struct il_topo *topo,
 	return ret;
 }
 
-int cmd_run(int argc, char **argv)
+/* What the command line asked for. */
+struct run_opts {
+	const char *db, *only, *name, *file;
+	bool resume, dry;
+};
+
+/* Everything one `idlelab run` holds, released by run_free(). */
+struct run_ctx {
+	struct run_opts o;
+	struct plan_state ps;
+	struct il_campaign *c;
+	struct il_store *store;
+	struct il_topo *topo;
+	struct il_envctl *ctl;
+	struct progress prog;
+	struct tally t;
+	bool stopped;
+	int nsel;
+	char machine[37], host_buf[37];
+	const char *host;
+};
+
+/* The command line into @o.  Return: -1 to go on, else the exit code. */
+static int run_parse(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "db", required_argument, NULL, 'd' },
@@ -351,38 +237,27 @@ int cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *db = cli_default_db(), *only = NULL, *name = NULL;
-	struct plan_state ps = { 0 };
-	struct il_campaign *c = NULL;
-	struct il_store *store = NULL;
-	struct il_topo *topo = NULL;
-	struct il_envctl *ctl = NULL;
-	struct progress prog = { 0 };
-	struct tally t = { 0 };
-	bool resume = false, dry = false, stopped = false;
-	char machine[37], d[32], host_buf[37];
-	const char *host = NULL;
-	int opt, ret, code = IL_EXIT_OK, i, nsel = 0, nexisting = 0;
-	uint64_t t0;
+	int opt;
 
+	o->db = cli_default_db();
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "d:rno:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
-			db = optarg;
+			o->db = optarg;
 			break;
 		case 'r':
-			resume = true;
+			o->resume = true;
 			break;
 		case 'n':
-			dry = true;
+			o->dry = true;
 			break;
 		case 'o':
-			only = optarg;
+			o->only = optarg;
 			break;
 		case 'N':
-			name = optarg;
+			o->name = optarg;
 			break;
 		case 'h':
 			run_usage(stdout);
@@ -395,190 +270,230 @@ int cmd_run(int argc, char **argv)
 		run_usage(stderr);
 		return cli_usage_error("run: expected exactly one campaign file");
 	}
+	o->file = argv[optind];
+	return -1;
+}
 
-	ret = il_topo_open(&topo);
+/*
+ * Step 1 of the order above: load the campaign, select the entries and
+ * validate every selected one, touching nothing.  Return: 0 or an exit code.
+ */
+static int run_prepare(struct run_ctx *r)
+{
+	struct plan_state *ps = &r->ps;
+	struct il_campaign *c;
+	int ret, i;
+
+	ret = il_topo_open(&r->topo);
 	if (ret)
 		return cli_error(IL_EXIT_FAIL, "run: %s", il_errmsg());
-	ret = il_campaign_load(argv[optind], topo, &c);
-	if (ret) {
-		code = cli_usage_error("run: %s", il_errmsg());
-		goto out;
-	}
-	ps.c = c;
-	ps.name = name ? name : c->name;
-	if (name) {
+	ret = il_campaign_load(r->o.file, r->topo, &r->c);
+	if (ret)
+		return cli_usage_error("run: %s", il_errmsg());
+	c = r->c;
+	ps->c = c;
+	ps->name = r->o.name ? r->o.name : c->name;
+	if (r->o.name) {
 		/* The key of the dataset's runs; keep it shell- and SQL-tame. */
+		const char *name = r->o.name;
 		size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyz"
 				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:");
 
-		if (!*name || name[n] || n > 96) {
-			code = cli_usage_error("run: --name '%s': use 1-96 of A-Z a-z 0-9 . _ - :",
+		if (!*name || name[n] || n > 96)
+			return cli_usage_error("run: --name '%s': use 1-96 of A-Z a-z 0-9 . _ - :",
 					       name);
-			goto out;
-		}
 	}
-	ps.st = calloc(c->nplan, sizeof(*ps.st));
-	ps.sel = calloc(c->nplan, sizeof(*ps.sel));
-	ps.est = calloc(c->nplan, sizeof(*ps.est));
-	if (!ps.st || !ps.sel || !ps.est) {
-		code = cli_error(IL_EXIT_FAIL, "out of memory");
-		goto out;
-	}
+	ps->st = calloc(c->nplan, sizeof(*ps->st));
+	ps->sel = calloc(c->nplan, sizeof(*ps->sel));
+	ps->est = calloc(c->nplan, sizeof(*ps->est));
+	if (!ps->st || !ps->sel || !ps->est)
+		return cli_error(IL_EXIT_FAIL, "out of memory");
 	for (i = 0; i < c->nplan; i++) {
-		ps.sel[i] = !only || il_plan_matches(&c->plan[i], only);
-		nsel += ps.sel[i];
+		ps->sel[i] = !r->o.only || il_plan_matches(&c->plan[i], r->o.only);
+		r->nsel += ps->sel[i];
 	}
-	if (!nsel) {
-		code = cli_usage_error("run: --only '%s' matches no benchmark or group of %s",
-				       only, c->file);
-		goto out;
-	}
-	code = prevalidate(topo, &ps);
-	if (code)
-		goto out;
-
+	if (!r->nsel)
+		return cli_usage_error("run: --only '%s' matches no benchmark or group of %s",
+				       r->o.only, c->file);
+	ret = prevalidate(r->topo, ps);
+	if (ret)
+		return ret;
 	/* Resume keys are per host: another machine's runs of this campaign
 	 * in a merged database are not ours to skip. */
-	if (!il_host_uuid(host_buf))
-		host = host_buf;
-	if (dry) {
-		struct stat sb;
+	if (!il_host_uuid(r->host_buf))
+		r->host = r->host_buf;
+	return 0;
+}
 
-		/* History only: never create or migrate a file for a dry run. */
-		if (!stat(db, &sb) &&
-		    il_store_open(db, IL_STORE_READONLY, &store) == 0)
-			il_store_campaign_runs(store, ps.name, host, collect_cb, &ps);
-		il_errclear();
-		for (i = 0; i < c->nplan; i++) {
-			uint64_t ns;
+/* The entry's estimate: the dataset's history, else the benchmark's op. */
+static uint64_t estimate(const struct run_ctx *r, int i)
+{
+	const struct il_plan_entry *e = &r->c->plan[i];
+	uint64_t ns;
 
-			if (!store || il_store_mean_duration(store, c->plan[i].ops->name,
-							     c->plan[i].hash, &ns) != 1)
-				ns = il_plan_estimate_ns(&c->plan[i]);
-			ps.est[i] = ns;
-		}
-		if (il_envctl_journal_pending())
-			fprintf(stderr, "idlelab: run: notice: a restore journal is pending; a real run restores it first (or run 'idlelab restore')\n");
-		dry_run(&ps, resume);
-		goto out;
-	}
+	if (!r->store || il_store_mean_duration(r->store, e->ops->name, e->hash,
+						&ns) != 1)
+		ns = il_plan_estimate_placed_ns(e, r->topo);
+	return ns;
+}
 
-	code = cli_envctl_recover("run");
-	if (code)
-		goto out;
-	ret = il_store_open(db, IL_STORE_CREATE, &store);
-	if (ret) {
-		code = cli_usage_error("run: %s", il_errmsg());
-		goto out;
-	}
-	ret = il_store_campaign_runs(store, ps.name, host, collect_cb, &ps);
-	if (ret) {
-		code = cli_error(IL_EXIT_FAIL, "run: %s", il_errmsg());
-		goto out;
-	}
+/* --dry-run: print the plan, with history where a database has some. */
+static int run_dry(struct run_ctx *r)
+{
+	struct stat sb;
+	int i;
+
+	/* History only: never create or migrate a file for a dry run. */
+	if (!stat(r->o.db, &sb) &&
+	    il_store_open(r->o.db, IL_STORE_READONLY, &r->store) == 0)
+		il_store_campaign_runs(r->store, r->ps.name, r->host, collect_cb,
+				       &r->ps);
+	il_errclear();
+	for (i = 0; i < r->c->nplan; i++)
+		r->ps.est[i] = estimate(r, i);
+	if (il_envctl_journal_pending())
+		fprintf(stderr, "idlelab: run: notice: a restore journal is pending; a real run restores it first (or run 'idlelab restore')\n");
+	run_dry_run(&r->ps, r->o.resume);
+	return IL_EXIT_OK;
+}
+
+/*
+ * Steps 2-4: replay a pending journal, open the database and read what it
+ * holds of this campaign, register the machine, apply the environment.
+ * Return: 0 or an exit code.
+ */
+static int run_open(struct run_ctx *r)
+{
+	struct plan_state *ps = &r->ps;
+	struct il_campaign *c = r->c;
+	int ret, i, nexisting = 0;
+
+	ret = cli_envctl_recover("run");
+	if (ret)
+		return ret;
+	ret = il_store_open(r->o.db, IL_STORE_CREATE, &r->store);
+	if (ret)
+		return cli_usage_error("run: %s", il_errmsg());
+	ret = il_store_campaign_runs(r->store, ps->name, r->host, collect_cb, ps);
+	if (ret)
+		return cli_error(IL_EXIT_FAIL, "run: %s", il_errmsg());
 	for (i = 0; i < c->nplan; i++)
-		if (ps.sel[i] && (ps.st[i].status || ps.st[i].other_hash))
+		if (ps->sel[i] && (ps->st[i].status || ps->st[i].other_hash))
 			nexisting++;
-	if (nexisting && !resume) {
-		code = cli_usage_error("run: %s already holds %d of the selected runs of campaign '%s'; use --resume to run only the missing ones, or --name NAME (or another --db) for a new campaign",
-				       db, nexisting, ps.name);
-		goto out;
-	}
+	if (nexisting && !r->o.resume)
+		return cli_usage_error("run: %s already holds %d of the selected runs of campaign '%s'; use --resume to run only the missing ones, or --name NAME (or another --db) for a new campaign",
+				       r->o.db, nexisting, ps->name);
 	for (i = 0; i < c->nplan; i++) {
-		uint64_t ns;
-
-		if (!ps.sel[i])
+		if (!ps->sel[i])
 			continue;
-		if (il_store_mean_duration(store, c->plan[i].ops->name,
-					   c->plan[i].hash, &ns) != 1)
-			ns = il_plan_estimate_ns(&c->plan[i]);
-		ps.est[i] = ns;
-		if (final_status(ps.st[i].status))
-			t.done++;
+		ps->est[i] = estimate(r, i);
+		if (run_final_status(ps->st[i].status))
+			r->t.done++;
 		else
-			prog.est_left += ns;
+			r->prog.est_left += ps->est[i];
 	}
 	il_errclear();
-	ret = il_machine_register(store, topo, machine);
-	if (ret) {
-		code = cli_error(IL_EXIT_FAIL, "run: cannot record the machine: %s",
+	ret = il_machine_register(r->store, r->topo, r->machine);
+	if (ret)
+		return cli_error(IL_EXIT_FAIL, "run: cannot record the machine: %s",
 				 il_errmsg());
-		goto out;
-	}
-
 	cli_install_signals();
 	if (!il_envctl_spec_empty(&c->env)) {
-		ret = il_envctl_apply(&c->env, &ctl);
-		if (ret) {
-			code = cli_error(ret == -ENOENT || ret == -EOPNOTSUPP ?
+		ret = il_envctl_apply(&c->env, &r->ctl);
+		if (ret)
+			return cli_error(ret == -ENOENT || ret == -EOPNOTSUPP ?
 					 IL_EXIT_UNSUPPORTED : IL_EXIT_FAIL,
 					 "run: %s:%d: environment: %s", c->file,
 					 c->env_line, il_errmsg());
-			goto out;
-		}
 	}
+	return 0;
+}
 
-	prog.tty = isatty(STDERR_FILENO);
-	prog.n = nsel - t.done;
+static void count_outcome(struct tally *t, const char *status)
+{
+	if (!strcmp(status, "ok"))
+		t->ok++;
+	else if (!strcmp(status, "unsupported"))
+		t->unsupported++;
+	else if (!strcmp(status, "skipped"))
+		t->skipped++;
+	else if (!strcmp(status, "interrupted"))
+		t->interrupted++;
+	else
+		t->failed++;
+}
+
+/* Step 5: each entry not yet done runs and commits.  Return: 0 or an
+ * exit code; r->stopped tells a signal from the end of the plan. */
+static int run_loop(struct run_ctx *r)
+{
+	struct plan_state *ps = &r->ps;
+	struct progress *prog = &r->prog;
+	struct il_campaign *c = r->c;
+	int i, ret, code = IL_EXIT_OK;
+	uint64_t t0;
+
+	prog->tty = isatty(STDERR_FILENO);
+	prog->n = r->nsel - r->t.done;
 	for (i = 0; i < c->nplan; i++) {
 		const struct il_plan_entry *e = &c->plan[i];
 		struct il_run_outcome o;
 
-		if (!ps.sel[i] || final_status(ps.st[i].status))
+		if (!ps->sel[i] || run_final_status(ps->st[i].status))
 			continue;
 		if (il_stop_requested()) {
-			stopped = true;
+			r->stopped = true;
 			break;
 		}
-		if (ps.st[i].status) {
+		if (ps->st[i].status) {
 			/* interrupted or skipped: forget it, run it again. */
-			ret = il_store_campaign_forget(store, ps.name, machine, e->index, e->hash);
+			ret = il_store_campaign_forget(r->store, ps->name, r->machine,
+						       e->index, e->hash);
 			if (ret < 0) {
 				code = cli_error(IL_EXIT_FAIL, "run: %s", il_errmsg());
 				break;
 			}
 		}
-		if (ps.st[i].other_hash)
-			t.changed++;
-		prog.i++;
-		progress_show(&prog, e);
+		if (ps->st[i].other_hash)
+			r->t.changed++;
+		prog->i++;
+		run_progress_show(prog, e);
 		t0 = mono_ns();
 		memset(&o, 0, sizeof(o));
-		ret = run_one(store, topo, machine, ctl, &ps, e, &o);
-		prog.real_done += mono_ns() - t0;
-		prog.est_done += ps.est[i];
-		prog.est_left -= ps.est[i] < prog.est_left ? ps.est[i] : prog.est_left;
-		progress_clear(&prog);
+		ret = run_one(r->store, r->topo, r->machine, r->ctl, ps, e, &o);
+		prog->real_done += mono_ns() - t0;
+		prog->est_done += ps->est[i];
+		prog->est_left -= ps->est[i] < prog->est_left ? ps->est[i] : prog->est_left;
+		run_progress_clear(prog);
 		if (ret) {
 			code = cli_error(IL_EXIT_FAIL, "run: #%" PRId64 " %s: cannot store the run: %s",
 					 e->index, e->ops->name, il_errmsg());
 			break;
 		}
 		printf("[%d/%d] #%" PRId64 " %s cpus=%s %s rep %d/%d: %s%s%s\n",
-		       prog.i, prog.n, e->index, e->ops->name, e->cpus,
+		       prog->i, prog->n, e->index, e->ops->name, e->cpus,
 		       e->params_str[0] ? e->params_str : "-", e->repetition,
 		       e->repetitions, o.status, o.reason[0] ? ": " : "", o.reason);
 		fflush(stdout);
-		if (!strcmp(o.status, "ok"))
-			t.ok++;
-		else if (!strcmp(o.status, "unsupported"))
-			t.unsupported++;
-		else if (!strcmp(o.status, "skipped"))
-			t.skipped++;
-		else if (!strcmp(o.status, "interrupted"))
-			t.interrupted++;
-		else
-			t.failed++;
+		count_outcome(&r->t, o.status);
 		if (!strcmp(o.status, "interrupted") || il_stop_requested()) {
-			stopped = true;
+			r->stopped = true;
 			break;
 		}
 	}
-	progress_clear(&prog);
+	run_progress_clear(prog);
+	return code;
+}
+
+/* Step 6 and the last word: restore, print the tally, pick the exit code. */
+static int run_summary(struct run_ctx *r, int code)
+{
+	char d[32];
+	int ret;
 
 	/* Restore on every path out of the loop: end, signal, error. */
-	ret = il_envctl_restore(ctl);
-	ctl = NULL;
+	ret = il_envctl_restore(r->ctl);
+	r->ctl = NULL;
 	if (ret) {
 		char p[4096];
 
@@ -586,31 +501,55 @@ int cmd_run(int argc, char **argv)
 			  il_errmsg(), il_envctl_journal_path(p, sizeof(p)));
 		code = IL_EXIT_FAIL;
 	}
-	fmt_duration(prog.real_done, d, sizeof(d));
+	run_fmt_duration(r->prog.real_done, d, sizeof(d));
 	printf("campaign %s: %d ok, %d failed, %d unsupported, %d skipped, %d interrupted; %d already done; %s\n",
-	       ps.name, t.ok, t.failed, t.unsupported, t.skipped, t.interrupted,
-	       t.done, d);
-	if (t.changed)
+	       r->ps.name, r->t.ok, r->t.failed, r->t.unsupported, r->t.skipped,
+	       r->t.interrupted, r->t.done, d);
+	if (r->t.changed)
 		fprintf(stderr, "idlelab: run: warning: %d entr%s differ from the runs stored at the same plan index (was the campaign file edited?)\n",
-			t.changed, t.changed == 1 ? "y" : "ies");
-	if (stopped) {
+			r->t.changed, r->t.changed == 1 ? "y" : "ies");
+	if (r->stopped) {
 		if (!code)
 			code = cli_error(IL_EXIT_UNTRUSTWORTHY,
 					 "run: stopped by a signal; the environment is restored; finish with: idlelab run %s --resume%s%s",
-					 c->file, name ? " --name " : "", name ? name : "");
-	} else if (!code && t.failed) {
-		code = cli_error(IL_EXIT_FAIL, "run: %d run%s failed", t.failed,
-				 t.failed == 1 ? "" : "s");
+					 r->c->file, r->o.name ? " --name " : "",
+					 r->o.name ? r->o.name : "");
+	} else if (!code && r->t.failed) {
+		code = cli_error(IL_EXIT_FAIL, "run: %d run%s failed", r->t.failed,
+				 r->t.failed == 1 ? "" : "s");
 	}
-out:
-	if (ctl && il_envctl_restore(ctl))
+	return code;
+}
+
+/* Whatever is still held; the environment first, should it be applied. */
+static int run_free(struct run_ctx *r, int code)
+{
+	if (r->ctl && il_envctl_restore(r->ctl))
 		code = cli_error(IL_EXIT_FAIL, "run: the environment was NOT fully restored: %s",
 				 il_errmsg());
-	il_store_close(store);
-	free(ps.st);
-	free(ps.sel);
-	free(ps.est);
-	il_campaign_free(c);
-	il_topo_close(topo);
+	il_store_close(r->store);
+	free(r->ps.st);
+	free(r->ps.sel);
+	free(r->ps.est);
+	il_campaign_free(r->c);
+	il_topo_close(r->topo);
 	return code;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_ctx r = { 0 };
+	int code;
+
+	code = run_parse(argc, argv, &r.o);
+	if (code >= 0)
+		return code;
+	code = run_prepare(&r);
+	if (!code && r.o.dry)
+		code = run_dry(&r);
+	else if (!code)
+		code = run_open(&r);
+	if (!code && !r.o.dry)
+		code = run_summary(&r, run_loop(&r));
+	return run_free(&r, code);
 }

@@ -19,13 +19,33 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * The request's parameters into @params: a copy of the plan's block, or
+ * the defaults with the "key=value" strings over them - the one place
+ * `bench --param` text is parsed.
+ */
+static int fill_params(const struct il_run_request *req, void *params)
+{
+	const struct il_bench_ops *ops = req->ops;
+	int i, ret;
+
+	if (req->block) {
+		memcpy(params, req->block, ops->params_size);
+		return 0;
+	}
+	ret = il_opts_defaults(ops->opts, params);
+	for (i = 0; !ret && i < req->nparams; i++)
+		ret = il_opts_set_kv(ops->opts, params, req->params[i]);
+	return ret;
+}
+
 int il_run_prepare(struct il_topo *topo, const struct il_run_request *req,
 		   struct il_run *run, struct il_counters **counters)
 {
 	const struct il_bench_ops *ops = req->ops;
 	const char *spec = req->cpus ? req->cpus : ops->default_cpus;
 	int cpus[IL_MAX_CPUS];
-	int i, n, ret;
+	int n, ret;
 
 	*counters = NULL;
 	ret = il_run_init(run, ops);
@@ -33,14 +53,9 @@ int il_run_prepare(struct il_topo *topo, const struct il_run_request *req,
 		return il_errorf(ret, "out of memory");
 	run->topo = topo;
 	run->keep_raw = req->keep_raw;
-	ret = il_opts_defaults(ops->opts, run->params);
+	ret = fill_params(req, run->params);
 	if (ret)
 		return ret;
-	for (i = 0; i < req->nparams; i++) {
-		ret = il_opts_set_kv(ops->opts, run->params, req->params[i]);
-		if (ret)
-			return ret;
-	}
 	ret = il_place_parse(topo, spec ? spec : "all", &run->place);
 	if (ret)
 		return ret;
@@ -51,6 +66,11 @@ int il_run_prepare(struct il_topo *topo, const struct il_run_request *req,
 	    run->place.ncpus < 2)
 		return il_errorf(-EINVAL, "--cpus '%s': %s needs at least two CPUs",
 				 run->place.spec, ops->name);
+	if (ops->check) {
+		ret = ops->check(run->params, &run->place);
+		if (ret)
+			return ret;
+	}
 	n = il_place_cpus(&run->place, cpus, IL_MAX_CPUS);
 	if (n < 0)
 		return n;
@@ -77,6 +97,15 @@ static char *placement_json(const struct il_placement *p)
 	return s;
 }
 
+char *il_run_params_json(const struct il_bench_ops *ops, const void *params)
+{
+	json_t *j = il_opts_to_json(ops->opts, params);
+	char *s = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+
+	json_decref(j);
+	return s;
+}
+
 static uint64_t realtime_ns(void)
 {
 	return il_now_ns(CLOCK_REALTIME);
@@ -91,7 +120,7 @@ static int store_run(struct il_store *store, const char *machine_uuid,
 	struct il_run_rec rec = { 0 };
 	struct il_counter_result *cres = NULL;
 	struct il_run_attr *attrs = NULL;
-	json_t *params = NULL, *delta = NULL;
+	json_t *delta = NULL;
 	char *params_s = NULL, *cpus_s = NULL, *b_s = NULL, *a_s = NULL;
 	char *d_s = NULL;
 	int i, ret;
@@ -99,8 +128,8 @@ static int store_run(struct il_store *store, const char *machine_uuid,
 	snprintf(rec.uuid, sizeof(rec.uuid), "%s", out->uuid);
 	snprintf(rec.machine_uuid, sizeof(rec.machine_uuid), "%s", machine_uuid);
 	rec.bench = run->ops->name;
-	params = il_opts_to_json(run->ops->opts, run->params);
-	params_s = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+	/* The one place a run's parameters become text. */
+	params_s = il_run_params_json(run->ops, run->params);
 	rec.params_json = params_s;
 	rec.placement = run->place.spec[0] ? run->place.spec :
 			(req->cpus ? req->cpus : run->ops->default_cpus);
@@ -144,7 +173,7 @@ static int store_run(struct il_store *store, const char *machine_uuid,
 	for (i = 0; attrs && i < run->nattrs; i++)
 		il_run_attr_get(run, i, &attrs[i]);
 	rec.attrs = attrs;
-	if (!attrs || (counters && !cres))
+	if (!attrs || !params_s || (counters && !cres))
 		ret = il_errorf(-ENOMEM, "out of memory storing the run");
 	else
 		ret = il_store_save_run(store, &rec);
@@ -155,7 +184,6 @@ static int store_run(struct il_store *store, const char *machine_uuid,
 	free(b_s);
 	free(a_s);
 	free(d_s);
-	json_decref(params);
 	json_decref(delta);
 	return ret;
 }
@@ -224,14 +252,13 @@ int il_store_skipped(struct il_store *store, const char *machine_uuid,
 {
 	struct il_run run;
 	uint64_t now = realtime_ns();
-	int ret, i;
+	int ret;
 
 	ret = il_run_init(&run, req->ops);
 	if (ret)
 		return ret;
-	il_opts_defaults(req->ops->opts, run.params);
-	for (i = 0; i < req->nparams; i++)
-		il_opts_set_kv(req->ops->opts, run.params, req->params[i]);
+	/* Best effort: a skipped run is stored whatever its parameters. */
+	fill_params(req, run.params);
 	il_uuid_v4(out->uuid);
 	out->status = "skipped";
 	snprintf(out->reason, sizeof(out->reason), "%s", reason);

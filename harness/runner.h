@@ -23,6 +23,14 @@
 struct il_run_request {
 	const struct il_bench_ops *ops;
 	const char *cpus;		/* NULL: the benchmark's default */
+	/*
+	 * The parameters: either @block, ops->params_size bytes already
+	 * filled (a campaign's plan entry, parsed once when the plan was
+	 * made), or, when @block is NULL, @nparams "key=value" strings
+	 * (`idlelab bench --param`), parsed once by il_run_prepare() over
+	 * the defaults.
+	 */
+	const void *block;
 	int nparams;
 	const char *const *params;	/* "key=value" */
 	const char *events;		/* NULL: the default set */
@@ -43,11 +51,21 @@ struct il_run_outcome {
 
 /**
  * il_run_prepare() - validate @req and fill @run (params, placement) and
- * @counters (opened, not started).  Nothing is written anywhere.
+ * @counters (opened, not started), calling the benchmark's check op on the
+ * parameters and placement.  Nothing is written anywhere.
  * Return: 0, or -EINVAL/-ENOENT/-ENODEV for bad input (message set).
  */
 int il_run_prepare(struct il_topo *topo, const struct il_run_request *req,
 		   struct il_run *run, struct il_counters **counters);
+
+/**
+ * il_run_params_json() - @params rendered through @ops's option table as
+ * the canonical JSON text stored in runs.params: every parameter, defaults
+ * included, keys sorted, compact.  The campaign's resume hash is taken
+ * over this same text.
+ * Return: a malloc'd string, or NULL on allocation failure.
+ */
+char *il_run_params_json(const struct il_bench_ops *ops, const void *params);
 
 /**
  * il_run_execute() - run a prepared benchmark and store it.

@@ -100,6 +100,22 @@ awk '$1 ~ /^[0-9]+$/ { print $1 " " $6 }' "$T_TMP/dry" >"$T_TMP/dry.set"
 check "dry-run hashes are the stored ones" cmp -s "$T_TMP/dry.set" "$T_TMP/ref.set"
 check "dry-run shows repetitions" grep -q ' 3/3 ' "$T_TMP/dry"
 check "dry-run shows params" grep -q 'interval_us=2000;samples=50' "$T_TMP/dry"
+
+# A constraint across parameters (each value valid alone) is the
+# benchmark's check op: --dry-run refuses it, naming the group's line.
+cat >"$T_TMP/inverted.yaml" <<'EOF'
+name: inverted
+groups:
+  - bench: tsc_gaps
+    cpus: "0"
+    params: {duration_ms: 10}
+  - bench: timer_wake
+    cpus: "0"
+    params: {interval_us: 500, interval_max_us: 100}
+EOF
+expect_exit "dry-run refuses interval_max_us < interval_us" 2 "$IDLELAB" run "$T_TMP/inverted.yaml" --db "$NEW" --dry-run
+check "the refusal names the file, the group's line and the key" grep -q "inverted.yaml:6: group 'timer_wake'.*interval_max_us" "$T_TMP/err"
+check "the refused dry-run creates no database" [ ! -e "$NEW" ]
 "$IDLELAB" run "$C" --db "$REF" --dry-run --resume >"$T_TMP/dry2" 2>&1
 check "dry-run --resume marks done entries" [ "$(grep -c ' done ' "$T_TMP/dry2")" -eq 12 ]
 "$IDLELAB" run "$C" --db "$NEW" --dry-run --only 'tsc*' >"$T_TMP/dry3" 2>&1

@@ -204,9 +204,21 @@ TEST(ops_tables_well_formed)
 		params = calloc(1, b->params_size);
 		CHECKF(il_opts_defaults(b->opts, params) == 0,
 		       "%s: defaults do not parse: %s", b->name, il_errmsg());
+		/* Every benchmark estimates itself (no table of names in
+		 * the harness), and its defaults pass its own check. */
+		CHECKF(b->estimate_ns, "%s: estimate_ns", b->name);
+		if (b->estimate_ns) {
+			uint64_t ns = b->estimate_ns(params, NULL);
+
+			CHECKF(ns > 0 && ns < 3600ULL * 1000000000ULL,
+			       "%s: default estimate %" PRIu64 " ns", b->name, ns);
+		}
+		CHECKF(!b->check || b->check(params, NULL) == 0,
+		       "%s: defaults fail check: %s", b->name, il_errmsg());
 		free(params);
 	}
-	CHECKF(n == 9, "%d benchmarks registered", n);	/* 5 user-space, 4 kmod */
+	/* Any registry: at least one benchmark, in a NULL-terminated array. */
+	CHECKF(n >= 1, "%d benchmarks registered", n);
 	CHECK(il_bench_find("nosuch") == NULL);
 	CHECK(il_bench_find("timer") == NULL);
 	CHECK(il_bench_find(NULL) == NULL);
@@ -325,6 +337,26 @@ TEST(timer_wake_rejects_inverted_range)
 	if (!ret)
 		run.ops->teardown(&run);
 	CHECK(run.priv == NULL);
+out:
+	il_run_release(&run);
+}
+
+/* The same constraint is the check op's, so a campaign's --dry-run (which
+ * calls il_run_prepare()) refuses it before anything runs. */
+TEST(timer_wake_check_op_refuses_inverted_range)
+{
+	static const char *const kv[] = { "interval_us=500", "interval_max_us=100",
+					  NULL };
+	struct il_run run;
+
+	if (!prep(&run, "timer_wake", "0", kv))
+		goto out;
+	CHECK(run.ops->check != NULL);
+	if (run.ops->check) {
+		CHECK(run.ops->check(run.params, &run.place) == -EINVAL);
+		CHECKF(strstr(il_errmsg(), "interval_max_us"), "message: %s",
+		       il_errmsg());
+	}
 out:
 	il_run_release(&run);
 }
@@ -648,6 +680,7 @@ int main(void)
 	RUN(timer_wake_fixed_interval);
 	RUN(timer_wake_random_interval_and_pm_qos);
 	RUN(timer_wake_rejects_inverted_range);
+	RUN(timer_wake_check_op_refuses_inverted_range);
 	RUN(worker_failure_fails_setup);
 	RUN(futex_wake_pair);
 	RUN(futex_wake_needs_pairs);

@@ -15,10 +15,16 @@
 
 #include "campaign.h"
 #include "err.h"
+#include "runner.h"
 #include "topo.h"
 
 #include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* With the placement expanded, as `idlelab run` estimates. */
+#define ESTIMATE(e) il_plan_estimate_placed_ns((e), topo)
 
 static struct il_topo *topo;
 
@@ -114,11 +120,13 @@ TEST(expansion_order_and_indices)
 	il_campaign_free(c);
 }
 
+static char *all_params_json(const struct il_plan_entry *e);
+
 TEST(params_sorted_and_hash_is_fnv_of_canonical)
 {
 	struct il_campaign *c = parse(good);
 	const struct il_plan_entry *e;
-	char canon[1024], hex[17];
+	char canon[4096], hex[17], *js;
 	int i;
 
 	if (!c) {
@@ -130,8 +138,12 @@ TEST(params_sorted_and_hash_is_fnv_of_canonical)
 		CHECK(strlen(e->hash) == 16);
 		for (int k = 1; k < e->nparams; k++)
 			CHECK(strcmp(e->params[k - 1], e->params[k]) < 0);
+		/* The hash is over every parameter's canonical JSON. */
+		js = all_params_json(e);
+		CHECK(js != NULL);
 		snprintf(canon, sizeof(canon), "%s|%s|%s", e->ops->name, e->cpus,
-			 e->params_str);
+			 js ? js : "");
+		free(js);
 		snprintf(hex, sizeof(hex), "%016" PRIx64,
 			 il_fnv1a64(canon, strlen(canon)));
 		CHECKF(!strcmp(hex, e->hash), "%s: %s != %s", canon, hex, e->hash);
@@ -254,6 +266,116 @@ TEST(aliases_and_anchors)
 	il_campaign_free(c);
 	CHECK(il_campaign_parse("t.yaml", cyc, strlen(cyc), topo, &d) == -EINVAL);
 	CHECK(d == NULL);
+}
+
+/*
+ * Issue 8, defect 1: the resume hash must cover every parameter the run
+ * uses, defaults included, or a changed default lets --resume count an old
+ * run as done.  So a key written with its default value is the same
+ * configuration as the key left out, and the hash is the FNV-1a of the
+ * parameters' canonical JSON (every key, as the store writes runs.params).
+ */
+static char *all_params_json(const struct il_plan_entry *e)
+{
+	const struct il_bench_ops *ops = e->ops;
+	void *blk = calloc(1, ops->params_size ? ops->params_size : 1);
+	json_t *j;
+	char *s;
+	int i;
+
+	if (!blk)
+		return NULL;
+	il_opts_defaults(ops->opts, blk);
+	for (i = 0; i < e->nparams; i++)
+		il_opts_set_kv(ops->opts, blk, e->params[i]);
+	j = il_opts_to_json(ops->opts, blk);
+	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(j);
+	free(blk);
+	return s;
+}
+
+TEST(resume_hash_covers_defaults)
+{
+	struct il_campaign *a = parse(
+		"name: d\ngroups:\n  - {bench: timer_wake, cpus: '0', params: {samples: 10}}\n");
+	struct il_campaign *b = parse(
+		"name: d\ngroups:\n  - {bench: timer_wake, cpus: '0',\n"
+		"      params: {samples: 10, interval_us: 200, priority: 95}}\n");
+	char canon[4096], hex[17], *js;
+
+	CHECK(a && b);
+	if (!a || !b)
+		goto out;
+	/* interval_us and priority are written with their defaults in b. */
+	CHECKF(!strcmp(a->plan[0].hash, b->plan[0].hash), "%s != %s",
+	       a->plan[0].hash, b->plan[0].hash);
+	js = all_params_json(&a->plan[0]);
+	CHECK(js && strstr(js, "\"interval_us\":200"));
+	snprintf(canon, sizeof(canon), "timer_wake|0|%s", js ? js : "");
+	snprintf(hex, sizeof(hex), "%016" PRIx64, il_fnv1a64(canon, strlen(canon)));
+	CHECKF(!strcmp(hex, a->plan[0].hash), "%s: %s != %s", canon, hex,
+	       a->plan[0].hash);
+	free(js);
+out:
+	il_campaign_free(a);
+	il_campaign_free(b);
+}
+
+/*
+ * Issue 8, defect 2: the cstate_wake estimate followed keys no benchmark
+ * has and came out at samples x 1 ms whatever launch_min_ns said.  1000
+ * wakes 10 us apart take about 10 ms, plus the fixed per-run overhead.
+ */
+TEST(cstate_wake_estimate_follows_launch)
+{
+	struct il_campaign *c = parse(
+		"name: cw\ngroups:\n"
+		"  - {bench: cstate_wake, cpus: '0', params: {samples: 1000, launch_min_ns: 10000}}\n"
+		"  - {bench: cstate_wake, cpus: '0',\n"
+		"     params: {samples: 1000, launch_min_ns: 100000, launch_max_ns: 300000}}\n");
+	uint64_t a, b;
+
+	if (!c) {
+		CHECK(0);
+		return;
+	}
+	a = ESTIMATE(&c->plan[0]);
+	b = ESTIMATE(&c->plan[1]);
+	/* 10 ms of wakes + at most 100 ms of per-run overhead. */
+	CHECKF(a >= 10000000ULL && a < 110000000ULL, "%" PRIu64, a);
+	/* 1000 x the mean 200 us = 200 ms, + overhead. */
+	CHECKF(b >= 200000000ULL && b < 300000000ULL, "%" PRIu64, b);
+	il_campaign_free(c);
+}
+
+/*
+ * A constraint that spans parameters passes the parser (each value is
+ * valid alone) and is refused by il_run_prepare() through the benchmark's
+ * check op, which `idlelab run --dry-run` calls on every entry.
+ */
+TEST(check_op_refuses_at_prepare)
+{
+	struct il_campaign *c = parse(
+		"name: ck\ngroups:\n"
+		"  - {bench: timer_wake, cpus: '0', params: {interval_us: 500, interval_max_us: 100}}\n");
+	struct il_run_request req = { .plan_index = -1 };
+	struct il_counters *counters = NULL;
+	struct il_run run;
+	int ret;
+
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	req.ops = c->plan[0].ops;
+	req.cpus = c->plan[0].cpus;
+	req.block = c->plan[0].block;
+	ret = il_run_prepare(topo, &req, &run, &counters);
+	CHECKF(ret == -EINVAL, "ret %d", ret);
+	CHECKF(strstr(il_errmsg(), "interval_max_us"), "message: %s", il_errmsg());
+	il_counters_close(counters);
+	il_run_release(&run);
+	il_campaign_free(c);
 }
 
 /* Each class of bad file: the text and what the message must contain. */
@@ -453,6 +575,9 @@ int main(void)
 	RUN(environment_parsed);
 	RUN(only_glob);
 	RUN(estimates);
+	RUN(resume_hash_covers_defaults);
+	RUN(cstate_wake_estimate_follows_launch);
+	RUN(check_op_refuses_at_prepare);
 	RUN(aliases_and_anchors);
 	RUN(bad_files);
 	RUN(load_missing_file);

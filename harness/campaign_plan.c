@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * campaign_plan.c - the expansion of parsed groups into numbered plan
+ * entries (campaign.h gives the order), the resume hash, and the rough
+ * duration estimates of --dry-run and the ETA.
+ *
+ * Design notes: one parameter from the campaign file to runs.params.
+ * Follow `interval_us: [200, 1000]` under a timer_wake group's matrix
+ * (data/campaigns/quick.yaml).  It is parsed once and rendered once:
+ *
+ *   1. text in: cy_value_text() (campaign_yaml.c) takes the YAML scalar
+ *      as written;
+ *   2. parsed, once: cs_parse_param() (campaign_schema.c) runs
+ *      il_opts_set() from the benchmark's option table on it, at the
+ *      value's own line, into a typed_val: a params block holding the
+ *      uint64_t at offsetof(struct tw_params, interval_us).  The table's
+ *      defaults are parsed once per group by cs_inherit() into g->base;
+ *   3. carried as a field: combo_build() here copies the typed field over
+ *      g->base (memcpy at the option's offset, no text), add_entry() gives
+ *      each plan entry its own block (il_plan_entry.block);
+ *   4. checked and estimated on the block: prevalidate() in cmd_run calls
+ *      il_run_prepare() (runner.c), which copies the block into the run
+ *      and calls the benchmark's .check op (tw_check()); the estimate is
+ *      the benchmark's .estimate_ns op (tw_estimate_ns()) on the block;
+ *   5. read as a field: run_one() passes the block in il_run_request.block;
+ *      il_run_prepare() copies it into run->params, which tw_setup() and
+ *      the workers read as p->interval_us;
+ *   6. rendered, once: store_run() (runner.c) calls il_run_params_json(),
+ *      il_opts_to_json() through the same table, for runs.params.
+ *
+ * The resume hash is taken over that same il_run_params_json() text of
+ * the block (every parameter, defaults included).  The "k=v" strings of
+ * il_plan_entry.params are display only (dry-run, progress lines): they
+ * are formatted from the block and never parsed again.
+ */
+#include "campaign_internal.h"
+#include "err.h"
+#include "runner.h"
+#include "topo.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- expansion --------------------------------------------------------- */
+
+uint64_t il_fnv1a64(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The bytes of one option's field in a params block. */
+static size_t opt_size(const struct il_opt *o)
+{
+	switch (o->type) {
+	case IL_OPT_U64:
+		return sizeof(uint64_t);
+	case IL_OPT_BOOL:
+		return sizeof(bool);
+	case IL_OPT_ENUM:
+		return sizeof(int);
+	case IL_OPT_LIST:
+		return sizeof(struct il_u64_list);
+	}
+	return 0;
+}
+
+/* One matrix combination of a group, before it is repeated. */
+struct combo {
+	void *blk;		/* every parameter, typed */
+	int nkv;
+	char **kv;		/* the keys the file set, "k=v", sorted */
+	char *params_str;	/* the same joined by ";" */
+	char *json;		/* il_run_params_json(): what the store writes */
+};
+
+static void combo_free(struct combo *cb)
+{
+	int i;
+
+	for (i = 0; i < cb->nkv; i++)
+		free(cb->kv[i]);
+	free(cb->kv);
+	free(cb->params_str);
+	free(cb->json);
+	free(cb->blk);
+	memset(cb, 0, sizeof(*cb));
+}
+
+/* Copy @v's field into @blk and note its option in @keys, once. */
+static void apply(const struct typed_val *v, void *blk,
+		  const struct il_opt **keys, int *nkeys)
+{
+	int i;
+
+	memcpy((char *)blk + v->o->offset, (const char *)v->blk + v->o->offset,
+	       opt_size(v->o));
+	for (i = 0; i < *nkeys; i++)
+		if (keys[i] == v->o)
+			return;
+	keys[(*nkeys)++] = v->o;
+}
+
+static char *join_params(char **kv, int n)
+{
+	size_t len = 1, used = 0;
+	char *s;
+	int i;
+
+	for (i = 0; i < n; i++)
+		len += strlen(kv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (i = 0; i < n; i++)
+		used += snprintf(s + used, len - used, "%s%s", i ? ";" : "", kv[i]);
+	return s;
+}
+
+/*
+ * The parameters of one matrix combination @idx[]: the table's defaults,
+ * then the sched_fifo pass-through, the defaults block, the group's params
+ * and the matrix values copied over them as typed fields.  Inheritance
+ * (cs_inherit()) already left out what a later source sets, so the order
+ * only documents precedence.  The set keys are rendered for display only.
+ */
+static int combo_build(const struct group_src *g, const int *idx,
+		       struct combo *cb)
+{
+	const struct il_bench_ops *ops = g->ops;
+	const struct il_opt **keys, *o;
+	size_t size = ops->params_size ? ops->params_size : 1;
+	char buf[1024];
+	int nopts = 0, nkeys = 0, i;
+
+	memset(cb, 0, sizeof(*cb));
+	for (o = ops->opts; o && o->name; o++)
+		nopts++;
+	keys = calloc(nopts + 1, sizeof(*keys));
+	cb->blk = malloc(size);
+	if (!keys || !cb->blk)
+		goto nomem;
+	memcpy(cb->blk, g->base, size);
+	if (g->prio.o)
+		apply(&g->prio, cb->blk, keys, &nkeys);
+	for (i = 0; i < g->ndset; i++)
+		apply(&g->dset[i], cb->blk, keys, &nkeys);
+	for (i = 0; i < g->nset; i++)
+		apply(&g->set[i], cb->blk, keys, &nkeys);
+	for (i = 0; i < g->ndims; i++)
+		apply(&g->dims[i].tv[idx[i]], cb->blk, keys, &nkeys);
+	cb->kv = calloc(nkeys + 1, sizeof(char *));
+	if (!cb->kv)
+		goto nomem;
+	for (i = 0; i < nkeys; i++) {
+		if (il_opts_format(keys[i], cb->blk, buf, sizeof(buf)) < 0 ||
+		    asprintf(&cb->kv[i], "%s=%s", keys[i]->name, buf) < 0)
+			goto nomem;
+		cb->nkv = i + 1;
+	}
+	if (cb->nkv)
+		qsort(cb->kv, cb->nkv, sizeof(char *), cmp_str);
+	cb->params_str = join_params(cb->kv, cb->nkv);
+	cb->json = il_run_params_json(ops, cb->blk);
+	if (!cb->params_str || !cb->json)
+		goto nomem;
+	free(keys);
+	return 0;
+nomem:
+	free(keys);
+	combo_free(cb);
+	return il_errorf(-ENOMEM, "out of memory");
+}
+
+void cp_entry_free(struct il_plan_entry *e)
+{
+	int i;
+
+	free(e->group);
+	free(e->cpus);
+	free(e->events);
+	for (i = 0; i < e->nparams; i++)
+		free(e->params[i]);
+	free(e->params);
+	free(e->params_str);
+	free(e->block);
+}
+
+static int add_entry(struct ctx *x, const struct group_src *g, int gno,
+		     const char *cpus, const struct combo *cb, int rep)
+{
+	struct il_campaign *c = x->c;
+	size_t size = g->ops->params_size ? g->ops->params_size : 1;
+	struct il_plan_entry *e;
+	char *canon;
+	uint64_t h;
+	int i;
+
+	if (c->nplan >= IL_PLAN_MAX)
+		return cy_fail(x, g->line, NULL, "the plan has more than %d runs; split the campaign",
+			       IL_PLAN_MAX);
+	if (!(c->nplan & (c->nplan - 1))) {
+		/* Full exactly when nplan is 0 or a power of two: double. */
+		size_t cap = c->nplan ? (size_t)c->nplan * 2 : 1;
+		struct il_plan_entry *v = realloc(c->plan, cap * sizeof(*v));
+
+		if (!v)
+			return il_errorf(-ENOMEM, "out of memory");
+		c->plan = v;
+	}
+	e = &c->plan[c->nplan];
+	memset(e, 0, sizeof(*e));
+	c->nplan++;
+	e->index = c->nplan - 1;
+	e->ops = g->ops;
+	e->group_no = gno;
+	e->line = g->line;
+	e->raw = g->s.raw;
+	e->repetition = rep;
+	e->repetitions = g->s.repetitions;
+	e->group = strdup(g->name);
+	e->cpus = strdup(cpus);
+	e->events = g->s.events ? strdup(g->s.events) : NULL;
+	e->params = calloc(cb->nkv ? cb->nkv : 1, sizeof(char *));
+	e->block = malloc(size);
+	e->params_str = strdup(cb->params_str);
+	if (!e->group || !e->cpus || (g->s.events && !e->events) ||
+	    !e->params || !e->block || !e->params_str)
+		return il_errorf(-ENOMEM, "out of memory");
+	memcpy(e->block, cb->blk, size);
+	for (i = 0; i < cb->nkv; i++) {
+		e->params[i] = strdup(cb->kv[i]);
+		if (!e->params[i])
+			return il_errorf(-ENOMEM, "out of memory");
+		e->nparams = i + 1;
+	}
+	/* Every parameter, defaults included: a changed default is a new
+	 * configuration, never a finished one (issue 8). */
+	if (asprintf(&canon, "%s|%s|%s%s%s", e->ops->name, e->cpus, cb->json,
+		     e->events ? "|events=" : "", e->events ? e->events : "") < 0)
+		return il_errorf(-ENOMEM, "out of memory");
+	h = il_fnv1a64(canon, strlen(canon));
+	free(canon);
+	snprintf(e->hash, sizeof(e->hash), "%016" PRIx64, h);
+	return 0;
+}
+
+int cp_expand_group(struct ctx *x, const struct group_src *g, int gno)
+{
+	int *idx = calloc(g->ndims + 1, sizeof(int));
+	struct combo cb;
+	int p, i, r, ret = 0;
+
+	if (!idx)
+		return il_errorf(-ENOMEM, "out of memory");
+	for (p = 0; p < g->s.ncpus && !ret; p++) {
+		memset(idx, 0, (g->ndims + 1) * sizeof(int));
+		for (;;) {
+			ret = combo_build(g, idx, &cb);
+			for (r = 1; !ret && r <= g->s.repetitions; r++)
+				ret = add_entry(x, g, gno, g->s.cpus[p], &cb, r);
+			combo_free(&cb);
+			if (ret)
+				break;
+			/* Odometer: the last key turns fastest. */
+			for (i = g->ndims - 1; i >= 0; i--) {
+				if (++idx[i] < g->dims[i].n)
+					break;
+				idx[i] = 0;
+			}
+			if (i < 0)
+				break;
+		}
+	}
+	free(idx);
+	return ret;
+}
+
+/* A default parameter that no group's benchmark knows is a typo. */
+int cp_check_default_params(struct ctx *x)
+{
+	const char *names[256];
+	int i, j, n = 0;
+
+	for (i = 0; i < x->defaults.nparams; i++) {
+		const struct raw_kv *d = &x->defaults.params[i];
+		const char *near;
+
+		for (j = 0; j < x->ngroups; j++)
+			if (il_opts_find(x->groups[j].ops->opts, d->key))
+				break;
+		if (j < x->ngroups)
+			continue;
+		for (j = 0; j < x->ngroups && n < 255; j++) {
+			const struct il_opt *o;
+
+			for (o = x->groups[j].ops->opts; o && o->name && n < 255; o++)
+				names[n++] = o->name;
+		}
+		names[n] = NULL;
+		near = cy_nearest(d->key, names);
+		if (near)
+			return cy_fail(x, d->key_line, d->key,
+				       "no benchmark of this campaign has this parameter (did you mean '%s'?)",
+				       near);
+		return cy_fail(x, d->key_line, d->key,
+			       "no benchmark of this campaign has this parameter");
+	}
+	return 0;
+}
+
+bool il_plan_matches(const struct il_plan_entry *e, const char *glob)
+{
+	return !fnmatch(glob, e->ops->name, 0) || !fnmatch(glob, e->group, 0);
+}
+
+/* ---- estimates --------------------------------------------------------- */
+
+/* Snapshots, counters and the commit: measured at a few tens of ms. */
+#define IL_RUN_OVERHEAD_NS	(50ULL * 1000 * 1000)
+
+/* A benchmark that declares no estimate is guessed at one second. */
+#define IL_RUN_UNKNOWN_NS	(1000ULL * 1000 * 1000)
+
+uint64_t il_plan_estimate_placed_ns(const struct il_plan_entry *e,
+				    struct il_topo *topo)
+{
+	struct il_placement pl, *place = NULL;
+	uint64_t ns = IL_RUN_UNKNOWN_NS;
+
+	if (topo && !il_place_parse(topo, e->cpus, &pl))
+		place = &pl;
+	if (e->ops->estimate_ns)
+		ns = e->ops->estimate_ns(e->block, place);
+	if (place)
+		il_place_free(place);
+	return ns + IL_RUN_OVERHEAD_NS;
+}
+
+uint64_t il_plan_estimate_ns(const struct il_plan_entry *e)
+{
+	return il_plan_estimate_placed_ns(e, NULL);
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cmd_run_internal.h - what cmd_run.c (the phases of `idlelab run`) shares
+ * with cmd_run_show.c (what it prints: the dry-run plan, the environment,
+ * the TTY progress line).
+ */
+#ifndef IDLELAB_CMD_RUN_INTERNAL_H
+#define IDLELAB_CMD_RUN_INTERNAL_H
+
+#include "campaign.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+struct stored {
+	const char *status;	/* of the row with the entry's hash; NULL: none */
+	bool other_hash;	/* a row at this index with another hash */
+};
+
+struct plan_state {
+	struct il_campaign *c;
+	const char *name;	/* campaign key in the database */
+	struct stored *st;
+	bool *sel;
+	uint64_t *est;
+	int nstored;
+};
+
+static inline bool run_final_status(const char *s)
+{
+	return s && (!strcmp(s, "ok") || !strcmp(s, "failed") ||
+		     !strcmp(s, "unsupported"));
+}
+
+/* The TTY progress line, on stderr only when it is a terminal. */
+struct progress {
+	bool tty;
+	bool shown;
+	int i, n;
+	uint64_t est_done, real_done, est_left;
+};
+
+void run_fmt_duration(uint64_t ns, char *buf, size_t len);
+void run_print_env(const struct il_campaign *c, FILE *f);
+void run_dry_run(const struct plan_state *ps, bool resume);
+void run_progress_clear(struct progress *p);
+void run_progress_show(struct progress *p, const struct il_plan_entry *e);
+
+#endif

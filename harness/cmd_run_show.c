@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmd_run_show.c - what `idlelab run` prints besides its one line per run:
+ * the --dry-run plan with its estimates, the environment it will apply,
+ * and the progress line with an ETA corrected by how wrong the estimates
+ * have been so far.
+ */
+#include "cmd_run_internal.h"
+#include "envctl.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+void run_fmt_duration(uint64_t ns, char *buf, size_t len)
+{
+	uint64_t s = (ns + 500000000ULL) / 1000000000ULL;
+
+	if (s >= 3600)
+		snprintf(buf, len, "%" PRIu64 ":%02" PRIu64 ":%02" PRIu64,
+			 s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(buf, len, "%02" PRIu64 ":%02" PRIu64, s / 60, s % 60);
+}
+
+void run_print_env(const struct il_campaign *c, FILE *f)
+{
+	const struct il_envctl_spec *e = &c->env;
+	int i;
+
+	if (il_envctl_spec_empty(e)) {
+		fprintf(f, "environment: unchanged\n");
+		return;
+	}
+	fprintf(f, "environment:");
+	if (e->pm_qos)
+		fprintf(f, " pm_qos_us=%d", e->pm_qos_us);
+	for (i = 0; i < e->ncpuidle_only; i++)
+		fprintf(f, "%s%s", i ? "," : " cpuidle_only=", e->cpuidle_only[i]);
+	if (e->governor)
+		fprintf(f, " governor=%s", e->governor);
+	if (e->pin == IL_PIN_MAX)
+		fprintf(f, " pin_freq_khz=max");
+	else if (e->pin == IL_PIN_MIN)
+		fprintf(f, " pin_freq_khz=min");
+	else if (e->pin == IL_PIN_KHZ)
+		fprintf(f, " pin_freq_khz=%" PRIu64, e->pin_khz);
+	if (e->sched_fifo)
+		fprintf(f, " sched_fifo=%d", e->sched_fifo);
+	if (e->mlockall)
+		fprintf(f, " mlockall=1");
+	fprintf(f, "\n");
+}
+
+void run_dry_run(const struct plan_state *ps, bool resume)
+{
+	const struct il_campaign *c = ps->c;
+	uint64_t total = 0;
+	char d[32];
+	int i, n = 0, done = 0;
+
+	printf("campaign %s (%s): %d planned runs in %d groups\n", ps->name,
+	       c->file, c->nplan, c->ngroups);
+	if (c->description[0])
+		printf("description: %s\n", c->description);
+	run_print_env(c, stdout);
+	printf("%6s  %-18s %-16s %-14s %7s  %-16s %9s  %s\n", "index", "group",
+	       "bench", "cpus", "rep", "param_hash", "estimate", "params");
+	for (i = 0; i < c->nplan; i++) {
+		const struct il_plan_entry *e = &c->plan[i];
+		bool is_done = resume && run_final_status(ps->st[i].status);
+		char rep[24];
+
+		if (!ps->sel[i])
+			continue;
+		n++;
+		snprintf(rep, sizeof(rep), "%d/%d", e->repetition, e->repetitions);
+		if (is_done) {
+			done++;
+			snprintf(d, sizeof(d), "done");
+		} else {
+			total += ps->est[i];
+			snprintf(d, sizeof(d), "%.1f s", ps->est[i] / 1e9);
+		}
+		printf("%6" PRId64 "  %-18s %-16s %-14s %7s  %-16s %9s  %s\n",
+		       e->index, e->group, e->ops->name, e->cpus, rep, e->hash, d,
+		       e->params_str[0] ? e->params_str : "-");
+	}
+	run_fmt_duration(total, d, sizeof(d));
+	printf("estimated duration: %s for %d runs", d, n - done);
+	if (done)
+		printf(" (%d already done)", done);
+	printf("\n");
+}
+
+/* The TTY progress line, on stderr only when it is a terminal. */
+
+void run_progress_clear(struct progress *p)
+{
+	if (p->shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+		p->shown = false;
+	}
+}
+
+void run_progress_show(struct progress *p, const struct il_plan_entry *e)
+{
+	double scale = 1.0;
+	char eta[32];
+
+	if (!p->tty)
+		return;
+	/* Correct the rules of thumb by how wrong they have been so far. */
+	if (p->est_done > 0 && p->real_done > 0) {
+		scale = (double)p->real_done / (double)p->est_done;
+		if (scale < 0.25)
+			scale = 0.25;
+		if (scale > 4)
+			scale = 4;
+	}
+	run_fmt_duration((uint64_t)(p->est_left * scale), eta, sizeof(eta));
+	fprintf(stderr, "\r\033[K[%d/%d] %s", p->i, p->n, e->ops->name);
+	if (strcmp(e->group, e->ops->name))
+		fprintf(stderr, " (%s)", e->group);
+	fprintf(stderr, " cpus=%s rep %d/%d  ETA %s", e->cpus, e->repetition,
+		e->repetitions, eta);
+	fflush(stderr);
+	p->shown = true;
+}
