@@ -5,11 +5,13 @@
  *
  * A benchmark is one file in bench/ defining one `const struct
  * il_bench_ops` and one line in harness/registry.c.  The harness:
- *   1. checks supported(); a non-NULL reason stores the run as unsupported;
+ *   1. checks supported() (for a kmod benchmark without one: that its .kdev
+ *      exists); a non-NULL reason stores the run as unsupported;
  *   2. fills run->params from the option table (defaults, then --param);
  *   3. expands the placement (run->place) and snapshots the environment;
- *   4. calls setup(), opens the counters, calls run(), stops the counters,
- *      calls teardown() (always, once setup() succeeded);
+ *   4. opens .kdev into run->kdev (kmod benchmarks, run_kdev.h), calls
+ *      setup(), opens the counters, calls run(), stops the counters, calls
+ *      teardown() (always, once setup() succeeded), closes run->kdev;
  *   5. stores every series, counter and attribute in one transaction.
  *
  * setup/run return 0 or a negative errno with il_errorf() (err.h).
@@ -31,6 +33,7 @@
 #include "topo.h"
 
 struct il_run;
+struct il_kdev;
 
 /* Benchmark flags. */
 enum {
@@ -53,6 +56,14 @@ struct il_bench_ops {
 	size_t params_size;
 	/* NULL if the benchmark can run here, else the reason it cannot. */
 	const char *(*supported)(void);
+	/*
+	 * The helper module's device (IDLELAB_DEV_*) a kmod benchmark drives,
+	 * else NULL.  The harness derives the rest (run_kdev.h): supported()
+	 * when not given is the device's presence, and the device is opened
+	 * (GET_INFO, ABI check) into run->kdev before setup() and closed after
+	 * teardown(), so a benchmark never opens it itself.
+	 */
+	const char *kdev;
 	int (*setup)(struct il_run *run);
 	int (*run)(struct il_run *run);
 	void (*teardown)(struct il_run *run);
@@ -65,6 +76,7 @@ struct il_run {
 	struct il_placement place;
 	bool keep_raw;			/* --raw */
 	void *priv;			/* the benchmark's own state */
+	struct il_kdev *kdev;		/* ops->kdev, open from setup to teardown */
 
 	/* Filled through the helpers below; owned by the harness. */
 	pthread_mutex_t lock;
