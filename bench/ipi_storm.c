@@ -300,6 +300,10 @@ const struct il_bench_ops il_bench_ipi_storm = {
 	.summary = "closed-loop IPI storms from the first placed CPU to the others, physical/logical/broadcast/kernel (idlelab_ipi module)",
 	.timestamps = "round_time: TSC before the first ICR write (t_issue) to the sender seeing the last acknowledgement (t_complete); issue_time: t_issue to after the last ICR write; arrival: t_issue to the first instruction of the target's handler",
 	.flags = IL_BF_KMOD | IL_BF_MULTI_CPU,	/* /dev/idlelab_ipi; sender + targets */
+	.report = {
+		.ipi_metric = "round_time",	/* send to last acknowledgement */
+		.ipi_by_mode = true,	/* physical, logical, broadcast, kernel */
+	},
 	.default_cpus = "all",
 	.opts = is_opts,
 	.params_size = sizeof(struct is_params),

@@ -45,6 +45,27 @@ enum {
 	IL_BF_KMOD = 1 << 2,
 };
 
+/*
+ * What the reports (analysis/) take from a benchmark's stored rows, declared
+ * here so that no report names a benchmark: a new benchmark that fills these
+ * in appears in those reports with no edit in analysis/.  Zero (NULL) for a
+ * benchmark a report has no use for.
+ */
+struct il_bench_report {
+	/* ipi report: the metric of one IPI round; its group is the target
+	 * count N. */
+	const char *ipi_metric;
+	/* ipi report: one column per value of the run's `mode` parameter,
+	 * else one column named after the benchmark. */
+	bool ipi_by_mode;
+	/* pairs report: the metric of the waker (cpu) -> sleeper (cpu2)
+	 * matrix. */
+	const char *pairs_metric;
+	/* states report: the wake source of a run that stored no wake_source
+	 * attribute (what the benchmark is always woken by). */
+	const char *wake_source;
+};
+
 struct il_bench_ops {
 	const char *name;
 	const char *summary;
@@ -64,6 +85,7 @@ struct il_bench_ops {
 	 * teardown(), so a benchmark never opens it itself.
 	 */
 	const char *kdev;
+	struct il_bench_report report;	/* what the reports select by */
 	int (*setup)(struct il_run *run);
 	int (*run)(struct il_run *run);
 	void (*teardown)(struct il_run *run);
