@@ -99,7 +99,8 @@ int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 /** il_report_ipi() - IPI cost: machine x targets rows, a column pair per mode. */
 int il_report_ipi(struct il_store *s, const struct il_analysis_opts *o,
 		  struct il_table **out);
-/** il_report_pairs() - futex_wake median per waker->sleeper, per machine. */
+/** il_report_pairs() - median per waker->sleeper, per machine and benchmark
+ * declaring a pair metric (futex_wake). */
 int il_report_pairs(struct il_store *s, const struct il_analysis_opts *o,
 		    struct il_table ***out, int *nout);
 

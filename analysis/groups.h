@@ -79,4 +79,12 @@ void il_fmt_f1(char *buf, size_t len, double v);
 /** il_grp_stat() - median/p99/p99.9 of a group (published for refs). */
 int64_t il_grp_pct(const struct il_grp *g, double p);
 
+struct il_bench_report;
+/**
+ * il_bench_report_of() - what benchmark @bench declares for the reports
+ * (declared.c); all zero for a name this build's registry does not hold.
+ * Never NULL.
+ */
+const struct il_bench_report *il_bench_report_of(const char *bench);
+
 #endif

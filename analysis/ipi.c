@@ -2,13 +2,16 @@
 /*
  * ipi.c - the IPI scaling table: one row per machine x target count N,
  * and per mode the median time of one round and that time divided by N
- * (the cost per target arrival).  Modes are ipi_storm's `mode` parameter
- * (physical, logical, broadcast, kernel: its round_time metric), and the
- * user-space twins membarrier_ipi and tlb_shootdown as modes of their own
- * (call_latency), so seed 001's physical-against-cluster question and its
- * user-space view sit in one table.
+ * (the cost per target arrival).  Rows are those of the metric each
+ * benchmark declares as its IPI round (bench.h's report.ipi_metric, group =
+ * N).  A benchmark that declares ipi_by_mode gives one column per value of
+ * its `mode` parameter (ipi_storm: physical, logical, broadcast, kernel),
+ * any other one column under its own name (the user-space twins
+ * membarrier_ipi and tlb_shootdown), so seed 001's physical-against-cluster
+ * question and its user-space view sit in one table.
  */
 #include "analysis.h"
+#include "bench.h"
 #include "err.h"
 #include "groups.h"
 
@@ -29,19 +32,16 @@ static int add(const struct il_srow *r, void *arg)
 {
 	struct ipi_ctx *c = arg;
 	char key[512], n[24];
+	const struct il_bench_report *d;
 	const char *labels[6], *mode;
 	int i;
 
 	if (r->grp < 0)
 		return 0;
-	if (!strcmp(r->bench, "ipi_storm") && !strcmp(r->metric, "round_time"))
-		mode = *r->mode ? r->mode : "ipi_storm";
-	else if ((!strcmp(r->bench, "membarrier_ipi") ||
-		  !strcmp(r->bench, "tlb_shootdown")) &&
-		 !strcmp(r->metric, "call_latency"))
-		mode = r->bench;
-	else
+	d = il_bench_report_of(r->bench);
+	if (!d->ipi_metric || strcmp(r->metric, d->ipi_metric))
 		return 0;
+	mode = d->ipi_by_mode && *r->mode ? r->mode : r->bench;
 	for (i = 0; i < c->nmodes && strcmp(c->modes[i], mode); i++)
 		;
 	if (i == c->nmodes) {

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * pairs.c - the futex_wake pair matrix, printed the way core-to-core-
- * latency prints its tables: per machine, one row per waker CPU, one
- * column per sleeper CPU, the merged median wake latency (ns) in each
- * cell and "-" where the pair was not measured.
+ * pairs.c - the pair matrix, printed the way core-to-core-latency prints
+ * its tables: per machine, one row per waker CPU, one column per sleeper
+ * CPU, the merged median wake latency (ns) in each cell and "-" where the
+ * pair was not measured.  Rows are those of the metric a benchmark declares
+ * as its pair metric (bench.h's report.pairs_metric; futex_wake's
+ * wake_latency), one matrix per machine and benchmark.
  */
 #include "analysis.h"
+#include "bench.h"
 #include "err.h"
 #include "groups.h"
 
@@ -15,21 +18,25 @@
 
 static int add(const struct il_srow *r, void *arg)
 {
+	const struct il_bench_report *d = il_bench_report_of(r->bench);
 	char key[512], a[16], b[16];
 	const char *labels[6];
 
-	if (strcmp(r->bench, "futex_wake") || strcmp(r->metric, "wake_latency") ||
+	if (!d->pairs_metric || strcmp(r->metric, d->pairs_metric) ||
 	    r->cpu < 0 || r->cpu2 < 0)
 		return 0;
-	snprintf(key, sizeof(key), "%s\x1f%s\x1f%06d\x1f%06d", r->host,
-		 r->machine_uuid, r->cpu, r->cpu2);
+	/* The benchmark is in the key: two that declare a pair metric get a
+	 * matrix each, never one merged. */
+	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%06d\x1f%06d", r->host,
+		 r->machine_uuid, r->bench, r->cpu, r->cpu2);
 	snprintf(a, sizeof(a), "%d", r->cpu);
 	snprintf(b, sizeof(b), "%d", r->cpu2);
 	labels[0] = r->host;
 	labels[1] = r->machine_uuid;
 	labels[2] = a;
 	labels[3] = b;
-	labels[4] = NULL;
+	labels[4] = r->bench;
+	labels[5] = NULL;
 	return il_grps_add(arg, key, labels, r);
 }
 
@@ -79,8 +86,8 @@ static int matrix(const struct il_grps *g, int i, int j, struct il_table **out)
 		names[c + 1] = buf[c + 1];
 	}
 	snprintf(title, sizeof(title),
-		 "futex_wake median wake latency (ns), waker -> sleeper: %s",
-		 g->v[i].label[0]);
+		 "%s median wake latency (ns), waker -> sleeper: %s",
+		 g->v[i].label[4], g->v[i].label[0]);
 	t = il_table_new(title, nc + 1, names);
 	if (!t) {
 		ret = il_errorf(-ENOMEM, "out of memory");
@@ -131,7 +138,8 @@ int il_report_pairs(struct il_store *s, const struct il_analysis_opts *o,
 	for (i = 0; !ret && i < g.n; i = j) {
 		struct il_table **nv;
 
-		for (j = i; j < g.n && !strcmp(g.v[j].label[1], g.v[i].label[1]); j++)
+		for (j = i; j < g.n && !strcmp(g.v[j].label[1], g.v[i].label[1]) &&
+		     !strcmp(g.v[j].label[4], g.v[i].label[4]); j++)
 			;
 		nv = realloc(v, (n + 1) * sizeof(*v));
 		if (!nv) {

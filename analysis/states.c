@@ -5,25 +5,19 @@
  * machine.  The idle state is the run's 'idle_state' attribute (cstate_wake
  * records it), else the cpuidle restriction envctl recorded for the CPU
  * ("all but C6,C1E"), else "any"; the wake source is the 'wake_source'
- * attribute, else what the benchmark is woken by (timer_wake and imported
- * cyclictest runs by a timer, futex_wake by the reschedule IPI).
+ * attribute (cstate_wake and imported cyclictest runs record it), else the
+ * wake source the benchmark declares (bench.h's report.wake_source:
+ * timer_wake a timer, futex_wake the reschedule IPI); rows with neither
+ * are not wake measurements and are left out.
  * Reference machines' rows are marked "(ref: SOURCE)".
  */
 #include "analysis.h"
+#include "bench.h"
 #include "err.h"
 #include "groups.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static const char *default_source(const char *bench)
-{
-	if (!strcmp(bench, "timer_wake") || !strcmp(bench, "cyclictest"))
-		return "timer";
-	if (!strcmp(bench, "futex_wake"))
-		return "ipi";
-	return NULL;
-}
 
 static void idle_state(const struct il_srow *r, char *buf, size_t len)
 {
@@ -49,7 +43,7 @@ static int add(const struct il_srow *r, void *arg)
 	if (strcmp(r->metric, "wake_latency") && strcmp(r->metric, "intr_latency"))
 		return 0;
 	if (!src)
-		src = default_source(r->bench);
+		src = il_bench_report_of(r->bench)->wake_source;
 	if (!src)
 		return 0;
 	idle_state(r, state, sizeof(state));

@@ -15,6 +15,9 @@
  * what it actually obtained with il_run_attr(), the choice between the TSC
  * and CLOCK_MONOTONIC, and the spinning-target machinery of the IPI
  * benchmarks (membarrier_ipi, tlb_shootdown) with the frame they share.
+ * Three files implement it, one part each: common_pool.c (the threads, the
+ * gate, the futex and sleep wrappers), common_controls.c (the controls, the
+ * clock, the placed CPUs) and common_spin.c (the spinning targets).
  *
  * Errors follow err.h.  A worker thread returns il_errorf()'s value; the
  * pool carries its message (thread-local in err.c) back to the thread that
@@ -103,7 +106,7 @@ struct il_pool {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int nready;
-	int gate;		/* IL_GATE_* (common.c) */
+	int gate;		/* IL_GATE_* (common_pool.c) */
 	bool live;		/* threads exist and are not joined yet */
 };
 

@@ -127,7 +127,6 @@ struct cw_tally {
 
 struct cw_state {
 	const struct cw_params *p;
-	struct il_kdev dev;
 	int n;			/* measured CPUs */
 	int *cpu;		/* measured */
 	int *sender;		/* -1 for timer wakes */
@@ -135,18 +134,12 @@ struct cw_state {
 	struct idlelab_cstate_sample *buf;
 };
 
-static const char *cw_supported(void)
-{
-	return il_kdev_absent(IDLELAB_DEV_CSTATE);
-}
-
 static void cw_teardown(struct il_run *run)
 {
 	struct cw_state *st = run->priv;
 
 	if (!st)
 		return;
-	il_kdev_close(&st->dev);
 	free(st->buf);
 	free(st->wake);
 	free(st->intr);
@@ -199,7 +192,6 @@ static int cw_setup(struct il_run *run)
 	if (!st)
 		return il_errorf(-ENOMEM, "out of memory");
 	st->p = p;
-	st->dev.fd = -1;
 	run->priv = st;
 	if (run->place.kind == IL_PLACE_PAIRS) {
 		st->n = run->place.npairs;
@@ -244,9 +236,6 @@ static int cw_setup(struct il_run *run)
 	}
 	free(cpus);
 	cpus = NULL;
-	ret = il_kdev_open(IDLELAB_DEV_CSTATE, &st->dev);
-	if (ret)
-		goto fail;
 	return 0;
 fail:
 	free(cpus);
@@ -392,7 +381,7 @@ static int cw_one(struct il_run *run, struct cw_state *st, int i,
 			  (p->reenter ? IDLELAB_CSTATE_F_REENTER : 0);
 		r.nr_samples = (__u32)(left < IL_KBATCH ? left : IL_KBATCH);
 		r.samples = (__u64)(uintptr_t)st->buf;
-		ret = il_kdev_ioctl(&st->dev, IDLELAB_IOC_CSTATE_WAKE, &r,
+		ret = il_kdev_ioctl(run->kdev, IDLELAB_IOC_CSTATE_WAKE, &r,
 				    "CSTATE_WAKE");
 		if (ret)
 			return ret;
@@ -437,11 +426,11 @@ static int cw_run(struct il_run *run)
 			 p->method == IDLELAB_METHOD_HLT ? "HLT" : "POLL");
 	il_run_attr(run, -1, "idle_state", "%s", state);
 	il_run_attr(run, -1, "module_version", "%u.%u",
-		    st->dev.info.module_version >> 16,
-		    st->dev.info.module_version & 0xffff);
+		    run->kdev->info.module_version >> 16,
+		    run->kdev->info.module_version & 0xffff);
 	il_run_attr(run, -1, "cpuid5", "%08x %08x %08x %08x",
-		    st->dev.info.cpuid5_eax, st->dev.info.cpuid5_ebx,
-		    st->dev.info.cpuid5_ecx, st->dev.info.cpuid5_edx);
+		    run->kdev->info.cpuid5_eax, run->kdev->info.cpuid5_ebx,
+		    run->kdev->info.cpuid5_ecx, run->kdev->info.cpuid5_edx);
 	for (i = 0; i < st->n; i++) {
 		memset(&t, 0, sizeof(t));
 		if (st->sender[i] >= 0)
@@ -470,7 +459,7 @@ const struct il_bench_ops il_bench_cstate_wake = {
 	.default_cpus = "0",
 	.opts = cw_opts,
 	.params_size = sizeof(struct cw_params),
-	.supported = cw_supported,
+	.kdev = IDLELAB_DEV_CSTATE,	/* the runner opens it around setup/teardown */
 	.setup = cw_setup,
 	.run = cw_run,
 	.teardown = cw_teardown,

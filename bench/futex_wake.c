@@ -351,6 +351,10 @@ const struct il_bench_ops il_bench_futex_wake = {
 	.timestamps = "wake_latency: from the waker's timestamp just before FUTEX_WAKE (CPU a) to the sleeper's timestamp right after its FUTEX_WAIT returns (CPU b); TSC where the clocksource is tsc, else CLOCK_MONOTONIC",
 	.flags = IL_BF_PAIRS		/* waker on pair.a, sleeper on pair.b */
 		| IL_BF_MULTI_CPU,	/* the wake crosses CPUs */
+	.report = {
+		.pairs_metric = "wake_latency",	/* waker -> sleeper matrix */
+		.wake_source = "ipi",	/* the reschedule IPI */
+	},
 	.default_cpus = "pairs:0-1",
 	.opts = fw_opts,
 	.params_size = sizeof(struct fw_params),

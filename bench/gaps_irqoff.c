@@ -58,16 +58,10 @@ static const struct il_opt gi_opts[] = {
 
 struct gi_state {
 	const struct gi_params *p;
-	struct il_kdev dev;
 	int n;
 	int *cpus;
 	struct idlelab_gap_sample *buf;
 };
-
-static const char *gi_supported(void)
-{
-	return il_kdev_absent(IDLELAB_DEV_CSTATE);
-}
 
 static void gi_teardown(struct il_run *run)
 {
@@ -75,7 +69,6 @@ static void gi_teardown(struct il_run *run)
 
 	if (!st)
 		return;
-	il_kdev_close(&st->dev);
 	free(st->buf);
 	free(st->cpus);
 	free(st);
@@ -95,7 +88,6 @@ static int gi_setup(struct il_run *run)
 	if (!st)
 		return il_errorf(-ENOMEM, "out of memory");
 	st->p = p;
-	st->dev.fd = -1;
 	run->priv = st;
 	ret = il_bench_cpus(run, &st->cpus);
 	if (ret < 0)
@@ -106,9 +98,6 @@ static int gi_setup(struct il_run *run)
 		ret = il_errorf(-ENOMEM, "out of memory");
 		goto fail;
 	}
-	ret = il_kdev_open(IDLELAB_DEV_CSTATE, &st->dev);
-	if (ret)
-		goto fail;
 	return 0;
 fail:
 	gi_teardown(run);
@@ -135,7 +124,7 @@ static int gi_cpu(struct il_run *run, struct gi_state *st, int cpu,
 	r.threshold_ns = p->threshold_ns;
 	r.nr_samples = (__u32)p->max_records;
 	r.samples = (__u64)(uintptr_t)st->buf;
-	ret = il_kdev_ioctl(&st->dev, IDLELAB_IOC_GAPS, &r, "GAPS");
+	ret = il_kdev_ioctl(run->kdev, IDLELAB_IOC_GAPS, &r, "GAPS");
 	if (ret)
 		return ret;
 	run->tsc_khz = r.tsc_khz;
@@ -211,7 +200,7 @@ const struct il_bench_ops il_bench_gaps_irqoff = {
 	.default_cpus = "all",
 	.opts = gi_opts,
 	.params_size = sizeof(struct gi_params),
-	.supported = gi_supported,
+	.kdev = IDLELAB_DEV_CSTATE,	/* the runner opens it around setup/teardown */
 	.setup = gi_setup,
 	.run = gi_run,
 	.teardown = gi_teardown,

@@ -77,15 +77,9 @@ static const struct il_opt is_opts[] = {
 
 struct is_state {
 	const struct is_params *p;
-	struct il_kdev dev;
 	int n;			/* placed CPUs; cpus[0] sends */
 	int *cpus;
 };
-
-static const char *is_supported(void)
-{
-	return il_kdev_absent(IDLELAB_DEV_IPI);
-}
 
 static void is_teardown(struct il_run *run)
 {
@@ -93,7 +87,6 @@ static void is_teardown(struct il_run *run)
 
 	if (!st)
 		return;
-	il_kdev_close(&st->dev);
 	free(st->cpus);
 	free(st);
 	run->priv = NULL;
@@ -109,7 +102,6 @@ static int is_setup(struct il_run *run)
 	if (!st)
 		return il_errorf(-ENOMEM, "out of memory");
 	st->p = p;
-	st->dev.fd = -1;
 	run->priv = st;
 	ret = il_bench_cpus(run, &st->cpus);
 	if (ret < 0)
@@ -125,20 +117,18 @@ static int is_setup(struct il_run *run)
 					p->targets.v[i], st->n - 1);
 			goto fail;
 		}
-	ret = il_kdev_open(IDLELAB_DEV_IPI, &st->dev);
-	if (ret)
-		goto fail;
 	return 0;
 fail:
 	is_teardown(run);
 	return ret;
 }
 
-static int is_apic_map(struct il_run *run, struct is_state *st)
+static int is_apic_map(struct il_run *run)
 {
 	struct idlelab_apic_map_req r;
 	struct idlelab_apic_cpu *c;
-	uint32_t cap = st->dev.info.nr_cpu_ids ? st->dev.info.nr_cpu_ids : 1;
+	uint32_t cap = run->kdev->info.nr_cpu_ids ?
+		       run->kdev->info.nr_cpu_ids : 1;
 	uint32_t i;
 	int ret;
 
@@ -148,7 +138,7 @@ static int is_apic_map(struct il_run *run, struct is_state *st)
 	il_kreq_init(&r, sizeof(r));
 	r.nr_cpus = cap;
 	r.cpus = (__u64)(uintptr_t)c;
-	ret = il_kdev_ioctl(&st->dev, IDLELAB_IOC_APIC_MAP, &r, "APIC_MAP");
+	ret = il_kdev_ioctl(run->kdev, IDLELAB_IOC_APIC_MAP, &r, "APIC_MAP");
 	if (ret)
 		goto out;
 	il_run_attr(run, -1, "apic_driver", "%.*s", IDLELAB_NAME_LEN,
@@ -210,7 +200,7 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 	r.timeout_us = (__u32)p->timeout_us;
 	r.rounds = (__u64)(uintptr_t)rd;
 	r.arrivals = (__u64)(uintptr_t)ar;
-	ret = il_kdev_ioctl(&st->dev, IDLELAB_IOC_IPI_STORM, &r, "IPI_STORM");
+	ret = il_kdev_ioctl(run->kdev, IDLELAB_IOC_IPI_STORM, &r, "IPI_STORM");
 	if (ret)
 		goto out;
 	if (r.unsupported) {
@@ -291,7 +281,7 @@ static int is_run(struct il_run *run)
 
 	il_run_attr(run, -1, "mode", "%s", is_modes[p->mode]);
 	il_run_attr(run, -1, "sender_cpu", "%d", st->cpus[0]);
-	ret = is_apic_map(run, st);
+	ret = is_apic_map(run);
 	if (ret)
 		return ret;
 	for (i = 0; i < p->targets.n && !il_stop_requested(); i++) {
@@ -337,10 +327,14 @@ const struct il_bench_ops il_bench_ipi_storm = {
 	.summary = "closed-loop IPI storms from the first placed CPU to the others, physical/logical/broadcast/kernel (idlelab_ipi module)",
 	.timestamps = "round_time: TSC before the first ICR write (t_issue) to the sender seeing the last acknowledgement (t_complete); issue_time: t_issue to after the last ICR write; arrival: t_issue to the first instruction of the target's handler",
 	.flags = IL_BF_KMOD | IL_BF_MULTI_CPU,	/* /dev/idlelab_ipi; sender + targets */
+	.report = {
+		.ipi_metric = "round_time",	/* send to last acknowledgement */
+		.ipi_by_mode = true,	/* physical, logical, broadcast, kernel */
+	},
 	.default_cpus = "all",
 	.opts = is_opts,
 	.params_size = sizeof(struct is_params),
-	.supported = is_supported,
+	.kdev = IDLELAB_DEV_IPI,	/* the runner opens it around setup/teardown */
 	.setup = is_setup,
 	.run = is_run,
 	.teardown = is_teardown,

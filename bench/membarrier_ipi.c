@@ -184,6 +184,9 @@ const struct il_bench_ops il_bench_membarrier_ipi = {
 	.summary = "membarrier(PRIVATE_EXPEDITED) cost against the number of CPUs spinning in the process",
 	.timestamps = "call_latency: from a timestamp just before membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) to one just after it returns, both on the timer CPU (the first placed), with N threads spinning on the next N placed CPUs",
 	.flags = IL_BF_MULTI_CPU,	/* a timer CPU plus target CPUs */
+	.report = {
+		.ipi_metric = "call_latency",	/* one membarrier() per round */
+	},
 	.default_cpus = "all",
 	.opts = mb_opts,
 	.params_size = sizeof(struct mb_params),

@@ -263,6 +263,9 @@ const struct il_bench_ops il_bench_timer_wake = {
 	.summary = "timer wake-up latency per CPU, cyclictest's method (absolute clock_nanosleep)",
 	.timestamps = "wake_latency: from the absolute CLOCK_MONOTONIC time the clock_nanosleep(TIMER_ABSTIME) was due, to clock_gettime(CLOCK_MONOTONIC) right after the thread returns from it",
 	.flags = 0,		/* any placement; one thread per distinct CPU */
+	.report = {
+		.wake_source = "timer",	/* clock_nanosleep's hrtimer */
+	},
 	.default_cpus = "all",
 	.opts = tw_opts,
 	.params_size = sizeof(struct tw_params),

@@ -179,6 +179,9 @@ const struct il_bench_ops il_bench_tlb_shootdown = {
 	.summary = "TLB shootdown cost (madvise DONTNEED or mprotect) against the number of CPUs using the page",
 	.timestamps = "call_latency: from a timestamp just before madvise(MADV_DONTNEED) (or mprotect(PROT_READ)) on a page all N spinning threads have just read, to one just after it returns, both on the timer CPU (the first placed)",
 	.flags = IL_BF_MULTI_CPU,	/* a timer CPU plus target CPUs */
+	.report = {
+		.ipi_metric = "call_latency",	/* one madvise()/mprotect() */
+	},
 	.default_cpus = "all",
 	.opts = ts_opts,
 	.params_size = sizeof(struct ts_params),

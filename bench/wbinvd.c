@@ -93,15 +93,9 @@ static const struct il_opt wb_opts[] = {
 
 struct wb_state {
 	const struct wb_params *p;
-	struct il_kdev dev;
 	int n;
 	int *cpus;
 };
-
-static const char *wb_supported(void)
-{
-	return il_kdev_absent(IDLELAB_DEV_CSTATE);
-}
 
 static void wb_teardown(struct il_run *run)
 {
@@ -109,7 +103,6 @@ static void wb_teardown(struct il_run *run)
 
 	if (!st)
 		return;
-	il_kdev_close(&st->dev);
 	free(st->cpus);
 	free(st);
 	run->priv = NULL;
@@ -125,7 +118,6 @@ static int wb_setup(struct il_run *run)
 	if (!st)
 		return il_errorf(-ENOMEM, "out of memory");
 	st->p = p;
-	st->dev.fd = -1;
 	run->priv = st;
 	ret = il_bench_cpus(run, &st->cpus);
 	if (ret < 0)
@@ -135,9 +127,6 @@ static int wb_setup(struct il_run *run)
 		ret = il_errorf(-EINVAL, "mode=blast needs an aggressor and at least one victim CPU (--cpus all, or e.g. 0-3)");
 		goto fail;
 	}
-	ret = il_kdev_open(IDLELAB_DEV_CSTATE, &st->dev);
-	if (ret)
-		goto fail;
 	return 0;
 fail:
 	wb_teardown(run);
@@ -173,7 +162,7 @@ static int wb_sweep_cpu(struct il_run *run, struct wb_state *st, int cpu)
 	r.reps = (__u32)p->reps;
 	r.nr_samples = (__u32)(p->reps * (uint64_t)p->footprints.n);
 	r.samples = (__u64)(uintptr_t)buf;
-	ret = il_kdev_ioctl(&st->dev, IDLELAB_IOC_WBINVD, &r, "WBINVD sweep");
+	ret = il_kdev_ioctl(run->kdev, IDLELAB_IOC_WBINVD, &r, "WBINVD sweep");
 	if (ret)
 		goto out;
 	if (r.unsupported) {
@@ -251,7 +240,7 @@ static int wb_blast(struct il_run *run, struct wb_state *st)
 	r.threshold_ns = p->threshold_ns;
 	r.nr_samples = (__u32)p->max_records;
 	r.samples = (__u64)(uintptr_t)buf;
-	ret = il_kdev_ioctl(&st->dev, IDLELAB_IOC_WBINVD, &r, "WBINVD blast");
+	ret = il_kdev_ioctl(run->kdev, IDLELAB_IOC_WBINVD, &r, "WBINVD blast");
 	if (ret)
 		goto out;
 	if (r.unsupported) {
@@ -352,7 +341,7 @@ const struct il_bench_ops il_bench_wbinvd = {
 	.default_cpus = "0",
 	.opts = wb_opts,
 	.params_size = sizeof(struct wb_params),
-	.supported = wb_supported,
+	.kdev = IDLELAB_DEV_CSTATE,	/* the runner opens it around setup/teardown */
 	.setup = wb_setup,
 	.run = wb_run,
 	.teardown = wb_teardown,

@@ -5,11 +5,13 @@
  *
  * A benchmark is one file in bench/ defining one `const struct
  * il_bench_ops` and one line in harness/registry.c.  The harness:
- *   1. checks supported(); a non-NULL reason stores the run as unsupported;
+ *   1. checks supported() (for a kmod benchmark without one: that its .kdev
+ *      exists); a non-NULL reason stores the run as unsupported;
  *   2. fills run->params from the option table (defaults, then --param);
  *   3. expands the placement (run->place) and snapshots the environment;
- *   4. calls setup(), opens the counters, calls run(), stops the counters,
- *      calls teardown() (always, once setup() succeeded);
+ *   4. opens .kdev into run->kdev (kmod benchmarks, run_kdev.h), calls
+ *      setup(), opens the counters, calls run(), stops the counters, calls
+ *      teardown() (always, once setup() succeeded), closes run->kdev;
  *   5. stores every series, counter and attribute in one transaction.
  *
  * setup/run return 0 or a negative errno with il_errorf() (err.h).
@@ -31,6 +33,7 @@
 #include "topo.h"
 
 struct il_run;
+struct il_kdev;
 
 /* Benchmark flags. */
 enum {
@@ -40,6 +43,27 @@ enum {
 	IL_BF_MULTI_CPU = 1 << 1,
 	/* Drives a helper kernel module (kmod/). */
 	IL_BF_KMOD = 1 << 2,
+};
+
+/*
+ * What the reports (analysis/) take from a benchmark's stored rows, declared
+ * here so that no report names a benchmark: a new benchmark that fills these
+ * in appears in those reports with no edit in analysis/.  Zero (NULL) for a
+ * benchmark a report has no use for.
+ */
+struct il_bench_report {
+	/* ipi report: the metric of one IPI round; its group is the target
+	 * count N. */
+	const char *ipi_metric;
+	/* ipi report: one column per value of the run's `mode` parameter,
+	 * else one column named after the benchmark. */
+	bool ipi_by_mode;
+	/* pairs report: the metric of the waker (cpu) -> sleeper (cpu2)
+	 * matrix. */
+	const char *pairs_metric;
+	/* states report: the wake source of a run that stored no wake_source
+	 * attribute (what the benchmark is always woken by). */
+	const char *wake_source;
 };
 
 struct il_bench_ops {
@@ -53,6 +77,15 @@ struct il_bench_ops {
 	size_t params_size;
 	/* NULL if the benchmark can run here, else the reason it cannot. */
 	const char *(*supported)(void);
+	/*
+	 * The helper module's device (IDLELAB_DEV_*) a kmod benchmark drives,
+	 * else NULL.  The harness derives the rest (run_kdev.h): supported()
+	 * when not given is the device's presence, and the device is opened
+	 * (GET_INFO, ABI check) into run->kdev before setup() and closed after
+	 * teardown(), so a benchmark never opens it itself.
+	 */
+	const char *kdev;
+	struct il_bench_report report;	/* what the reports select by */
 	int (*setup)(struct il_run *run);
 	int (*run)(struct il_run *run);
 	void (*teardown)(struct il_run *run);
@@ -86,6 +119,7 @@ struct il_run {
 	struct il_placement place;
 	bool keep_raw;			/* --raw */
 	void *priv;			/* the benchmark's own state */
+	struct il_kdev *kdev;		/* ops->kdev, open from setup to teardown */
 
 	/* Filled through the helpers below; owned by the harness. */
 	pthread_mutex_t lock;

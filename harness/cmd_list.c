@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 #include "bench.h"
+#include "run_kdev.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -23,7 +24,7 @@ static void list_usage(FILE *f)
 
 static json_t *bench_json(const struct il_bench_ops *b)
 {
-	const char *why = b->supported ? b->supported() : NULL;
+	const char *why = il_bench_supported(b);
 	json_t *o, *params = json_array();
 	const struct il_opt *p;
 	int i;
@@ -59,7 +60,7 @@ static json_t *bench_json(const struct il_bench_ops *b)
 
 static void print_bench(const struct il_bench_ops *b)
 {
-	const char *why = b->supported ? b->supported() : NULL;
+	const char *why = il_bench_supported(b);
 	const struct il_opt *p;
 	char range[64];
 	int i;

@@ -34,6 +34,7 @@
 #include "env.h"
 #include "envctl.h"
 #include "err.h"
+#include "run_kdev.h"
 #include "runner.h"
 #include "store.h"
 
@@ -180,8 +181,7 @@ static int run_one(struct il_store *store, struct il_topo *topo,
 	request_init(&req, ps, e);
 	/* A kmod benchmark whose device is absent is recorded, not run, so
 	 * the campaign shows why it is missing and the rest goes on. */
-	why = (e->ops->flags & IL_BF_KMOD) && e->ops->supported ?
-	      e->ops->supported() : NULL;
+	why = e->ops->kdev ? il_bench_supported(e->ops) : NULL;
 	if (why)
 		return il_store_skipped(store, machine, &req, why, out);
 	ret = il_run_prepare(topo, &req, &run, &counters);

@@ -11,6 +11,7 @@
 #include "runner.h"
 #include "env.h"
 #include "err.h"
+#include "run_kdev.h"
 #include "tsc.h"
 
 #include <inttypes.h>
@@ -193,7 +194,7 @@ int il_run_execute(struct il_store *store, const char *machine_uuid,
 		   struct il_counters *counters, struct il_run_outcome *out)
 {
 	const struct il_bench_ops *ops = run->ops;
-	const char *why = ops->supported ? ops->supported() : NULL;
+	const char *why = il_bench_supported(ops);
 	json_t *before = NULL, *after = NULL;
 	uint64_t start, end;
 	int ret = 0, set_up = 0;
@@ -209,11 +210,12 @@ int il_run_execute(struct il_store *store, const char *machine_uuid,
 	}
 	before = il_env_snapshot();
 	il_errclear();
-	if (ops->setup) {
+	ret = il_run_kdev_open(run);	/* the kmod frame: run_kdev.c */
+	if (!ret && ops->setup) {
 		ret = ops->setup(run);
 		set_up = ret == 0;
 	} else {
-		set_up = 1;
+		set_up = !ret;
 	}
 	if (!ret && counters)
 		ret = il_counters_start(counters);
@@ -223,6 +225,7 @@ int il_run_execute(struct il_store *store, const char *machine_uuid,
 		il_counters_stop(counters);
 	if (set_up && ops->teardown)
 		ops->teardown(run);
+	il_run_kdev_close(run);		/* the kmod frame: run_kdev.c */
 	after = il_env_snapshot();
 	end = realtime_ns();
 	if (ret == -EOPNOTSUPP) {

@@ -12,14 +12,13 @@
  * Locking: il_run_lock serialises runs; a second run while one is in flight
  * gets -EBUSY (mutex_trylock), never a wait.  GET_INFO takes no lock.  The
  * file holds a module reference (fops.owner), so the module cannot go while
- * the device is open; workers exit before the ioctl returns.
+ * the device is open; workers exit before the ioctl returns.  The device
+ * frame (open, fops, il_run_exclusive) is idlelab_kcommon.h's, shared with
+ * idlelab_ipi.ko.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
-#include <linux/fs.h>
 #include <linux/lockdep.h>
-#include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -56,22 +55,6 @@ static u32 il_features(void)
 	if (x2apic_mode)
 		f |= IDLELAB_FEAT_X2APIC;
 	return f;
-}
-
-static long il_ioctl_get_info(void __user *argp)
-{
-	struct idlelab_info info;
-	int ret;
-
-	if (copy_from_user(&info, argp, sizeof(info)))
-		return -EFAULT;
-	ret = il_get_info(&info, KBUILD_MODNAME, IDLELAB_OP_CSTATE_WAKE |
-			  IDLELAB_OP_WBINVD | IDLELAB_OP_GAPS, il_features());
-	if (ret)
-		return ret;
-	if (copy_to_user(argp, &info, sizeof(info)))
-		return -EFAULT;
-	return 0;
 }
 
 static long il_ioctl_cstate(void __user *argp)
@@ -176,19 +159,6 @@ free_samples:
 	return ret;
 }
 
-/* One run at a time: a busy device answers -EBUSY at once. */
-static long il_run_exclusive(long (*fn)(void __user *argp),
-			     void __user *argp)
-{
-	long ret;
-
-	if (!mutex_trylock(&il_run_lock))
-		return -EBUSY;
-	ret = fn(argp);
-	mutex_unlock(&il_run_lock);
-	return ret;
-}
-
 static long il_cstate_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long parm)
 {
@@ -196,39 +166,22 @@ static long il_cstate_ioctl(struct file *file, unsigned int cmd,
 
 	switch (cmd) {
 	case IDLELAB_IOC_GET_INFO:
-		return il_ioctl_get_info(argp);
+		return il_ioctl_get_info(argp, KBUILD_MODNAME,
+					 IDLELAB_OP_CSTATE_WAKE |
+					 IDLELAB_OP_WBINVD | IDLELAB_OP_GAPS,
+					 il_features());
 	case IDLELAB_IOC_CSTATE_WAKE:
-		return il_run_exclusive(il_ioctl_cstate, argp);
+		return il_run_exclusive(&il_run_lock, il_ioctl_cstate, argp);
 	case IDLELAB_IOC_WBINVD:
-		return il_run_exclusive(il_ioctl_wbinvd, argp);
+		return il_run_exclusive(&il_run_lock, il_ioctl_wbinvd, argp);
 	case IDLELAB_IOC_GAPS:
-		return il_run_exclusive(il_ioctl_gaps, argp);
+		return il_run_exclusive(&il_run_lock, il_ioctl_gaps, argp);
 	default:
 		return -ENOTTY;
 	}
 }
 
-static int il_cstate_open(struct inode *inode, struct file *file)
-{
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	return nonseekable_open(inode, file);
-}
-
-static const struct file_operations il_cstate_fops = {
-	.owner		= THIS_MODULE,
-	.open		= il_cstate_open,
-	.unlocked_ioctl	= il_cstate_ioctl,
-	.compat_ioctl	= compat_ptr_ioctl,
-	.llseek		= no_llseek,
-};
-
-static struct miscdevice il_cstate_misc = {
-	.minor		= MISC_DYNAMIC_MINOR,
-	.name		= IDLELAB_DEV_CSTATE,
-	.fops		= &il_cstate_fops,
-	.mode		= 0600,
-};
+IL_MISCDEV(il_cstate_misc, IDLELAB_DEV_CSTATE, il_cstate_ioctl);
 
 module_misc_device(il_cstate_misc);
 

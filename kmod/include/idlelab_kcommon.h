@@ -2,7 +2,8 @@
 /*
  * idlelab_kcommon.h - what both idlelab modules share, as static inlines so
  * that neither module depends on the other: the pinned worker kthreads a run
- * executes on, the request header checks, and GET_INFO.
+ * executes on, the request header checks, GET_INFO, and the misc-device frame
+ * (root-only open, one run in flight, the file_operations).
  *
  * Workers: a run starts one kthread per CPU it needs (kthread_create_on_cpu,
  * so each is bound), then the ioctl caller waits for all of them killably.
@@ -17,10 +18,15 @@
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/capability.h>
 #include <linux/err.h>
+#include <linux/fs.h>
 #include <linux/kthread.h>
+#include <linux/miscdevice.h>
+#include <linux/mutex.h>
 #include <linux/sched/signal.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 #include <asm/processor.h>
 #include <asm/tsc.h>
 
@@ -188,5 +194,83 @@ static inline int il_get_info(struct idlelab_info *info, const char *name,
 	strscpy(info->name, name, sizeof(info->name));
 	return 0;
 }
+
+/**
+ * il_ioctl_get_info - IDLELAB_IOC_GET_INFO at the user edge
+ * @argp:	the caller's struct idlelab_info
+ * @name:	module name
+ * @ops:	IDLELAB_OP_* this device runs
+ * @features:	IDLELAB_FEAT_* found
+ *
+ * GET_INFO takes no lock: it reads nothing a run changes.
+ * Return: 0, -EFAULT, or il_get_info()'s -EINVAL.
+ */
+static inline long il_ioctl_get_info(void __user *argp, const char *name,
+				     u32 ops, u32 features)
+{
+	struct idlelab_info info;
+	int ret;
+
+	if (copy_from_user(&info, argp, sizeof(info)))
+		return -EFAULT;
+	ret = il_get_info(&info, name, ops, features);
+	if (ret)
+		return ret;
+	if (copy_to_user(argp, &info, sizeof(info)))
+		return -EFAULT;
+	return 0;
+}
+
+/**
+ * il_run_exclusive - run one request with @lock held
+ * @lock:	the module's run lock
+ * @fn:		the request's ioctl function
+ * @argp:	its user pointer
+ *
+ * One run at a time: a busy device answers -EBUSY at once, never a wait, so
+ * a second caller cannot queue behind a long IRQs-off run.
+ * Return: -EBUSY, or what @fn returned.
+ */
+static inline long il_run_exclusive(struct mutex *lock,
+				    long (*fn)(void __user *argp),
+				    void __user *argp)
+{
+	long ret;
+
+	if (!mutex_trylock(lock))
+		return -EBUSY;
+	ret = fn(argp);
+	mutex_unlock(lock);
+	return ret;
+}
+
+/* The nodes are root-only (mode 0600), and a run needs CAP_SYS_ADMIN too. */
+static inline int il_dev_open(struct inode *inode, struct file *file)
+{
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	return nonseekable_open(inode, file);
+}
+
+/*
+ * IL_MISCDEV - define @_var, the module's struct miscdevice for /dev/@_name,
+ * and its file_operations (@_var##_fops) with @_ioctl as the only command
+ * entry.  The file holds a module reference (.owner), so the module cannot
+ * go while the device is open.  .llseek is kernel-version sensitive.
+ */
+#define IL_MISCDEV(_var, _name, _ioctl)					\
+	static const struct file_operations _var##_fops = {		\
+		.owner		= THIS_MODULE,				\
+		.open		= il_dev_open,				\
+		.unlocked_ioctl	= _ioctl,				\
+		.compat_ioctl	= compat_ptr_ioctl,			\
+		.llseek		= no_llseek,				\
+	};								\
+	static struct miscdevice _var = {				\
+		.minor		= MISC_DYNAMIC_MINOR,			\
+		.name		= _name,				\
+		.fops		= &_var##_fops,				\
+		.mode		= 0600,					\
+	}
 
 #endif /* IDLELAB_KCOMMON_H */

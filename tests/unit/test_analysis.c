@@ -4,14 +4,18 @@
  * the table renderer's escaping and JSON typing, and the bootstrap's
  * statistics on runs with a known shift (a 10 % shift must be found with
  * an interval around it that excludes 0; two draws of one distribution
- * must give an interval that contains 0), reproducibly from one seed.
+ * must give an interval that contains 0), reproducibly from one seed; and
+ * that the ipi, pairs and states kinds select rows by what benchmarks
+ * declare (bench.h's report), never by name.
  */
 #include "analysis.h"
+#include "bench.h"
 #include "err.h"
 #include "series.h"
 #include "store.h"
 #include "tap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -91,19 +95,17 @@ static uint64_t draw(uint64_t base)
 	return base + (lcg >> 33) % (base / 2);
 }
 
-static void save(struct il_store *s, int n, const char *mode, uint64_t base)
+/* Store @se as run number @n of @bench on @machine, params {"mode": @mode}. */
+static void save_run(struct il_store *s, int n, const char *machine,
+		     const char *bench, const char *mode, struct il_series *se)
 {
-	struct il_series *se = il_series_new("wake_latency", "ns", 0, -1, -1, false, false);
 	struct il_run_rec r = { 0 };
 	char params[64];
-	int i;
 
-	for (i = 0; i < 4000; i++)
-		il_series_add(se, draw(base));
 	snprintf(r.uuid, sizeof(r.uuid), "00000000-0000-4000-8000-%012d", n);
-	snprintf(r.machine_uuid, sizeof(r.machine_uuid), "%s", "11111111-0000-4000-8000-000000000000");
+	snprintf(r.machine_uuid, sizeof(r.machine_uuid), "%s", machine);
 	snprintf(params, sizeof(params), "{\"mode\":\"%s\"}", mode);
-	r.bench = "timer_wake";
+	r.bench = bench;
 	r.params_json = params;
 	r.plan_index = -1;
 	r.start_ns = 1000 + (uint64_t)n;
@@ -114,6 +116,17 @@ static void save(struct il_store *s, int n, const char *mode, uint64_t base)
 	r.series = &se;
 	CHECK(il_store_save_run(s, &r) == 0);
 	il_series_free(se);
+}
+
+static void save(struct il_store *s, int n, const char *mode, uint64_t base)
+{
+	struct il_series *se = il_series_new("wake_latency", "ns", 0, -1, -1, false, false);
+	int i;
+
+	for (i = 0; i < 4000; i++)
+		il_series_add(se, draw(base));
+	save_run(s, n, "11111111-0000-4000-8000-000000000000", "timer_wake",
+		 mode, se);
 }
 
 /* The row's cells for S2, as [delta, ci, delta, ci, note]. */
@@ -179,10 +192,121 @@ TEST(bootstrap)
 	unlink(path);
 }
 
+#define UNDECLARED "not_a_benchmark"
+
+/* One run of @bench with one series of @metric at (cpu, cpu2, grp). */
+static void save_decl(struct il_store *s, int n, const char *bench,
+		      const char *mode, const char *metric, int cpu, int cpu2,
+		      int64_t grp)
+{
+	struct il_series *se = il_series_new(metric, "ns", cpu, cpu2, grp,
+					     false, false);
+	int i;
+
+	for (i = 0; i < 100; i++)
+		il_series_add(se, 1000 + (uint64_t)i);
+	save_run(s, n, "22222222-0000-4000-8000-000000000000", bench, mode, se);
+}
+
+static bool table_names(const struct il_table *t, const char *what)
+{
+	int i;
+
+	if (strstr(t->title, what))
+		return true;
+	for (i = 0; i < t->ncols; i++)
+		if (strstr(t->cols[i], what))
+			return true;
+	for (i = 0; i < t->nrows * t->ncols; i++)
+		if (strstr(t->cells[i], what))
+			return true;
+	return false;
+}
+
+/*
+ * Every registered benchmark gets rows of the metrics it declares, plus a
+ * wake_latency row; a benchmark no registry holds gets every one of those
+ * metrics.  Each kind must show exactly the declared ones.  No benchmark is
+ * named, so a new one is covered without an edit here.
+ */
+TEST(reports_select_by_declaration)
+{
+	char path[] = "/tmp/test_analysis_decl.XXXXXX";
+	struct il_analysis_opts o = { 0 };
+	struct il_table *t = NULL, **pv = NULL;
+	int fd = mkstemp(path), i, n = 0, nipi = 0, npairs = 0, nwake = 0, np = 0;
+	struct il_store *s;
+
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK(il_store_open(path, IL_STORE_CREATE, &s) == 0);
+	CHECK(il_store_put_machine(s, "22222222-0000-4000-8000-000000000000", "m", NULL, NULL) == 0);
+	for (i = 0; il_benches[i]; i++) {
+		const struct il_bench_ops *b = il_benches[i];
+		const struct il_bench_report *d = &b->report;
+
+		if (d->ipi_metric) {
+			save_decl(s, ++n, b->name, "m1", d->ipi_metric, 0, -1, 2);
+			nipi++;
+		}
+		if (d->pairs_metric) {
+			save_decl(s, ++n, b->name, "", d->pairs_metric, 0, 1, -1);
+			npairs++;
+		}
+		save_decl(s, ++n, b->name, "", "wake_latency", 0, -1, -1);
+		nwake += d->wake_source != NULL;
+	}
+	CHECKF(nipi > 0 && npairs > 0 && nwake > 0, "declared: ipi %d pairs %d states %d",
+	       nipi, npairs, nwake);
+	save_decl(s, ++n, UNDECLARED, "m1", "round_time", 0, -1, 2);
+	save_decl(s, ++n, UNDECLARED, "m1", "call_latency", 0, -1, 2);
+	save_decl(s, ++n, UNDECLARED, "", "wake_latency", 0, 1, -1);
+	save_decl(s, ++n, UNDECLARED, "", "wake_latency", 0, -1, -1);
+
+	CHECK(il_report_ipi(s, &o, &t) == 0);
+	/* One column pair per declared benchmark (its only mode, m1, merges
+	 * the by-mode ones into one pair). */
+	if (t) {
+		int nby = 0, nname = 0;
+
+		for (i = 0; il_benches[i]; i++) {
+			nby += il_benches[i]->report.ipi_metric &&
+			       il_benches[i]->report.ipi_by_mode;
+			nname += il_benches[i]->report.ipi_metric &&
+				 !il_benches[i]->report.ipi_by_mode;
+		}
+		CHECKF(t->ncols == 2 + 2 * (nname + (nby > 0)), "ipi: %d columns",
+		       t->ncols);
+		CHECK(t->nrows == 1);
+		CHECK(!table_names(t, UNDECLARED));
+	}
+	il_table_free(t);
+	t = NULL;
+
+	CHECK(il_report_pairs(s, &o, &pv, &np) == 0);
+	CHECKF(np == npairs, "pairs: %d matrices, %d declared", np, npairs);
+	for (i = 0; i < np; i++) {
+		CHECK(!table_names(pv[i], UNDECLARED));
+		il_table_free(pv[i]);
+	}
+	free(pv);
+
+	CHECK(il_report_states(s, &o, &t) == 0);
+	if (t) {
+		CHECKF(t->nrows == nwake, "states: %d rows, %d declared", t->nrows,
+		       nwake);
+		CHECK(!table_names(t, UNDECLARED));
+	}
+	il_table_free(t);
+	il_store_close(s);
+	unlink(path);
+}
+
 int main(void)
 {
 	RUN(filter_syntax);
 	RUN(table_formats);
 	RUN(bootstrap);
+	RUN(reports_select_by_declaration);
 	return tap_done();
 }

@@ -4,10 +4,13 @@
  * device lookup under IDLELAB_SYSFS_ROOT and its load instructions, the
  * abi_version/size stamp of every request (over a poisoned struct, as the
  * ntsync selftest does), refusing a node that does not answer GET_INFO,
- * the TSC conversions and the `idlelab info` JSON.
+ * the TSC conversions, the `idlelab info` JSON, and the kmod benchmark
+ * frame the runner derives from an ops table's .kdev (run_kdev.h).
  */
+#include "bench.h"
 #include "err.h"
 #include "kclient.h"
+#include "run_kdev.h"
 #include "tap.h"
 
 #include <fcntl.h>
@@ -110,6 +113,59 @@ TEST(info_json)
 	json_decref(o);
 }
 
+/*
+ * Every benchmark that names a device gets its supported() and its device's
+ * lifetime from the frame; none is named here, so a new kmod benchmark is
+ * covered by this test without an edit.
+ */
+TEST(kdev_frame_for_every_kmod_benchmark)
+{
+	char p[128];
+	struct il_run run;
+	int i, nkdev = 0, fd;
+
+	setenv("IDLELAB_SYSFS_ROOT", root, 1);
+	for (i = 0; il_benches[i]; i++) {
+		const struct il_bench_ops *b = il_benches[i];
+		const char *why = il_bench_supported(b);
+
+		if (!b->kdev) {
+			CHECK(il_run_init(&run, b) == 0);
+			CHECKF(il_run_kdev_open(&run) == 0 && !run.kdev,
+			       "%s: no device, nothing opened", b->name);
+			il_run_kdev_close(&run);
+			il_run_release(&run);
+			continue;
+		}
+		nkdev++;
+		CHECKF(b->flags & IL_BF_KMOD, "%s: .kdev without IL_BF_KMOD",
+		       b->name);
+		CHECKF(!b->supported, "%s: supported() is the frame's", b->name);
+		CHECKF(why && strstr(why, "insmod") && strstr(why, b->kdev),
+		       "%s: reason %s", b->name, why ? why : "(none)");
+		CHECK(il_run_init(&run, b) == 0);
+		CHECKF(il_run_kdev_open(&run) == -ENODEV, "%s: absent device",
+		       b->name);
+		CHECK(run.kdev == NULL);
+		CHECK(strstr(il_errmsg(), "insmod") != NULL);
+		il_run_kdev_close(&run);	/* safe when not open */
+
+		/* A node that is not our ABI fails the run before setup(). */
+		snprintf(p, sizeof(p), "%s/dev/%s", root, b->kdev);
+		fd = open(p, O_CREAT | O_WRONLY, 0600);
+		CHECK(fd >= 0);
+		if (fd >= 0)
+			close(fd);
+		CHECK(il_bench_supported(b) == NULL);
+		CHECKF(il_run_kdev_open(&run) == -EPROTO, "%s: not our ABI",
+		       b->name);
+		CHECK(run.kdev == NULL);
+		unlink(p);
+		il_run_release(&run);
+	}
+	CHECKF(nkdev > 0, "%d benchmarks name a device", nkdev);
+}
+
 int main(void)
 {
 	char p[128];
@@ -125,6 +181,7 @@ int main(void)
 	RUN(request_stamp);
 	RUN(tsc_conversions);
 	RUN(info_json);
+	RUN(kdev_frame_for_every_kmod_benchmark);
 	rmdir(p);
 	rmdir(root);
 	return tap_done();

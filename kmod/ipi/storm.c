@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ipi.c - idlelab_ipi.ko, /dev/idlelab_ipi: closed-loop IPI storms from a
- * sender CPU to a target set, and the map of every CPU's APIC ID and LDR.
- * The ABI is include/uapi/idlelab.h; the destination arithmetic is
+ * storm.c - IDLELAB_IOC_IPI_STORM: closed-loop IPI storms from a sender CPU
+ * to a target set.  The destination arithmetic is
  * include/idlelab_apicdest.h, shared with the user-space unit test.
  *
  * Modes: physical (one ICR write per target), logical (one write per
@@ -14,7 +13,7 @@
  * target, send, then wait (bounded by timeout_us) until every target has
  * acknowledged.  NMIs coalesce, so an open-loop storm would lose deliveries.
  *
- * Object model: one struct il_storm per run, owned by the ioctl caller and
+ * Object model: one struct il_storm per run, owned by il_storm_run() and
  * shared with the sender kthread and the NMI handler (or the
  * smp_call_function callback in kernel mode).  Each target has a @pending
  * word that the sender sets before a round and the handler clears with
@@ -22,28 +21,23 @@
  * handler then stores its arrival time and increments @acks (a full barrier,
  * so the sender sees the arrival once it sees the ack).
  *
- * Locking: il_run_lock serialises runs (-EBUSY when taken).  The NMI handler
- * finds the run through il_cur, an RCU pointer: NMI handlers run inside
- * rcu_read_lock() (nmi_handle()), so clearing il_cur and synchronize_rcu()
- * before freeing the run is enough.  cpus_read_lock() is held for the whole
- * run so that no target goes offline.
+ * Locking: main.c's il_run_lock serialises runs (-EBUSY when taken).  The
+ * NMI handler finds the run through il_cur, an RCU pointer: NMI handlers run
+ * inside rcu_read_lock() (nmi_handle()), so clearing il_cur and
+ * synchronize_rcu() before freeing the run is enough.  cpus_read_lock() is
+ * held for the whole run so that no target goes offline.
+ *
+ * This file never touches user memory: main.c copies the request and the
+ * target list in and the rounds and arrivals out.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/capability.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
-#include <linux/fs.h>
-#include <linux/lockdep.h>
-#include <linux/miscdevice.h>
-#include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/nmi.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
-#include <linux/uaccess.h>
-#include <linux/vmalloc.h>
 #include <asm/apic.h>
 #include <asm/cpufeature.h>
 #include <asm/nmi.h>
@@ -52,6 +46,7 @@
 #include "idlelab_apicdest.h"
 #include "idlelab_arch.h"
 #include "idlelab_kcommon.h"
+#include "ipi.h"
 
 static_assert(IL_APICDEST_XAPIC_PHYS == IDLELAB_DEST_XAPIC_PHYS);
 static_assert(IL_APICDEST_XAPIC_FLAT == IDLELAB_DEST_XAPIC_FLAT);
@@ -64,13 +59,6 @@ struct il_target {
 	u32 cpu;
 	u32 count;
 	u64 t_arrive;
-};
-
-/* What one CPU's local APIC says about itself. */
-struct il_apic_regs {
-	u32 apic_id;
-	u32 ldr;
-	u32 dfr;
 };
 
 struct il_storm {
@@ -90,7 +78,6 @@ struct il_storm {
 	u32 unsupported;
 };
 
-static DEFINE_MUTEX(il_run_lock);
 static struct il_storm __rcu *il_cur;
 
 /* Record one acknowledgment from this CPU; @now is the handler's entry. */
@@ -107,7 +94,8 @@ static void il_storm_ack(struct il_storm *st, u64 now)
 	atomic_inc_return(&st->acks);	/* full barrier: arrival, then ack */
 }
 
-static int il_ipi_nmi(unsigned int type, struct pt_regs *regs)
+/* Registered for NMI_LOCAL by main.c for the module's lifetime. */
+int il_ipi_nmi(unsigned int type, struct pt_regs *regs)
 {
 	u64 now = il_tsc();
 	struct il_storm *st = rcu_dereference(il_cur);
@@ -124,17 +112,7 @@ static void il_ipi_kernel_cb(void *info)
 	il_storm_ack(info, il_tsc());
 }
 
-static void il_read_apic(void *info)
-{
-	struct il_apic_regs *r = info;
-
-	r->apic_id = read_apic_id();
-	r->ldr = apic_read(APIC_LDR);
-	/* x2APIC has no DFR: reading its MSR would fault. */
-	r->dfr = x2apic_mode ? 0 : apic_read(APIC_DFR);
-}
-
-static int il_ipi_check(const struct idlelab_ipi_req *req)
+int il_storm_check(const struct idlelab_ipi_req *req)
 {
 	if (req->abi_version != IDLELAB_ABI_VERSION ||
 	    req->size != sizeof(*req) ||
@@ -335,7 +313,7 @@ static bool il_storm_broadcast_ok(struct il_storm *st)
 	       cpumask_equal(cpu_online_mask, cpu_present_mask);
 }
 
-static int il_storm_run(struct il_storm *st, const u32 *cpus)
+static int il_storm_exec(struct il_storm *st, const u32 *cpus)
 {
 	const struct idlelab_ipi_req *req = st->req;
 	struct il_worker wk = {};
@@ -378,36 +356,34 @@ unlock_cpus:
 	return ret;
 }
 
-static long il_ioctl_storm(void __user *argp)
+/**
+ * il_storm_run - run the storm @req, already checked by il_storm_check()
+ * @req:	the request; its out fields are filled on success
+ * @cpus:	the @req->nr_targets target CPUs
+ * @rounds:	@req->nr_rounds records
+ * @arr:	@req->nr_rounds * @req->nr_targets arrival records
+ *
+ * Return: 0 (with req->unsupported possibly set), -EINVAL for a target
+ * offline, repeated or the sender, -ENOMEM, or -EINTR.
+ */
+int il_storm_run(struct idlelab_ipi_req *req, const u32 *cpus,
+		 struct idlelab_ipi_round *rounds,
+		 struct idlelab_ipi_arrival *arr)
 {
-	struct idlelab_ipi_req req;
 	struct il_storm *st;
-	u32 *cpus, i;
-	long ret;
+	u32 i;
+	int ret;
 
-	lockdep_assert_held(&il_run_lock);
-	if (copy_from_user(&req, argp, sizeof(req)))
-		return -EFAULT;
-	ret = il_ipi_check(&req);
-	if (ret)
-		return ret;
-	cpus = memdup_user(u64_to_user_ptr(req.targets),
-			   req.nr_targets * sizeof(u32));
-	if (IS_ERR(cpus))
-		return PTR_ERR(cpus);
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
-	if (!st) {
-		ret = -ENOMEM;
-		goto free_cpus;
-	}
-	st->req = &req;
+	if (!st)
+		return -ENOMEM;
+	st->req = req;
+	st->rounds = rounds;
+	st->arr = arr;
 	atomic_set(&st->abort, 0);
-	st->tg = kcalloc(req.nr_targets, sizeof(*st->tg), GFP_KERNEL);
+	st->tg = kcalloc(req->nr_targets, sizeof(*st->tg), GFP_KERNEL);
 	st->tidx = kmalloc_array(nr_cpu_ids, sizeof(*st->tidx), GFP_KERNEL);
-	st->rounds = vcalloc(req.nr_rounds, sizeof(*st->rounds));
-	st->arr = vcalloc((size_t)req.nr_rounds * req.nr_targets,
-			  sizeof(*st->arr));
-	if (!st->tg || !st->tidx || !st->rounds || !st->arr ||
+	if (!st->tg || !st->tidx ||
 	    !zalloc_cpumask_var(&st->mask, GFP_KERNEL)) {
 		ret = -ENOMEM;
 		goto free_storm;
@@ -415,188 +391,20 @@ static long il_ioctl_storm(void __user *argp)
 	for (i = 0; i < nr_cpu_ids; i++)
 		st->tidx[i] = -1;
 
-	ret = il_storm_run(st, cpus);
+	ret = il_storm_exec(st, cpus);
 	if (ret)
 		goto free_storm;
-	req.nr_done = st->nr_done;
-	req.unsupported = st->unsupported;
-	req.dest_model = st->model;
-	req.x2apic = x2apic_mode;
-	req.tsc_khz = tsc_khz;
-	memset(req.apic_name, 0, sizeof(req.apic_name));
-	strscpy((char *)req.apic_name, apic->name, sizeof(req.apic_name));
-	if (copy_to_user(u64_to_user_ptr(req.rounds), st->rounds,
-			 (size_t)st->nr_done * sizeof(*st->rounds)) ||
-	    copy_to_user(u64_to_user_ptr(req.arrivals), st->arr,
-			 (size_t)st->nr_done * req.nr_targets *
-			 sizeof(*st->arr)) ||
-	    copy_to_user(argp, &req, sizeof(req)))
-		ret = -EFAULT;
+	req->nr_done = st->nr_done;
+	req->unsupported = st->unsupported;
+	req->dest_model = st->model;
+	req->x2apic = x2apic_mode;
+	req->tsc_khz = tsc_khz;
+	il_apic_name(req->apic_name, sizeof(req->apic_name));
 free_storm:
 	free_cpumask_var(st->mask);
-	vfree(st->arr);
-	vfree(st->rounds);
 	kfree(st->tidx);
 	kfree(st->tg);
 	kfree(st->writes);
 	kfree(st);
-free_cpus:
-	kfree(cpus);
 	return ret;
 }
-
-static long il_ioctl_apic_map(void __user *argp)
-{
-	struct idlelab_apic_map_req req;
-	struct idlelab_apic_cpu *c;
-	struct il_apic_regs r;
-	unsigned int cpu;
-	u32 n = 0;
-	long ret = 0;
-
-	lockdep_assert_held(&il_run_lock);
-	if (copy_from_user(&req, argp, sizeof(req)))
-		return -EFAULT;
-	if (req.abi_version != IDLELAB_ABI_VERSION ||
-	    req.size != sizeof(req) ||
-	    !il_all_zero(req.reserved, sizeof(req.reserved)) ||
-	    req.nr_cpus == 0 || req.nr_cpus > IDLELAB_MAX_CPUS || !req.cpus)
-		return -EINVAL;
-	if (req.nr_cpus < num_possible_cpus())
-		return -ENOSPC;
-	c = vcalloc(num_possible_cpus(), sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-
-	memset(&r, 0, sizeof(r));
-	cpus_read_lock();
-	for_each_possible_cpu(cpu) {
-		c[n].cpu = cpu;
-		c[n].apic_id = per_cpu(x86_cpu_to_apicid, cpu);
-		if (cpu_online(cpu) &&
-		    !smp_call_function_single(cpu, il_read_apic, &r, 1)) {
-			c[n].ldr = r.ldr;
-			c[n].flags = IDLELAB_APIC_CPU_ONLINE;
-		}
-		n++;
-	}
-	cpus_read_unlock();
-
-	req.nr_cpus = n;
-	req.x2apic = x2apic_mode;
-	req.dfr = r.dfr;
-	if (x2apic_mode)
-		req.dest_model = IDLELAB_DEST_X2APIC_CLUSTER;
-	else
-		req.dest_model = (r.dfr >> 28) == 0xf ?
-				 IDLELAB_DEST_XAPIC_FLAT :
-				 IDLELAB_DEST_XAPIC_CLUSTER;
-	memset(req.apic_name, 0, sizeof(req.apic_name));
-	strscpy((char *)req.apic_name, apic->name, sizeof(req.apic_name));
-	if (copy_to_user(u64_to_user_ptr(req.cpus), c, n * sizeof(*c)) ||
-	    copy_to_user(argp, &req, sizeof(req)))
-		ret = -EFAULT;
-	vfree(c);
-	return ret;
-}
-
-static long il_ioctl_get_info(void __user *argp)
-{
-	struct idlelab_info info;
-	int ret;
-
-	if (copy_from_user(&info, argp, sizeof(info)))
-		return -EFAULT;
-	ret = il_get_info(&info, KBUILD_MODNAME,
-			  IDLELAB_OP_IPI_STORM | IDLELAB_OP_APIC_MAP,
-			  IDLELAB_FEAT_NMI_COUNT |
-			  (x2apic_mode ? IDLELAB_FEAT_X2APIC : 0));
-	if (ret)
-		return ret;
-	if (copy_to_user(argp, &info, sizeof(info)))
-		return -EFAULT;
-	return 0;
-}
-
-/* One run at a time: a busy device answers -EBUSY at once. */
-static long il_run_exclusive(long (*fn)(void __user *argp),
-			     void __user *argp)
-{
-	long ret;
-
-	if (!mutex_trylock(&il_run_lock))
-		return -EBUSY;
-	ret = fn(argp);
-	mutex_unlock(&il_run_lock);
-	return ret;
-}
-
-static long il_ipi_ioctl(struct file *file, unsigned int cmd,
-			 unsigned long parm)
-{
-	void __user *argp = (void __user *)parm;
-
-	switch (cmd) {
-	case IDLELAB_IOC_GET_INFO:
-		return il_ioctl_get_info(argp);
-	case IDLELAB_IOC_IPI_STORM:
-		return il_run_exclusive(il_ioctl_storm, argp);
-	case IDLELAB_IOC_APIC_MAP:
-		return il_run_exclusive(il_ioctl_apic_map, argp);
-	default:
-		return -ENOTTY;
-	}
-}
-
-static int il_ipi_open(struct inode *inode, struct file *file)
-{
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	return nonseekable_open(inode, file);
-}
-
-static const struct file_operations il_ipi_fops = {
-	.owner		= THIS_MODULE,
-	.open		= il_ipi_open,
-	.unlocked_ioctl	= il_ipi_ioctl,
-	.compat_ioctl	= compat_ptr_ioctl,
-	.llseek		= no_llseek,
-};
-
-static struct miscdevice il_ipi_misc = {
-	.minor		= MISC_DYNAMIC_MINOR,
-	.name		= IDLELAB_DEV_IPI,
-	.fops		= &il_ipi_fops,
-	.mode		= 0600,
-};
-
-static int __init il_ipi_init(void)
-{
-	int ret;
-
-	ret = register_nmi_handler(NMI_LOCAL, il_ipi_nmi, 0, KBUILD_MODNAME);
-	if (ret)
-		return ret;
-	ret = misc_register(&il_ipi_misc);
-	if (ret)
-		goto unregister_nmi;
-	return 0;
-
-unregister_nmi:
-	unregister_nmi_handler(NMI_LOCAL, KBUILD_MODNAME);
-	return ret;
-}
-
-static void __exit il_ipi_exit(void)
-{
-	misc_deregister(&il_ipi_misc);
-	unregister_nmi_handler(NMI_LOCAL, KBUILD_MODNAME);
-}
-
-module_init(il_ipi_init);
-module_exit(il_ipi_exit);
-
-MODULE_DESCRIPTION("idlelab: closed-loop IPI storms and the APIC map");
-MODULE_AUTHOR("idlelab developers");
-MODULE_LICENSE("GPL");
-MODULE_VERSION("1.0");
