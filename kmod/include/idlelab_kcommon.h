@@ -30,6 +30,7 @@
 #include <asm/processor.h>
 #include <asm/tsc.h>
 
+#include "idlelab_compat.h"	/* why the fops have no .llseek */
 #include "uapi/idlelab.h"
 
 /*
@@ -256,7 +257,8 @@ static inline int il_dev_open(struct inode *inode, struct file *file)
  * IL_MISCDEV - define @_var, the module's struct miscdevice for /dev/@_name,
  * and its file_operations (@_var##_fops) with @_ioctl as the only command
  * entry.  The file holds a module reference (.owner), so the module cannot
- * go while the device is open.  .llseek is kernel-version sensitive.
+ * go while the device is open.  .llseek stays unset: seeking fails with
+ * -ESPIPE on every supported kernel (idlelab_compat.h).
  */
 #define IL_MISCDEV(_var, _name, _ioctl)					\
 	static const struct file_operations _var##_fops = {		\
@@ -264,7 +266,6 @@ static inline int il_dev_open(struct inode *inode, struct file *file)
 		.open		= il_dev_open,				\
 		.unlocked_ioctl	= _ioctl,				\
 		.compat_ioctl	= compat_ptr_ioctl,			\
-		.llseek		= no_llseek,				\
 	};								\
 	static struct miscdevice _var = {				\
 		.minor		= MISC_DYNAMIC_MINOR,			\

@@ -15,6 +15,7 @@
 #include <asm/apic.h>
 #include <asm/smp.h>
 
+#include "idlelab_apic_access.h"
 #include "idlelab_kcommon.h"
 #include "ipi.h"
 
@@ -22,10 +23,10 @@ void il_read_apic(void *info)
 {
 	struct il_apic_regs *r = info;
 
-	r->apic_id = read_apic_id();
-	r->ldr = apic_read(APIC_LDR);
+	r->apic_id = il_apic_id();
+	r->ldr = il_apic_read(APIC_LDR);
 	/* x2APIC has no DFR: reading its MSR would fault. */
-	r->dfr = x2apic_mode ? 0 : apic_read(APIC_DFR);
+	r->dfr = x2apic_mode ? 0 : il_apic_read(APIC_DFR);
 }
 
 /* The kernel's APIC driver name, NUL-padded so no kernel bytes leak. */

@@ -7,8 +7,9 @@
  * Modes: physical (one ICR write per target), logical (one write per
  * cluster, one for the whole mask in xAPIC flat), broadcast (the all-but-self
  * shorthand, only when the targets are every other CPU and all are online),
- * all three sending NMIs to our own NMI_LOCAL handler through the kernel's
- * apic->icr_write(); and kernel (smp_call_function_many() with wait, through
+ * all three sending NMIs to our own NMI_LOCAL handler with our own ICR
+ * writes (idlelab_apic_access.h: the x2APIC MSR or the mapped xAPIC page,
+ * the same on every kernel); and kernel (smp_call_function_many() with wait, through
  * the kernel's own APIC driver).  Each round is closed-loop: arm every
  * target, send, then wait (bounded by timeout_us) until every target has
  * acknowledged.  NMIs coalesce, so an open-loop storm would lose deliveries.
@@ -43,6 +44,7 @@
 #include <asm/nmi.h>
 #include <asm/smp.h>
 
+#include "idlelab_apic_access.h"
 #include "idlelab_apicdest.h"
 #include "idlelab_arch.h"
 #include "idlelab_kcommon.h"
@@ -241,17 +243,19 @@ static u32 il_storm_send(struct il_storm *st, struct idlelab_ipi_round *rd)
 	}
 	local_irq_save(flags);
 	rd->t_issue = il_tsc();
+	/*
+	 * An xAPIC ICR that never goes idle ends the writes early; the
+	 * targets not sent to then time the round out, which flags it.
+	 */
 	if (mode == IDLELAB_IPI_BROADCAST) {
-		apic->wait_icr_idle();
-		apic->icr_write(APIC_DEST_ALLBUT | APIC_DM_NMI, 0);
-		w = 1;
+		w = !il_apic_icr_write(APIC_DEST_ALLBUT | APIC_DM_NMI, 0);
 	} else {
 		for (w = 0; w < st->nr_writes; w++) {
 			low = APIC_DM_NMI | (st->writes[w].logical ?
 					     APIC_DEST_LOGICAL :
 					     APIC_DEST_PHYSICAL);
-			apic->wait_icr_idle();
-			apic->icr_write(low, st->writes[w].dest);
+			if (il_apic_icr_write(low, st->writes[w].dest))
+				break;
 		}
 	}
 	rd->t_issued = il_tsc();
