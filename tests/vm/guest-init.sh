@@ -16,11 +16,10 @@ echo "IDLELAB-GUEST-UP"
 
 SHARE=
 if [ -e /lib/modules/9p.ko ]; then
-	for m in virtio_ring virtio virtio_pci_legacy_dev \
-		 virtio_pci_modern_dev virtio_pci netfs fscache 9pnet \
-		 9pnet_virtio 9p; do
+	# In dependency order, as the host's vm_add_module wrote them.
+	while read -r m; do
 		insmod /lib/modules/$m.ko || echo "insmod $m failed"
-	done
+	done < /lib/modules/modules.order
 	mkdir -p /mnt/share
 	if mount -t 9p -o trans=virtio,version=9p2000.L share /mnt/share; then
 		SHARE=/mnt/share
@@ -39,7 +38,7 @@ for m in idlelab_cstate idlelab_ipi; do
 	jl "{\"op\":\"insmod\",\"module\":\"$m\",\"rc\":$?}"
 done
 # idlelab.client=cstate on the kernel command line: the short Bochs run.
-args=$(sed -n 's/.*idlelab\.client=\([a-z]*\).*/\1/p' /proc/cmdline)
+args=$(sed -n 's/.*idlelab\.client=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
 # shellcheck disable=SC2086
 /bin/kmod-client $args >> "$R" 2> "$OUT/client.stderr"
 jl "{\"op\":\"client_exit\",\"rc\":$?}"
@@ -63,6 +62,13 @@ if [ "$args" = cstate ]; then
 	ib mwait_early_reenter cstate_wake --cpus 1 --param method=mwait $w
 	ib mwait_late_reenter cstate_wake --cpus 1 --param method=mwait \
 		--param irq_mode=late $w
+elif [ "$args" = x2apic ]; then
+	# The x2APIC guests: the storms through the real idlelab too, so
+	# the database records the kernel's APIC driver and the writes.
+	for m in physical logical broadcast kernel; do
+		ib "ipi_$m" ipi_storm --cpus all --param mode=$m \
+			--param rounds=20
+	done
 else
 	w="--param launch_min_ns=50000 --param samples=20"
 	ib hlt_timer cstate_wake --cpus 1 $w

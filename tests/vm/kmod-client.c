@@ -328,7 +328,13 @@ static struct idlelab_ipi_req ipi_base(uint32_t mode, uint32_t *targets,
 	return r;
 }
 
-static void storm(const char *name, uint32_t mode)
+/*
+ * storm_set() - one closed-loop storm from CPU 0 to CPUs @first..@last,
+ * printing what the host asserts: the ICR writes of the last round, the
+ * rounds every target acknowledged exactly once, the timeouts.
+ */
+static void storm_set(const char *name, uint32_t mode, uint32_t first,
+		      uint32_t last)
 {
 	uint32_t targets[64], n = 0, rounds = 50, i, k;
 	struct idlelab_ipi_round *rd;
@@ -338,7 +344,7 @@ static void storm(const char *name, uint32_t mode)
 	unsigned int bad_targets = 0;
 	int e;
 
-	for (i = 1; i < ncpu && n < 64; i++)
+	for (i = first; i <= last && i < ncpu && n < 64; i++)
 		targets[n++] = i;
 	r = ipi_base(mode, targets, n, rounds);
 	rd = poisoned(rounds * sizeof(*rd));
@@ -364,16 +370,55 @@ static void storm(const char *name, uint32_t mode)
 		stray += rd[i].stray;
 		writes = rd[i].icr_writes;
 	}
-	printf("{\"op\":\"ipi\",\"name\":\"%s\",\"rc\":\"%s\",\"targets\":%u,"
+	printf("{\"op\":\"ipi\",\"name\":\"%s\",\"rc\":\"%s\",\"first\":%u,"
+	       "\"last\":%u,\"targets\":%u,"
 	       "\"rounds\":%u,\"nr_done\":%u,\"unsupported\":%u,"
 	       "\"ok_rounds\":%u,\"timeouts\":%u,\"stray\":%u,"
 	       "\"bad_targets\":%u,\"icr_writes\":%u,\"dest_model\":%u,"
 	       "\"x2apic\":%u,\"apic\":\"%.32s\"}\n",
-	       name, ename(e), n, rounds, e ? 0 : r.nr_done,
+	       name, ename(e), first, n ? targets[n - 1] : 0, n, rounds,
+	       e ? 0 : r.nr_done,
 	       e ? 0 : r.unsupported, ok_rounds, timeouts, stray, bad_targets,
 	       writes, r.dest_model, r.x2apic, e ? "" : (char *)r.apic_name);
 	free(rd);
 	free(ar);
+}
+
+/* storm() - every other CPU as a target. */
+static void storm(const char *name, uint32_t mode)
+{
+	storm_set(name, mode, 1, ncpu - 1);
+}
+
+/*
+ * x2apic_storms() - the x2APIC guests' target sets (tests/vm/test_x2apic.sh):
+ * with 20 CPUs, IDs 1-15 lie in cluster 0 and 16-19 in cluster 1, so a
+ * logical storm must take one ICR write per cluster among its targets and a
+ * physical one a write per target.
+ */
+static void x2apic_storms(void)
+{
+	static const struct { const char *name; uint32_t first, last; } sets[] = {
+		{ "all", 1, 63 }, { "c0", 1, 15 }, { "c1", 16, 19 },
+		{ "t1", 1, 1 }, { "t15", 15, 15 }, { "t16", 16, 16 },
+		{ "t17", 17, 17 }, { "t15_16", 15, 16 },
+	};
+	static const struct { const char *name; uint32_t mode; } modes[] = {
+		{ "physical", IDLELAB_IPI_PHYSICAL },
+		{ "logical", IDLELAB_IPI_LOGICAL },
+	};
+	char name[64];
+	size_t s, m;
+
+	for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
+		for (s = 0; s < sizeof(sets) / sizeof(sets[0]); s++) {
+			snprintf(name, sizeof(name), "%s_%s", modes[m].name,
+				 sets[s].name);
+			storm_set(name, modes[m].mode, sets[s].first,
+				  sets[s].last);
+		}
+	storm("broadcast", IDLELAB_IPI_BROADCAST);
+	storm("kernel", IDLELAB_IPI_KERNEL);
 }
 
 /* ---- bad inputs ------------------------------------------------------- */
@@ -765,6 +810,8 @@ int main(int argc, char **argv)
 {
 	/* "cstate": only GET_INFO, the APIC map and the C-state runs (Bochs). */
 	int only_cstate = argc > 1 && !strcmp(argv[1], "cstate");
+	/* "x2apic": GET_INFO, the APIC map and the x2APIC storms. */
+	int only_x2apic = argc > 1 && !strcmp(argv[1], "x2apic");
 	struct tally t_c = { "cstate_invalid_field", "EINVAL", 0, 0, 0 };
 	struct tally t_r = { "random_header", "EINVAL", 0, 0, 0 };
 	struct tally t_o = { "gaps_wbinvd_ipi_invalid", "EINVAL", 0, 0, 0 };
@@ -788,6 +835,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	apic_map();
+	if (only_x2apic) {
+		x2apic_storms();
+		goto out;
+	}
 
 	cstate("hlt_hrtimer_early", cstate_base());
 	r = cstate_base();

@@ -22,6 +22,26 @@ for a in "$@"; do
 done
 OUT=${IDLELAB_VM_OUT:-build-vm/qemu}
 TIMEOUT=${IDLELAB_VM_TIMEOUT:-600}
+# The guest's APIC, from IDLELAB_VM_PROFILE:
+#   xapic           -cpu max, 4 vCPUs: xAPIC flat (any QEMU)
+#   x2apic-cluster  q35 with an IOMMU doing interrupt remapping (which
+#                   the kernel needs before it enables x2APIC) and
+#                   -cpu max,+x2apic, 20 vCPUs so that the targets span
+#                   two clusters (IDs 0-15 and 16-19): cluster x2apic
+#   x2apic-phys     the same, with x2apic_phys on the kernel command line
+# Only QEMU 10's TCG (bookworm-backports) emulates x2APIC.  IDLELAB_QEMU
+# names the binary (default qemu-system-x86_64).
+PROFILE=${IDLELAB_VM_PROFILE:-xapic}
+QEMU=${IDLELAB_QEMU:-qemu-system-x86_64}
+X2="-machine q35 -device intel-iommu,intremap=on,eim=on -cpu max,+x2apic"
+case $PROFILE in
+xapic) machine="-cpu max" smp=4 append= client= ;;
+x2apic-cluster) machine=$X2 smp=20 append= client=x2apic ;;
+x2apic-phys) machine=$X2 smp=20 append=x2apic_phys client=x2apic ;;
+*) echo "run-qemu: unknown IDLELAB_VM_PROFILE '$PROFILE'" >&2; exit 2 ;;
+esac
+smp=${IDLELAB_VM_SMP:-$smp}
+[ -n "$client" ] && append="$append idlelab.client=$client"
 [ "$setup" = 1 ] && { sh tests/vm/setup.sh || exit 1; }
 . tests/vm/vmlib.sh
 vm_pick_kernel || exit 1
@@ -31,12 +51,13 @@ rm -f "$OUT/share/"* "$OUT/serial.log" "$OUT/results.jsonl" "$OUT/guest.db" \
 	"$OUT/info.json" "$OUT/idlelab.stderr"
 vm_build "$OUT" || exit 1
 
-echo "run-qemu: booting $KVER (timeout ${TIMEOUT}s)" >&2
+echo "run-qemu: booting $KVER, $PROFILE, $smp vCPUs (timeout ${TIMEOUT}s)" >&2
 start=$(date +%s)
-timeout -s KILL "$TIMEOUT" qemu-system-x86_64 \
-	-accel tcg,thread=multi -cpu max -smp 4 -m 1024 \
+# shellcheck disable=SC2086
+timeout -s KILL "$TIMEOUT" $QEMU \
+	-accel tcg,thread=multi $machine -smp "$smp" -m 1024 \
 	-kernel "$KIMG" -initrd "$INITRD" \
-	-append "console=ttyS0 quiet panic=-1" \
+	-append "console=ttyS0 quiet panic=-1 $append" \
 	-virtfs "local,path=$OUT/share,mount_tag=share,security_model=none" \
 	-nographic -no-reboot </dev/null >"$OUT/serial.log" 2>&1
 rc=$?

@@ -4,19 +4,30 @@
 # the static test client and the idlelab CLI, and pack the initramfs.
 # Sets KVER, KIMG, INITRD.
 
-# The newest kernel that has both an image and a build tree.
+# vm_pick_kernel: the kernel of the series IDLELAB_VM_KERNEL names (6.1,
+# bookworm's, by default; 6.12 from bookworm-backports), the newest of that
+# series with both an image and a build tree.  Named explicitly, because
+# installing the 6.12 headers pulls in the 6.12 image too, and a rig that
+# took "the newest kernel" would silently switch.  IDLELAB_VM_ROOT is a
+# prefix holding boot/ and lib/modules/ (an unpacked kernel package;
+# default /), IDLELAB_VM_KDIR the build tree when it is not at
+# lib/modules/VERSION/build.
 vm_pick_kernel() {
+	series=${IDLELAB_VM_KERNEL:-6.1}
+	root=${IDLELAB_VM_ROOT:-}
 	KVER=
-	for img in $(ls /boot/vmlinuz-* 2>/dev/null | sort -V); do
-		v=${img#/boot/vmlinuz-}
-		[ -d "/lib/modules/$v/build" ] && KVER=$v
+	for img in $(ls "$root"/boot/vmlinuz-* 2>/dev/null | sort -V); do
+		v=${img##*/vmlinuz-}
+		case $v in "$series".* | "$series"-*) ;; *) continue ;; esac
+		[ -d "${IDLELAB_VM_KDIR:-$root/lib/modules/$v/build}" ] && KVER=$v
 	done
 	if [ -z "$KVER" ]; then
-		echo "vm: no /boot/vmlinuz-* with /lib/modules/*/build" >&2
+		echo "vm: no $root/boot/vmlinuz-$series.* with a build tree (tests/vm/setup.sh installs 6.1 and 6.12)" >&2
 		return 1
 	fi
-	KIMG=/boot/vmlinuz-$KVER
-	KDIR=/lib/modules/$KVER/build
+	KIMG=$root/boot/vmlinuz-$KVER
+	KDIR=${IDLELAB_VM_KDIR:-$root/lib/modules/$KVER/build}
+	KMODS=$root/lib/modules/$KVER/kernel
 }
 
 # vm_idlelab OUT: the real idlelab CLI (a release build, in build-vm/idlelab)
@@ -75,17 +86,41 @@ vm_build() {
 	cp tests/vm/guest-init.sh "$out/root/init"
 	chmod 755 "$out/root/init"
 	if [ "${VM_9P:-1}" = 1 ]; then
-		for m in virtio_ring virtio virtio_pci_legacy_dev \
-			 virtio_pci_modern_dev virtio_pci netfs fscache 9pnet \
-			 9pnet_virtio 9p; do
-			f=$(find "/lib/modules/$KVER/kernel" -name "$m.ko" | head -1)
-			[ -n "$f" ] || { echo "vm: no $m.ko" >&2; return 1; }
-			cp "$f" "$out/root/lib/modules/"
-		done
+		# 9p over virtio, with whatever it needs as modules on this
+		# kernel (6.1 has virtio and fscache as modules, 6.12 builds
+		# them in), in load order; guest-init.sh reads modules.order.
+		: > "$out/root/lib/modules/modules.order"
+		vm_add_module "$out" virtio_pci || return 1
+		vm_add_module "$out" 9pnet_virtio || return 1
+		vm_add_module "$out" 9p || return 1
 	fi
 	INITRD=$out/initrd.cpio.gz
 	(cd "$out/root" && find . | cpio -o -H newc --quiet) | gzip -1 \
 		> "$INITRD"
+}
+
+# vm_add_module OUT NAME: copy module NAME of the picked kernel, after the
+# modules it depends on (modinfo's "depends"), uncompressed, into the
+# initramfs, and append each to lib/modules/modules.order once.  A module
+# built into this kernel is skipped.
+vm_add_module() {
+	local f d
+	grep -qx "$2" "$1/root/lib/modules/modules.order" && return 0
+	f=$(find "$KMODS" -name "$2.ko" -o -name "$2.ko.xz" | head -1)
+	if [ -z "$f" ]; then
+		grep -q "/$2.ko\$" "$KMODS/../modules.builtin" 2>/dev/null &&
+			return 0
+		echo "vm: no module $2 in $KMODS, and not built in" >&2
+		return 1
+	fi
+	for d in $(modinfo -F depends "$f" | tr ',' ' '); do
+		vm_add_module "$1" "$d" || return 1
+	done
+	case $f in
+	*.xz) xz -dc "$f" > "$1/root/lib/modules/$2.ko" || return 1 ;;
+	*) cp "$f" "$1/root/lib/modules/$2.ko" || return 1 ;;
+	esac
+	echo "$2" >> "$1/root/lib/modules/modules.order"
 }
 
 # The Bochs watchdog's probes (run-bochs.sh; tests/vm/test_watchdog.sh
