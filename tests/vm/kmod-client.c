@@ -65,8 +65,15 @@ static const char *ename(int e)
 	case EACCES: return "EACCES";
 	case EPERM: return "EPERM";
 	case ENOENT: return "ENOENT";
+	case ESPIPE: return "ESPIPE";
 	}
 	return "other";
+}
+
+/* seek_err() - what lseek(2) on @fd says: "0" if it seeks, else the errno. */
+static const char *seek_err(int fd)
+{
+	return lseek(fd, 0, SEEK_SET) < 0 ? ename(errno) : "0";
 }
 
 /* ioctl returning 0 or the errno. */
@@ -825,6 +832,9 @@ int main(int argc, char **argv)
 	       fd_c < 0 ? "fail" : "0", fd_i < 0 ? "fail" : "0");
 	if (fd_c < 0 || fd_i < 0)
 		return 1;
+	/* The fops have no .llseek: unseekable on 6.1 and 6.12 alike. */
+	printf("{\"op\":\"lseek\",\"cstate\":\"%s\",\"ipi\":\"%s\"}\n",
+	       seek_err(fd_c), seek_err(fd_i));
 	info(fd_c, "cstate");
 	info(fd_i, "ipi");
 	if (ncpu > (unsigned int)sysconf(_SC_NPROCESSORS_ONLN))

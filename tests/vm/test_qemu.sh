@@ -57,6 +57,9 @@ for m in idlelab_cstate idlelab_ipi; do
 done
 l=$(line open)
 check "both devices open" [ "$(jv "$l" cstate)" = 0 -a "$(jv "$l" ipi)" = 0 ]
+l=$(line lseek)
+check "both devices refuse to seek (ESPIPE)" \
+	[ "$(jv "$l" cstate)" = ESPIPE -a "$(jv "$l" ipi)" = ESPIPE ]
 for d in cstate ipi; do
 	l=$(grep "\"op\":\"info\",\"dev\":\"$d\"" "$R")
 	check "GET_INFO $d (ABI 1)" [ "$(jv "$l" rc)" = 0 -a "$(jv "$l" abi)" = 1 ]
