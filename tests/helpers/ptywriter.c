@@ -9,7 +9,6 @@
  *
  *   ptywriter BYTES
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
