@@ -56,25 +56,6 @@ struct il_envctl {
 	char **before;		/* per CPU, the state before the campaign */
 };
 
-bool il_envctl_spec_empty(const struct il_envctl_spec *s)
-{
-	return !s->pm_qos && !s->ncpuidle_only && !s->governor &&
-	       s->pin == IL_PIN_NONE && !s->sched_fifo && !s->mlockall;
-}
-
-void il_envctl_spec_free(struct il_envctl_spec *s)
-{
-	int i;
-
-	for (i = 0; i < s->ncpuidle_only; i++)
-		free(s->cpuidle_only[i]);
-	free(s->cpuidle_only);
-	free(s->governor);
-	s->cpuidle_only = NULL;
-	s->ncpuidle_only = 0;
-	s->governor = NULL;
-}
-
 /* ---- reading the controlled state -------------------------------------- */
 
 static int online_cpus(int **out)
