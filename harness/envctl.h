@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct il_run;
 struct il_envctl;
@@ -102,5 +103,101 @@ bool il_envctl_journal_pending(void);
  * (message set; the journal is kept).
  */
 int il_envctl_recover(int *nrestored, long *pid);
+
+/*
+ * The campaign file's `environment:` keys, declared once.  The campaign
+ * parser validates and stores each key through this table, `idlelab run
+ * --dry-run` renders the spec through it, and a test checks that
+ * idlelab-run(1) names every key in it.  Adding a control is one entry
+ * here (with its setter and renderer in envctl_keys.c) plus its apply
+ * code.
+ */
+
+/* The shape of a value as the campaign parser read it. */
+enum il_envctl_val_kind {
+	IL_ENVVAL_NULL,			/* null or ~: leave the setting alone */
+	IL_ENVVAL_SCALAR,
+	IL_ENVVAL_LIST,
+	IL_ENVVAL_MAPPING,
+};
+
+/*
+ * One value, independent of the parser: a scalar's text, or a list's
+ * items (one level deep; a nested list or mapping is an item of that kind
+ * and is refused).
+ */
+struct il_envctl_val {
+	enum il_envctl_val_kind kind;
+	const char *text;		/* IL_ENVVAL_SCALAR */
+	bool plain;			/* a scalar written without quotes */
+	int nitems;			/* IL_ENVVAL_LIST */
+	const struct il_envctl_val *items;
+};
+
+/* What a key accepts; the exact bounds are the key's min and max. */
+enum il_envctl_key_type {
+	IL_ENVKEY_UINT,			/* a whole number in [min, max] */
+	IL_ENVKEY_NAMES,		/* a non-empty list of names */
+	IL_ENVKEY_STRING,		/* one name */
+	IL_ENVKEY_FREQ,			/* max, min, or kHz in [min, max] */
+	IL_ENVKEY_PRIO,			/* [min, max], or false for none */
+	IL_ENVKEY_BOOL,			/* true or false */
+};
+
+struct il_envctl_key {
+	const char *name;
+	enum il_envctl_key_type type;
+	uint64_t min, max;
+	const char *accepts;		/* the accepted values, for people */
+	const char *help;		/* what asking for it does */
+	const char *changes;		/* which settings it changes */
+	const char *restore;		/* how they are put back */
+	/* Validate @v and store it in @s; never called with a null value. */
+	int (*set)(struct il_envctl_spec *s, const struct il_envctl_key *k,
+		   const struct il_envctl_val *v);
+	/* Render @s's value into @buf; return false if @s leaves it alone. */
+	bool (*show)(const struct il_envctl_spec *s, char *buf, size_t len);
+};
+
+/* Every key, in the order they are printed; ends with a NULL name. */
+extern const struct il_envctl_key il_envctl_keys[];
+
+/** il_envctl_key_find() - the key called @name, or NULL. */
+const struct il_envctl_key *il_envctl_key_find(const char *name);
+
+/**
+ * il_envctl_key_suggest() - the key nearest to the unknown @name (an edit
+ * distance under 3, as the campaign parser's other suggestions), or NULL.
+ */
+const char *il_envctl_key_suggest(const char *name);
+
+/** il_envctl_key_names() - every key's name, NULL-terminated. */
+const char *const *il_envctl_key_names(void);
+
+/**
+ * il_envctl_key_set() - validate @v for @k and store it in @s.  A null
+ * value leaves @s as it is (a key can be switched off without deleting
+ * it).  The message names neither file nor key; the caller adds both.
+ * Return: 0, -EINVAL (message set, e.g. "100 is out of range [1, 99]"),
+ * -ENOMEM.
+ */
+int il_envctl_key_set(struct il_envctl_spec *s, const struct il_envctl_key *k,
+		      const struct il_envctl_val *v);
+
+/**
+ * il_envctl_spec_describe() - "environment: unchanged", or "environment:"
+ * followed by " key=value" for every key @s sets, in table order, into
+ * @buf (no newline).
+ * Return: 0, or -ENOSPC if @len is too short (message set).
+ */
+int il_envctl_spec_describe(const struct il_envctl_spec *s, char *buf,
+			    size_t len);
+
+/**
+ * il_envctl_keys_print() - every key with what it accepts, what it
+ * changes and how that is restored, one paragraph each, to @f.
+ * Return: 0, or -EIO if writing @f failed (message set).
+ */
+int il_envctl_keys_print(FILE *f);
 
 #endif

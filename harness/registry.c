@@ -5,34 +5,38 @@
  * A plain array of the ops tables, not constructor-based registration,
  * which breaks silently when the objects come from a static library (an
  * object of bench/ that nothing references is never linked in).  A new
- * benchmark is one new file in bench/ plus one extern line and one array
- * line here; the kmod benchmarks are added the same way, one line each.
+ * benchmark is one new file in bench/ plus one X(name) line here, from
+ * which both its extern declaration and its array entry are made; the
+ * kmod benchmarks are added the same way.
  */
 #include "bench.h"
 
 #include <string.h>
 
-extern const struct il_bench_ops il_bench_timer_wake;
-extern const struct il_bench_ops il_bench_futex_wake;
-extern const struct il_bench_ops il_bench_membarrier_ipi;
-extern const struct il_bench_ops il_bench_tlb_shootdown;
-extern const struct il_bench_ops il_bench_tsc_gaps;
-extern const struct il_bench_ops il_bench_cstate_wake;
-extern const struct il_bench_ops il_bench_wbinvd;
-extern const struct il_bench_ops il_bench_gaps_irqoff;
-extern const struct il_bench_ops il_bench_ipi_storm;
+/*
+ * In the order `idlelab list` shows them: X(name) names the ops table
+ * il_bench_<name> of bench/<name>.c.  Adding a benchmark is one line
+ * here; tests/integration/test_template_bench.sh proves it.
+ */
+#define IL_BENCH_LIST(X)	\
+	X(timer_wake)		\
+	X(futex_wake)		\
+	X(membarrier_ipi)	\
+	X(tlb_shootdown)	\
+	X(tsc_gaps)		\
+	X(cstate_wake)		\
+	X(wbinvd)		\
+	X(gaps_irqoff)		\
+	X(ipi_storm)		\
+	/* end of the list: one X(name) line above per benchmark */
 
-/* In the order `idlelab list` shows them. */
+#define IL_BENCH_DECLARE(n)	extern const struct il_bench_ops il_bench_##n;
+#define IL_BENCH_ENTRY(n)	&il_bench_##n,
+
+IL_BENCH_LIST(IL_BENCH_DECLARE)
+
 const struct il_bench_ops *const il_benches[] = {
-	&il_bench_timer_wake,
-	&il_bench_futex_wake,
-	&il_bench_membarrier_ipi,
-	&il_bench_tlb_shootdown,
-	&il_bench_tsc_gaps,
-	&il_bench_cstate_wake,
-	&il_bench_wbinvd,
-	&il_bench_gaps_irqoff,
-	&il_bench_ipi_storm,
+	IL_BENCH_LIST(IL_BENCH_ENTRY)
 	NULL
 };
 
