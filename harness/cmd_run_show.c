@@ -24,31 +24,11 @@ void run_fmt_duration(uint64_t ns, char *buf, size_t len)
 
 void run_print_env(const struct il_campaign *c, FILE *f)
 {
-	const struct il_envctl_spec *e = &c->env;
-	int i;
+	char line[2048];
 
-	if (il_envctl_spec_empty(e)) {
-		fprintf(f, "environment: unchanged\n");
-		return;
-	}
-	fprintf(f, "environment:");
-	if (e->pm_qos)
-		fprintf(f, " pm_qos_us=%d", e->pm_qos_us);
-	for (i = 0; i < e->ncpuidle_only; i++)
-		fprintf(f, "%s%s", i ? "," : " cpuidle_only=", e->cpuidle_only[i]);
-	if (e->governor)
-		fprintf(f, " governor=%s", e->governor);
-	if (e->pin == IL_PIN_MAX)
-		fprintf(f, " pin_freq_khz=max");
-	else if (e->pin == IL_PIN_MIN)
-		fprintf(f, " pin_freq_khz=min");
-	else if (e->pin == IL_PIN_KHZ)
-		fprintf(f, " pin_freq_khz=%" PRIu64, e->pin_khz);
-	if (e->sched_fifo)
-		fprintf(f, " sched_fifo=%d", e->sched_fifo);
-	if (e->mlockall)
-		fprintf(f, " mlockall=1");
-	fprintf(f, "\n");
+	/* One rendering of the spec, from envctl's table of keys. */
+	if (!il_envctl_spec_describe(&c->env, line, sizeof(line)))
+		fprintf(f, "%s\n", line);
 }
 
 void run_dry_run(const struct plan_state *ps, bool resume)
