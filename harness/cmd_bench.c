@@ -41,7 +41,7 @@ static int exit_for_status(const char *status)
 	if (!strcmp(status, "unsupported"))
 		return IL_EXIT_UNSUPPORTED;
 	if (!strcmp(status, "interrupted"))
-		return IL_EXIT_UNTRUSTWORTHY;
+		return IL_EXIT_INTERRUPTED;
 	return IL_EXIT_FAIL;
 }
 
@@ -159,7 +159,7 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	code = exit_for_status(out.status);
-	if (code == IL_EXIT_OK || code == IL_EXIT_UNTRUSTWORTHY) {
+	if (code == IL_EXIT_OK || code == IL_EXIT_INTERRUPTED) {
 		struct il_report_opts ro = {
 			.format = json ? IL_FMT_JSON : IL_FMT_MD,
 			.run_uuid = out.uuid,

@@ -595,7 +595,7 @@ int cmd_run(int argc, char **argv)
 			t.changed, t.changed == 1 ? "y" : "ies");
 	if (stopped) {
 		if (!code)
-			code = cli_error(IL_EXIT_UNTRUSTWORTHY,
+			code = cli_error(IL_EXIT_INTERRUPTED,
 					 "run: stopped by a signal; the environment is restored; finish with: idlelab run %s --resume%s%s",
 					 c->file, name ? " --name " : "", name ? name : "");
 	} else if (!code && t.failed) {
