@@ -141,8 +141,7 @@ static int finish(int code)
 int main(int argc, char **argv)
 {
 	const struct il_cmd *c;
-	const char *near = NULL;
-	int bestd = 3;
+	struct il_suggester near;
 
 	save_cmdline(argc, argv);
 	if (argc < 2) {
@@ -157,19 +156,14 @@ int main(int argc, char **argv)
 		printf("idlelab %s (%s)\n", IL_VERSION, IL_GIT_REV);
 		return finish(IL_EXIT_OK);
 	}
+	il_suggest_init(&near, argv[1]);
 	for (c = il_cmds; c->name; c++) {
-		int d;
-
 		if (!strcmp(c->name, argv[1]))
 			return finish(c->fn(argc - 1, argv + 1));
-		d = il_edit_distance(argv[1], c->name);
-		if (d < bestd) {
-			bestd = d;
-			near = c->name;
-		}
+		il_suggest_consider(&near, c->name);
 	}
-	if (near)
+	if (near.best)
 		return cli_usage_error("unknown command '%s' (did you mean '%s'?)",
-				       argv[1], near);
+				       argv[1], near.best);
 	return cli_usage_error("unknown command '%s' (see idlelab --help)", argv[1]);
 }
