@@ -8,6 +8,7 @@
  */
 #include "common.h"
 #include "err.h"
+#include "pmqos.h"
 #include "sysfs.h"
 
 #include <fcntl.h>
@@ -23,7 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define IL_QOS_PATH	"/dev/cpu_dma_latency"
+#define IL_QOS_PATH	IL_PM_QOS_PATH
 #define IL_CLOCKSOURCE	"/sys/devices/system/clocksource/clocksource0/current_clocksource"
 
 /* Small stacks: the workers are shallow, and under mlockall(MCL_FUTURE)

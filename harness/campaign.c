@@ -20,6 +20,7 @@
  */
 #include "campaign.h"
 #include "err.h"
+#include "pmqos.h"
 #include "topo.h"
 
 #include <errno.h>
@@ -123,26 +124,10 @@ static const char *kind_name(const yaml_node_t *n)
 	}
 }
 
-/* The nearest of @names to @s, or NULL if none is close enough. */
-static const char *nearest(const char *s, const char *const *names)
-{
-	const char *best = NULL;
-	int bestd = 3, d;
-
-	for (; *names; names++) {
-		d = il_edit_distance(s, *names);
-		if (d < bestd) {
-			bestd = d;
-			best = *names;
-		}
-	}
-	return best;
-}
-
 static int fail_unknown_key(struct ctx *x, int line, const char *key,
 			    const char *where, const char *const *known)
 {
-	const char *near = nearest(key, known);
+	const char *near = il_suggest(key, known);
 	char list[256] = "";
 	size_t used = 0;
 	int i;
@@ -523,7 +508,7 @@ static int parse_environment(struct ctx *x, const yaml_node_t *n)
 			continue;
 		if (!strcmp(k, "pm_qos_us")) {
 			/* The kernel takes an s32; 2000000000 is its "no limit". */
-			ret = get_uint(x, vn, k, 0, 2000000000, &v);
+			ret = get_uint(x, vn, k, 0, IL_PM_QOS_NO_LIMIT_US, &v);
 			e->pm_qos = true;
 			e->pm_qos_us = (int32_t)v;
 		} else if (!strcmp(k, "cpuidle_only")) {
@@ -1150,7 +1135,7 @@ static int check_default_params(struct ctx *x)
 				names[n++] = o->name;
 		}
 		names[n] = NULL;
-		near = nearest(d->key, names);
+		near = il_suggest(d->key, names);
 		if (near)
 			return fail(x, d->key_line, d->key,
 				    "no benchmark of this campaign has this parameter (did you mean '%s'?)",

@@ -160,28 +160,6 @@ static int fs_line(const char *path, char *buf, size_t len)
 	return ret;
 }
 
-/* sysfs.h has no existence test; this one looks under the same root. */
-static bool fs_exists(const char *path)
-{
-	char p[4096];
-
-	return access(il_fs_path(path, p, sizeof(p)), F_OK) == 0;
-}
-
-/* A signed value, which il_fs_read_u64() refuses: perf_event_paranoid
- * may be -1, and so may a physical_package_id the firmware left unset. */
-static int fs_long(const char *path, long *v)
-{
-	char buf[64], *end;
-	int ret = fs_line(path, buf, sizeof(buf));
-
-	if (ret)
-		return ret;
-	errno = 0;
-	*v = strtol(buf, &end, 0);
-	return (errno || end == buf) ? -EINVAL : 0;
-}
-
 static int cpu_package(int cpu)
 {
 	char p[512];
@@ -190,7 +168,7 @@ static int cpu_package(int cpu)
 	snprintf(p, sizeof(p),
 		 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
 		 cpu);
-	return fs_long(p, &v) ? -1 : (int)v;
+	return il_fs_read_long(p, &v) ? -1 : (int)v;
 }
 
 /*
@@ -272,7 +250,7 @@ static void open_failed(struct cnt *c, const struct rev *r, int cpu, int err)
 	}
 	c->res.status = IL_CNT_UNSUPPORTED;
 	if (err == EACCES || err == EPERM) {
-		if (fs_long("/proc/sys/kernel/perf_event_paranoid", &par))
+		if (il_fs_read_long("/proc/sys/kernel/perf_event_paranoid", &par))
 			par = -99;
 		setf(c->res.reason, sizeof(c->res.reason),
 		     "errno %d (%s): not permitted on CPU %d (need root or perf_event_paranoid <= 0, it is %ld)",
@@ -517,7 +495,7 @@ static int sysfs_source(struct rev *r, const char *pmu)
 
 	setf(r->pmu, sizeof(r->pmu), "%s", pmu);
 	snprintf(p, sizeof(p), PMU_DIR "/%s/cpumask", pmu);
-	r->pkg_scope = fs_exists(p);
+	r->pkg_scope = il_fs_exists(p);
 	snprintf(p, sizeof(p), PMU_DIR "/%s/type", pmu);
 	if (il_fs_read_u64(p, &type)) {
 		r->st = IL_CNT_UNSUPPORTED;
@@ -590,7 +568,7 @@ static int resolve_sysfs(const char *name, struct rev **v, int *n)
 				 name);
 
 	snprintf(p, sizeof(p), PMU_DIR "/%s", pmu);
-	if (!fs_exists(p)) {
+	if (!il_fs_exists(p)) {
 		r = add_rev(v, n, name);
 		if (!r)
 			return il_errorf(-ENOMEM, "out of memory");

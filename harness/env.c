@@ -28,6 +28,7 @@
  */
 #include "env.h"
 #include "err.h"
+#include "pmqos.h"
 #include "sysfs.h"
 #include "topo.h"
 #include "tsc.h"
@@ -578,32 +579,6 @@ static json_t *apic_section(struct cpuinfo *ci, unsigned int ecx1)
 
 /* ---- CPUs, cpuidle, cpufreq, SMT, NUMA ------------------------------- */
 
-/* The online CPUs from sysfs (fixture-aware), malloc()ed; count or -errno. */
-static int online_cpus(int **out, char *reason, size_t rlen)
-{
-	char buf[4096];
-	int *cpus, n;
-
-	*out = NULL;
-	if (il_fs_read(CPU_SYS "/online", buf, sizeof(buf))) {
-		snprintf(reason, rlen, "%s", il_errmsg());
-		return -ENOENT;
-	}
-	cpus = malloc(IL_MAX_CPUS * sizeof(*cpus));
-	if (!cpus) {
-		snprintf(reason, rlen, "out of memory");
-		return -ENOMEM;
-	}
-	n = il_cpulist_parse(buf, cpus, IL_MAX_CPUS);
-	if (n < 0) {
-		snprintf(reason, rlen, "%s", il_errmsg());
-		free(cpus);
-		return n;
-	}
-	*out = cpus;
-	return n > IL_MAX_CPUS ? IL_MAX_CPUS : n;
-}
-
 static json_t *cpuidle_states(int cpu)
 {
 	char path[256], name[128];
@@ -805,11 +780,11 @@ static json_t *pm_qos(void)
 	int32_t v;
 	int n;
 
-	n = il_fs_read_bin("/dev/cpu_dma_latency", &v, sizeof(v));
+	n = il_fs_read_bin(IL_PM_QOS_PATH, &v, sizeof(v));
 	if (n < 0)
 		return il_unknown(il_errmsg());
 	if (n != (int)sizeof(v))
-		return unknownf("/dev/cpu_dma_latency: read %d bytes, expected 4", n);
+		return unknownf(IL_PM_QOS_PATH ": read %d bytes, expected 4", n);
 	return json_integer(v);
 }
 
@@ -825,7 +800,8 @@ json_t *il_fingerprint(struct il_topo *t)
 	if (!fp)
 		return NULL;
 	cpuinfo_load(&ci);
-	n = online_cpus(&cpus, why, sizeof(why));
+	n = il_fs_online_cpus(&cpus);
+	snprintf(why, sizeof(why), "%s", n < 0 ? il_errmsg() : "");
 	set(fp, "cpu", cpu_section(&ci, &ecx1));
 	set(fp, "kernel", kernel_section());
 	set(fp, "tsc", tsc_section(&ci));
@@ -1097,7 +1073,8 @@ json_t *il_env_snapshot(void)
 	set(gov, "cpuidle", fs_str(CPU_SYS "/cpuidle/current_governor_ro"));
 	set(snap, "governors", gov);
 
-	n = online_cpus(&list, why, sizeof(why));
+	n = il_fs_online_cpus(&list);
+	snprintf(why, sizeof(why), "%s", n < 0 ? il_errmsg() : "");
 	if (n < 0) {
 		set(snap, "cpus", il_unknown(why));
 	} else {
@@ -1271,25 +1248,6 @@ static int uuid_file_read(const char *path, char out[37])
 	return 0;
 }
 
-static int mkdir_p(const char *dir)
-{
-	char p[4096], *s;
-
-	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p))
-		return -ENAMETOOLONG;
-	for (s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	if (mkdir(p, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 /*
  * Write a fresh UUID to a temporary file and link() it into place: link
  * fails if another process got there first, so concurrent first runs
@@ -1300,7 +1258,7 @@ static int uuid_file_create(const char *dir, const char *path, char out[37])
 	char tmp[4200], id[37], line[38];
 	int fd, ret = 0;
 
-	ret = mkdir_p(dir);
+	ret = il_mkdir_p(dir);
 	if (ret)
 		return ret;
 	snprintf(tmp, sizeof(tmp), "%s/.host-uuid.XXXXXX", dir);

@@ -39,6 +39,7 @@
 #include "envctl.h"
 #include "bench.h"
 #include "err.h"
+#include "pmqos.h"
 #include "sysfs.h"
 #include "topo.h"
 
@@ -58,7 +59,7 @@
 #include <unistd.h>
 
 #define CPU_DIR		"/sys/devices/system/cpu"
-#define QOS_PATH	"/dev/cpu_dma_latency"
+#define QOS_PATH	IL_PM_QOS_PATH
 #define JOURNAL_NAME	"restore-journal.json"
 #define LOCK_NAME	"restore-journal.lock"
 #define MAX_STATES	64
@@ -130,24 +131,6 @@ void il_envctl_spec_free(struct il_envctl_spec *s)
 	s->cpuidle_only = NULL;
 	s->ncpuidle_only = 0;
 	s->governor = NULL;
-}
-
-static int mkdir_p(const char *dir)
-{
-	char p[PATH_MAX], *s;
-
-	snprintf(p, sizeof(p), "%s", dir);
-	for (s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	if (mkdir(p, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
 }
 
 static int fsync_dir(const char *dir)
@@ -286,7 +269,7 @@ static int lock_take(int *fdp)
 	char p[PATH_MAX];
 	int fd, ret;
 
-	ret = mkdir_p(state_dir());
+	ret = il_mkdir_p(state_dir());
 	if (ret)
 		return il_errorf(ret, "cannot create the state directory %s: %s",
 				 state_dir(), strerror(-ret));
@@ -570,25 +553,6 @@ out:
 }
 
 /* ---- reading the controlled state -------------------------------------- */
-
-static int online_cpus(int **out)
-{
-	char buf[4096];
-	int *cpus, n, ret;
-
-	ret = il_fs_read(CPU_DIR "/online", buf, sizeof(buf));
-	if (ret)
-		return ret;
-	n = il_cpulist_parse(buf, NULL, 0);
-	if (n < 0)
-		return n;
-	cpus = calloc(n ? n : 1, sizeof(int));
-	if (!cpus)
-		return il_errorf(-ENOMEM, "out of memory");
-	il_cpulist_parse(buf, cpus, n);
-	*out = cpus;
-	return n;
-}
 
 /* "governor=G min_khz=A max_khz=B disabled=S1,S2" for @cpu; parts that
  * cannot be read say "unknown". */
@@ -925,7 +889,7 @@ int il_envctl_apply(const struct il_envctl_spec *s, struct il_envctl **out)
 				il_envctl_journal_path(p, sizeof(p)));
 		goto fail;
 	}
-	ret = online_cpus(&c->cpus);
+	ret = il_fs_online_cpus(&c->cpus);
 	if (ret < 0)
 		goto fail;
 	c->ncpus = ret;
@@ -1047,7 +1011,7 @@ int il_envctl_run_attrs(struct il_envctl *c, struct il_run *run)
 		il_run_attr(run, -1, "envctl.mlockall", "%d", c->mem_locked);
 		return 0;
 	}
-	n = online_cpus(&cpus);
+	n = il_fs_online_cpus(&cpus);
 	if (n < 0) {
 		il_errclear();
 		return 0;
