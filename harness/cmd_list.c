@@ -5,21 +5,16 @@
  * run here (and if not, why).
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "bench.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 
-static void list_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: idlelab list [--json] [NAME]\n\n"
-		"List the benchmarks, their parameters (type, default, range, unit)\n"
-		"and whether each can run on this machine.\n\n"
-		"  -j, --json   machine-readable\n"
-		"  -h, --help   this text\n");
-}
+static const char list_usage[] =
+	"usage: idlelab list [--json] [NAME]\n\n"
+	"List the benchmarks, their parameters (type, default, range, unit)\n"
+	"and whether each can run on this machine.\n\n";
 
 static json_t *bench_json(const struct il_bench_ops *b)
 {
@@ -90,33 +85,22 @@ static void print_bench(const struct il_bench_ops *b)
 
 int cmd_list(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	bool json = false;
+	const struct cli_option options[] = {
+		CLI_FLAG('j', "json", &json, "machine-readable"),
+		CLI_END
 	};
+	const struct cli_command cmd = { "list", list_usage, options };
 	const struct il_bench_ops *const *b;
 	const char *only = NULL;
-	bool json = false;
 	json_t *arr;
-	int opt;
+	int argi, ret;
 
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			list_usage(stdout);
-			return IL_EXIT_OK;
-		default:
-			return cli_bad_option("list", argc, argv);
-		}
-	}
-	if (optind < argc) {
-		only = argv[optind];
+	ret = cli_parse_options(&cmd, argc, argv, &argi);
+	if (ret != CLI_CONTINUE)
+		return ret;
+	if (argi < argc) {
+		only = argv[argi];
 		if (!il_bench_find(only))
 			return cli_usage_error("list: unknown benchmark '%s'", only);
 	}
