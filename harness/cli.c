@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "bench.h"
 #include "err.h"
+#include "run_status.h"
 
 #include <getopt.h>
 #include <signal.h>
@@ -35,16 +36,22 @@ static const struct il_cmd il_cmds[] = {
 	{ NULL, NULL, NULL },
 };
 
+/* Whatever was printed on stdout goes first, so the message comes last. */
+static void vmessage(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fputs("idlelab: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int cli_error(int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("idlelab: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmessage(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return code;
 }
 
@@ -52,13 +59,28 @@ int cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("idlelab: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmessage(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return IL_EXIT_USAGE;
+}
+
+int cli_exit_for_status(const char *status)
+{
+	enum il_run_status s;
+
+	if (il_run_status_parse(status, &s))
+		return IL_EXIT_FAIL;
+	switch (s) {
+	case IL_RUN_OK:
+		return IL_EXIT_OK;
+	case IL_RUN_UNSUPPORTED:
+		return IL_EXIT_UNSUPPORTED;
+	case IL_RUN_INTERRUPTED:
+		return IL_EXIT_INTERRUPTED;
+	default:
+		return IL_EXIT_FAIL;
+	}
 }
 
 int cli_bad_option(const char *cmd, int argc, char **argv)

@@ -53,6 +53,12 @@ int cli_envctl_recover(const char *cmd);
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** cli_error() - print "idlelab: <msg>" and return @code. */
 int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/**
+ * cli_exit_for_status() - the exit code of one run that ended with the
+ * run status named @status (run_status.h): ok 0, unsupported 3,
+ * interrupted 4, anything else 1.
+ */
+int cli_exit_for_status(const char *status);
 /** cli_default_db() - $IDLELAB_DB or ./idlelab.db. */
 const char *cli_default_db(void);
 /** cli_cmdline() - the command line as given, saved before getopt. */

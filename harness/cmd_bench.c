@@ -36,17 +36,6 @@ static int add_param(const struct cli_option *o, const char *arg)
 	return 0;
 }
 
-static int exit_for_status(const char *status)
-{
-	if (!strcmp(status, "ok"))
-		return IL_EXIT_OK;
-	if (!strcmp(status, "unsupported"))
-		return IL_EXIT_UNSUPPORTED;
-	if (!strcmp(status, "interrupted"))
-		return IL_EXIT_INTERRUPTED;
-	return IL_EXIT_FAIL;
-}
-
 int cmd_bench(int argc, char **argv)
 {
 	struct il_run_request req = { .plan_index = -1 };
@@ -139,7 +128,7 @@ int cmd_bench(int argc, char **argv)
 				 req.ops->name, il_errmsg());
 		goto out;
 	}
-	code = exit_for_status(out.status);
+	code = cli_exit_for_status(out.status);
 	if (code == IL_EXIT_OK || code == IL_EXIT_INTERRUPTED) {
 		struct il_report_opts ro = {
 			.format = json ? IL_FMT_JSON : IL_FMT_MD,

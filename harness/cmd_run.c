@@ -28,6 +28,7 @@
 #include "env.h"
 #include "envctl.h"
 #include "err.h"
+#include "run_status.h"
 #include "runner.h"
 #include "store.h"
 
@@ -75,14 +76,16 @@ struct plan_state {
 
 static bool final_status(const char *s)
 {
-	return s && (!strcmp(s, "ok") || !strcmp(s, "failed") ||
-		     !strcmp(s, "unsupported"));
+	enum il_run_status st;
+
+	return s && !il_run_status_parse(s, &st) && il_run_status_final(st);
 }
 
 static int collect_cb(int64_t idx, const char *hash, const char *status,
 		      uint64_t dur, void *arg)
 {
 	struct plan_state *ps = arg;
+	enum il_run_status st;
 	struct stored *s;
 
 	(void)dur;
@@ -94,12 +97,11 @@ static int collect_cb(int64_t idx, const char *hash, const char *status,
 		s->other_hash = true;
 		return 0;
 	}
-	/* Should two rows ever exist, a final one wins. */
+	/* Should two rows ever exist, a final one wins.  The name table's
+	 * string outlives the row; an unknown status runs again. */
 	if (!s->status || !final_status(s->status))
-		s->status = !strcmp(status, "ok") ? "ok" :
-			    !strcmp(status, "failed") ? "failed" :
-			    !strcmp(status, "unsupported") ? "unsupported" :
-			    !strcmp(status, "skipped") ? "skipped" : "interrupted";
+		s->status = il_run_status_name(il_run_status_parse(status, &st) ?
+					       IL_RUN_INTERRUPTED : st);
 	return 0;
 }
 
@@ -523,6 +525,7 @@ int cmd_run(int argc, char **argv)
 	for (i = 0; i < c->nplan; i++) {
 		const struct il_plan_entry *e = &c->plan[i];
 		struct il_run_outcome o;
+		enum il_run_status st;
 
 		if (!ps.sel[i] || final_status(ps.st[i].status))
 			continue;
@@ -559,17 +562,26 @@ int cmd_run(int argc, char **argv)
 		       e->params_str[0] ? e->params_str : "-", e->repetition,
 		       e->repetitions, o.status, o.reason[0] ? ": " : "", o.reason);
 		fflush(stdout);
-		if (!strcmp(o.status, "ok"))
+		if (il_run_status_parse(o.status, &st))
+			st = IL_RUN_FAILED;
+		switch (st) {
+		case IL_RUN_OK:
 			t.ok++;
-		else if (!strcmp(o.status, "unsupported"))
+			break;
+		case IL_RUN_UNSUPPORTED:
 			t.unsupported++;
-		else if (!strcmp(o.status, "skipped"))
+			break;
+		case IL_RUN_SKIPPED:
 			t.skipped++;
-		else if (!strcmp(o.status, "interrupted"))
+			break;
+		case IL_RUN_INTERRUPTED:
 			t.interrupted++;
-		else
+			break;
+		default:
 			t.failed++;
-		if (!strcmp(o.status, "interrupted") || il_stop_requested()) {
+			break;
+		}
+		if (st == IL_RUN_INTERRUPTED || il_stop_requested()) {
 			stopped = true;
 			break;
 		}
