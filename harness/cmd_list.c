@@ -16,6 +16,27 @@ static const char list_usage[] =
 	"List the benchmarks, their parameters (type, default, range, unit)\n"
 	"and whether each can run on this machine.\n\n";
 
+/* The names of the IL_BF_* flags (bench.h) in `list --json`. */
+static const struct {
+	unsigned int bit;
+	const char *name;
+} bench_flags[] = {
+	{ IL_BF_PAIRS, "pairs" },
+	{ IL_BF_MULTI_CPU, "multi_cpu" },
+	{ IL_BF_KMOD, "kmod" },
+};
+
+static json_t *flags_json(unsigned int flags)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < sizeof(bench_flags) / sizeof(bench_flags[0]); i++)
+		if (flags & bench_flags[i].bit)
+			json_array_append_new(a, json_string(bench_flags[i].name));
+	return a;
+}
+
 static json_t *bench_json(const struct il_bench_ops *b)
 {
 	const char *why = b->supported ? b->supported() : NULL;
@@ -47,6 +68,7 @@ static json_t *bench_json(const struct il_bench_ops *b)
 		      "summary", b->summary, "timestamps", b->timestamps,
 		      "default_cpus", b->default_cpus ? b->default_cpus : "all",
 		      "supported", why == NULL, "params", params);
+	json_object_set_new(o, "flags", flags_json(b->flags));
 	if (why)
 		json_object_set_new(o, "unsupported_reason", json_string(why));
 	return o;
