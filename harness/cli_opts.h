@@ -9,11 +9,12 @@
  *
  * Every command gets -h/--help and --list-options without listing them.
  *
- * Adopting it in a command (what cmd_run.c still has to do):
+ * Adopting it in a command (what cmd_run.c still has to do; cmd_bench.c
+ * and cmd_report.c are worked examples, with callbacks):
  *
- *	static bool resume;
- *	static const char *db;
- *	static const struct cli_option run_options[] = {
+ *	const char *db = cli_default_db(), *name = NULL;
+ *	bool resume = false;
+ *	const struct cli_option options[] = {
  *		CLI_STRING('d', "db", &db, "FILE",
  *			   "database (default $IDLELAB_DB or ./idlelab.db)"),
  *		CLI_FLAG('r', "resume", &resume,
@@ -22,18 +23,22 @@
  *		CLI_STRING(0, "name", &name, "NAME", "store under ..."),
  *		CLI_END
  *	};
- *	static const struct cli_command run_cmd = {
+ *	const struct cli_command cmd = {
  *		"run", "usage: idlelab run FILE [--db FILE] ...\n\n...\n\n",
- *		run_options,
+ *		options,
  *	};
- *	int argi, code = cli_parse_options(&run_cmd, argc, argv, &argi);
+ *	int argi, code = cli_parse_options(&cmd, argc, argv, &argi);
  *
  *	if (code != CLI_CONTINUE)
- *		return code;	(after --help: IL_EXIT_OK; else the message is out)
- *	... argv[argi] is the first operand ...
+ *		return code;	(IL_EXIT_OK after --help; else the message is out)
+ *	... argv[argi] is the first operand; cli_usage(&cmd, stderr) ...
  *
- * The value pointers may point at locals: the table can be a local
- * (non-static) array built in the command.  The `value` of a callback is
+ * Then drop "run" from NOT_ON_TABLE in tests/integration/test_man_options.sh
+ * (the test fails until that is done) and add run to the loop of
+ * tests/integration/test_cli.sh that compares --help with --list-options.
+ *
+ * The value pointers may point at locals, as above: the table is then a
+ * local (non-static) array built in the command.  The `value` of a callback is
  * its own context.  A help text with '\n' continues on a line indented
  * to the help column.
  */
