@@ -8,6 +8,7 @@
  * (il_hist_foreach()), so a consumer can rebuild the distribution.
  */
 #include "analysis.h"
+#include "csv.h"
 #include "err.h"
 #include "stats.h"
 #include "store.h"
@@ -40,21 +41,6 @@ struct out {
 	long n;
 };
 
-static void csv_text(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void emit(struct out *o, json_t *row, const char *const *cols, int ncols)
 {
 	int i;
@@ -76,7 +62,7 @@ static void emit(struct out *o, json_t *row, const char *const *cols, int ncols)
 			if (i)
 				fputc(',', o->fp);
 			if (json_is_string(v))
-				csv_text(o->fp, json_string_value(v));
+				il_csv_field(o->fp, json_string_value(v), IL_CSV_AS_NEEDED);
 			else if (json_is_integer(v))
 				fprintf(o->fp, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 			else if (json_is_real(v))

@@ -11,6 +11,7 @@
  * table stays readable while no two rows look alike.
  */
 #include "analysis.h"
+#include "csv.h"
 #include "err.h"
 #include "stats.h"
 #include "store.h"
@@ -250,17 +251,6 @@ static void print_md(const struct rows *rows, FILE *out)
 	}
 }
 
-static void csv_field(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static void print_csv(const struct rows *rows, FILE *out)
 {
 	int i;
@@ -269,11 +259,11 @@ static void print_csv(const struct rows *rows, FILE *out)
 	for (i = 0; i < rows->n; i++) {
 		const struct row *r = &rows->v[i];
 
-		csv_field(out, r->host);
+		il_csv_field(out, r->host, IL_CSV_ALWAYS);
 		fputc(',', out);
-		csv_field(out, r->bench);
+		il_csv_field(out, r->bench, IL_CSV_ALWAYS);
 		fputc(',', out);
-		csv_field(out, r->params);
+		il_csv_field(out, r->params, IL_CSV_ALWAYS);
 		fprintf(out, ",%s,%s,%d,%d,%" PRId64 ",%d,%" PRIu64, r->metric,
 			r->unit, r->cpu, r->cpu2, r->grp, r->runs, r->sum.count);
 		if (r->sum.count)

@@ -7,6 +7,7 @@
  * numbers, "-" as null, so a consumer never parses "-".
  */
 #include "analysis.h"
+#include "csv.h"
 #include "err.h"
 
 #include <jansson.h>
@@ -92,21 +93,6 @@ int il_table_note(struct il_table *t, const char *fmt, ...)
 static const char *cell(const struct il_table *t, int r, int c)
 {
 	return t->cells[r * t->ncols + c];
-}
-
-static void csv_str(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
 }
 
 static void html_str(FILE *out, const char *s)
@@ -198,14 +184,14 @@ void il_table_print(const struct il_table *t, enum il_format f, FILE *out)
 		for (c = 0; c < t->ncols; c++) {
 			if (c)
 				fputc(',', out);
-			csv_str(out, t->cols[c]);
+			il_csv_field(out, t->cols[c], IL_CSV_AS_NEEDED);
 		}
 		fputc('\n', out);
 		for (r = 0; r < t->nrows; r++) {
 			for (c = 0; c < t->ncols; c++) {
 				if (c)
 					fputc(',', out);
-				csv_str(out, cell(t, r, c));
+				il_csv_field(out, cell(t, r, c), IL_CSV_AS_NEEDED);
 			}
 			fputc('\n', out);
 		}

@@ -7,6 +7,7 @@
  */
 #include "common.h"
 #include "err.h"
+#include "pmqos.h"
 #include "sysfs.h"
 
 #include <fcntl.h>
@@ -20,7 +21,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#define IL_QOS_PATH	"/dev/cpu_dma_latency"
+#define IL_QOS_PATH	IL_PM_QOS_PATH
 #define IL_CLOCKSOURCE	"/sys/devices/system/clocksource/clocksource0/current_clocksource"
 
 static const char *policy_name(int pol)

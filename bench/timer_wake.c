@@ -32,14 +32,13 @@
 #include "bench.h"
 #include "common.h"
 #include "err.h"
+#include "pmqos.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define TW_WARMUP		5
-/* The kernel's PM_QOS_CPU_LATENCY_DEFAULT_VALUE: "no constraint". */
-#define TW_QOS_NONE		2000000000ull
 
 struct tw_params {
 	uint64_t samples;
@@ -84,7 +83,7 @@ static const struct il_opt tw_opts[] = {
 	  .help = "SCHED_FIFO priority where permitted (obtained policy recorded); 0 = stay SCHED_OTHER" },
 	{ .name = "pm_qos_us", .type = IL_OPT_U64,
 	  .offset = offsetof(struct tw_params, pm_qos_us),
-	  .min = 0, .max = TW_QOS_NONE, .def = "2000000000", .unit = "us",
+	  .min = 0, .max = IL_PM_QOS_NO_LIMIT_US, .def = IL_PM_QOS_NO_LIMIT_STR, .unit = "us",
 	  .help = "PM QoS CPU latency request held on /dev/cpu_dma_latency for the run; 2000000000 (the kernel's 'no constraint') makes none" },
 	{ .name = "seed", .type = IL_OPT_U64,
 	  .offset = offsetof(struct tw_params, seed),
@@ -236,7 +235,7 @@ static int tw_setup(struct il_run *run)
 			goto fail;
 		}
 	}
-	if (p->pm_qos_us < TW_QOS_NONE)
+	if (p->pm_qos_us < IL_PM_QOS_NO_LIMIT_US)
 		st->qos_fd = il_pm_qos_hold(run, p->pm_qos_us);
 	ret = il_pool_start(&st->pool, run, st->n, st->cpus, tw_init,
 			    tw_thread, st);

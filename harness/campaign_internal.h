@@ -92,7 +92,6 @@ int cy_line_of(const yaml_node_t *n);
 int cy_fail(struct ctx *x, int line, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 const char *cy_kind_name(const yaml_node_t *n);
-const char *cy_nearest(const char *s, const char *const *names);
 int cy_fail_unknown_key(struct ctx *x, int line, const char *key,
 			const char *where, const char *const *known);
 const char *cy_scalar(const yaml_node_t *n);

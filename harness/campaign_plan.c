@@ -315,7 +315,7 @@ int cp_check_default_params(struct ctx *x)
 				names[n++] = o->name;
 		}
 		names[n] = NULL;
-		near = cy_nearest(d->key, names);
+		near = il_suggest(d->key, names);
 		if (near)
 			return cy_fail(x, d->key_line, d->key,
 				       "no benchmark of this campaign has this parameter (did you mean '%s'?)",

@@ -54,26 +54,10 @@ const char *cy_kind_name(const yaml_node_t *n)
 	}
 }
 
-/* The nearest of @names to @s, or NULL if none is close enough. */
-const char *cy_nearest(const char *s, const char *const *names)
-{
-	const char *best = NULL;
-	int bestd = 3, d;
-
-	for (; *names; names++) {
-		d = il_edit_distance(s, *names);
-		if (d < bestd) {
-			bestd = d;
-			best = *names;
-		}
-	}
-	return best;
-}
-
 int cy_fail_unknown_key(struct ctx *x, int line, const char *key,
 			const char *where, const char *const *known)
 {
-	const char *near = cy_nearest(key, known);
+	const char *near = il_suggest(key, known);
 	char list[256] = "";
 	size_t used = 0;
 	int i;

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "bench.h"
 #include "err.h"
+#include "run_status.h"
 
 #include <getopt.h>
 #include <signal.h>
@@ -35,16 +36,22 @@ static const struct il_cmd il_cmds[] = {
 	{ NULL, NULL, NULL },
 };
 
+/* Whatever was printed on stdout goes first, so the message comes last. */
+static void vmessage(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fputs("idlelab: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int cli_error(int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("idlelab: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmessage(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return code;
 }
 
@@ -52,13 +59,28 @@ int cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fflush(stdout);
-	fputs("idlelab: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmessage(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return IL_EXIT_USAGE;
+}
+
+int cli_exit_for_status(const char *status)
+{
+	enum il_run_status s;
+
+	if (il_run_status_parse(status, &s))
+		return IL_EXIT_FAIL;
+	switch (s) {
+	case IL_RUN_OK:
+		return IL_EXIT_OK;
+	case IL_RUN_UNSUPPORTED:
+		return IL_EXIT_UNSUPPORTED;
+	case IL_RUN_INTERRUPTED:
+		return IL_EXIT_INTERRUPTED;
+	default:
+		return IL_EXIT_FAIL;
+	}
 }
 
 int cli_bad_option(const char *cmd, int argc, char **argv)
@@ -141,8 +163,7 @@ static int finish(int code)
 int main(int argc, char **argv)
 {
 	const struct il_cmd *c;
-	const char *near = NULL;
-	int bestd = 3;
+	struct il_suggester near;
 
 	save_cmdline(argc, argv);
 	if (argc < 2) {
@@ -157,19 +178,14 @@ int main(int argc, char **argv)
 		printf("idlelab %s (%s)\n", IL_VERSION, IL_GIT_REV);
 		return finish(IL_EXIT_OK);
 	}
+	il_suggest_init(&near, argv[1]);
 	for (c = il_cmds; c->name; c++) {
-		int d;
-
 		if (!strcmp(c->name, argv[1]))
 			return finish(c->fn(argc - 1, argv + 1));
-		d = il_edit_distance(argv[1], c->name);
-		if (d < bestd) {
-			bestd = d;
-			near = c->name;
-		}
+		il_suggest_consider(&near, c->name);
 	}
-	if (near)
+	if (near.best)
 		return cli_usage_error("unknown command '%s' (did you mean '%s'?)",
-				       argv[1], near);
+				       argv[1], near.best);
 	return cli_usage_error("unknown command '%s' (see idlelab --help)", argv[1]);
 }

@@ -2,12 +2,15 @@
 /*
  * cli.h - shared by the idlelab CLI's command files (cmd_*.c) only.
  *
- * Exit codes (the contract scripts rely on; see idlelab(1)):
+ * Exit codes.  This is the one statement of them; idlelab(1), the README
+ * and HACKING.md repeat it for readers and must agree with it:
  *   0  success
  *   1  a run failed, or an internal error
  *   2  usage error or bad input (flag, value, file, database)
- *   3  the measurement is unsupported on this machine
- *   4  the result is untrustworthy (e.g. interrupted, samples dropped)
+ *   3  the measurement (or an environment control) is unsupported on this
+ *      machine; the run is stored as unsupported, with the reason
+ *   4  interrupted by SIGINT, SIGTERM or SIGHUP; what was measured up to
+ *      then is stored as interrupted (resume a campaign with --resume)
  */
 #ifndef IDLELAB_CLI_H
 #define IDLELAB_CLI_H
@@ -20,7 +23,7 @@ enum {
 	IL_EXIT_FAIL = 1,
 	IL_EXIT_USAGE = 2,
 	IL_EXIT_UNSUPPORTED = 3,
-	IL_EXIT_UNTRUSTWORTHY = 4,
+	IL_EXIT_INTERRUPTED = 4,
 };
 
 struct il_cmd {
@@ -50,6 +53,12 @@ int cli_envctl_recover(const char *cmd);
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** cli_error() - print "idlelab: <msg>" and return @code. */
 int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/**
+ * cli_exit_for_status() - the exit code of one run that ended with the
+ * run status named @status (run_status.h): ok 0, unsupported 3,
+ * interrupted 4, anything else 1.
+ */
+int cli_exit_for_status(const char *status);
 /** cli_default_db() - $IDLELAB_DB or ./idlelab.db. */
 const char *cli_default_db(void);
 /** cli_cmdline() - the command line as given, saved before getopt. */

@@ -8,58 +8,39 @@
  * a known version before anything is written or measured.
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "analysis.h"
 #include "err.h"
 #include "runner.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void bench_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: idlelab bench NAME [--cpus SPEC] [--param KEY=VALUE]...\n"
-		"                     [--events LIST] [--counters pfm|papi]\n"
-		"                     [--db FILE] [--raw] [--json]\n\n"
-		"Run one benchmark on this machine and store it.\n\n"
-		"  -c, --cpus SPEC      placement: all, 0,2-3, one-per-core, one-per-l3,\n"
-		"                       pairs:smt|l3|cross-l3|cross-package, pairs:0-1\n"
-		"  -p, --param K=V      set a benchmark parameter (see idlelab list)\n"
-		"  -e, --events LIST    comma-separated counter events (default set if absent)\n"
-		"      --counters NAME  counter backend: pfm (default) or papi\n"
-		"  -d, --db FILE        database (default $IDLELAB_DB or ./idlelab.db)\n"
-		"  -r, --raw            also store every raw sample\n"
-		"  -j, --json           print the run's summary as JSON\n"
-		"  -h, --help           this text\n");
-}
+static const char bench_usage[] =
+	"usage: idlelab bench NAME [--cpus SPEC] [--param KEY=VALUE]...\n"
+	"                     [--events LIST] [--counters pfm|papi]\n"
+	"                     [--db FILE] [--raw] [--json]\n\n"
+	"Run one benchmark on this machine and store it.\n\n";
 
-static int exit_for_status(const char *status)
+/* --param may repeat; the array has room for one per argv word. */
+struct param_list {
+	const char **v;
+	int n;
+};
+
+static int add_param(const struct cli_option *o, const char *arg)
 {
-	if (!strcmp(status, "ok"))
-		return IL_EXIT_OK;
-	if (!strcmp(status, "unsupported"))
-		return IL_EXIT_UNSUPPORTED;
-	if (!strcmp(status, "interrupted"))
-		return IL_EXIT_UNTRUSTWORTHY;
-	return IL_EXIT_FAIL;
+	struct param_list *pl = o->value;
+
+	pl->v[pl->n++] = arg;
+	return 0;
 }
 
 int cmd_bench(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "param", required_argument, NULL, 'p' },
-		{ "events", required_argument, NULL, 'e' },
-		{ "counters", required_argument, NULL, 'C' },
-		{ "db", required_argument, NULL, 'd' },
-		{ "raw", no_argument, NULL, 'r' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct il_run_request req = { .plan_index = -1 };
 	const char **params = calloc(argc, sizeof(char *));
+	struct param_list pl = { params, 0 };
 	const char *db = cli_default_db(), *near;
 	struct il_counters *counters = NULL;
 	struct il_store *store = NULL;
@@ -68,59 +49,48 @@ int cmd_bench(int argc, char **argv)
 	struct il_run run;
 	char machine[37];
 	bool json = false, have_run = false;
-	int opt, ret, code;
+	const struct cli_option options[] = {
+		CLI_STRING('c', "cpus", &req.cpus, "SPEC",
+			   "placement: all, 0,2-3, one-per-core, one-per-l3,\n"
+			   "pairs:smt|l3|cross-l3|cross-package, pairs:0-1"),
+		CLI_CALLBACK('p', "param", &pl, "K=V",
+			     "set a benchmark parameter (see idlelab list)", add_param),
+		CLI_STRING('e', "events", &req.events, "LIST",
+			   "comma-separated counter events (default set if absent)"),
+		CLI_STRING(0, "counters", &req.backend, "NAME",
+			   "counter backend: pfm (default) or papi"),
+		CLI_STRING('d', "db", &db, "FILE",
+			   "database (default $IDLELAB_DB or ./idlelab.db)"),
+		CLI_FLAG('r', "raw", &req.keep_raw, "also store every raw sample"),
+		CLI_FLAG('j', "json", &json, "print the run's summary as JSON"),
+		CLI_END
+	};
+	const struct cli_command cmd = { "bench", bench_usage, options };
+	int argi, ret, code;
 
 	if (!params)
 		return cli_error(IL_EXIT_FAIL, "out of memory");
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "c:p:e:d:rjh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			req.cpus = optarg;
-			break;
-		case 'p':
-			params[req.nparams++] = optarg;
-			break;
-		case 'e':
-			req.events = optarg;
-			break;
-		case 'C':
-			req.backend = optarg;
-			break;
-		case 'd':
-			db = optarg;
-			break;
-		case 'r':
-			req.keep_raw = true;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			bench_usage(stdout);
-			free(params);
-			return IL_EXIT_OK;
-		default:
-			free(params);
-			return cli_bad_option("bench", argc, argv);
-		}
+	code = cli_parse_options(&cmd, argc, argv, &argi);
+	if (code != CLI_CONTINUE) {
+		free(params);
+		return code;
 	}
 	req.params = params;
-	if (optind != argc - 1) {
+	req.nparams = pl.n;
+	if (argi != argc - 1) {
 		free(params);
-		bench_usage(stderr);
+		cli_usage(&cmd, stderr);
 		return cli_usage_error("bench: expected exactly one benchmark name (see idlelab list)");
 	}
-	req.ops = il_bench_find(argv[optind]);
+	req.ops = il_bench_find(argv[argi]);
 	if (!req.ops) {
-		near = il_bench_suggest(argv[optind]);
+		near = il_bench_suggest(argv[argi]);
 		free(params);
 		if (near)
 			return cli_usage_error("bench: unknown benchmark '%s' (did you mean '%s'?)",
-					       argv[optind], near);
+					       argv[argi], near);
 		return cli_usage_error("bench: unknown benchmark '%s' (see idlelab list)",
-				       argv[optind]);
+				       argv[argi]);
 	}
 	req.cmdline = cli_cmdline();
 	/* A campaign killed with -9 may have left settings changed. */
@@ -158,8 +128,8 @@ int cmd_bench(int argc, char **argv)
 				 req.ops->name, il_errmsg());
 		goto out;
 	}
-	code = exit_for_status(out.status);
-	if (code == IL_EXIT_OK || code == IL_EXIT_UNTRUSTWORTHY) {
+	code = cli_exit_for_status(out.status);
+	if (code == IL_EXIT_OK || code == IL_EXIT_INTERRUPTED) {
 		struct il_report_opts ro = {
 			.format = json ? IL_FMT_JSON : IL_FMT_MD,
 			.run_uuid = out.uuid,

@@ -7,56 +7,41 @@
  * transaction), and it still refuses foreign or newer files.
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "err.h"
 #include "store.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void db_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: idlelab db check [--db FILE]\n"
-		"       idlelab db migrate [--db FILE]\n\n"
-		"  check    integrity, schema version and per-run consistency;\n"
-		"           exit 0 if healthy, 1 with the findings otherwise\n"
-		"  migrate  apply the missing schema migrations\n\n"
-		"  -d, --db FILE   database (default $IDLELAB_DB or ./idlelab.db)\n"
-		"  -h, --help      this text\n");
-}
+static const char db_usage[] =
+	"usage: idlelab db check [--db FILE]\n"
+	"       idlelab db migrate [--db FILE]\n\n"
+	"  check    integrity, schema version and per-run consistency;\n"
+	"           exit 0 if healthy, 1 with the findings otherwise\n"
+	"  migrate  apply the missing schema migrations\n\n";
 
 int cmd_db(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *db = cli_default_db(), *action;
+	const struct cli_option options[] = {
+		CLI_STRING('d', "db", &db, "FILE",
+			   "database (default $IDLELAB_DB or ./idlelab.db)"),
+		CLI_END
+	};
+	const struct cli_command cmd = { "db", db_usage, options };
 	struct il_store *store;
 	char *report = NULL;
-	int opt, ret, before;
+	int argi, ret, before;
 
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'd':
-			db = optarg;
-			break;
-		case 'h':
-			db_usage(stdout);
-			return IL_EXIT_OK;
-		default:
-			return cli_bad_option("db", argc, argv);
-		}
-	}
-	if (optind != argc - 1) {
-		db_usage(stderr);
+	ret = cli_parse_options(&cmd, argc, argv, &argi);
+	if (ret != CLI_CONTINUE)
+		return ret;
+	if (argi != argc - 1) {
+		cli_usage(&cmd, stderr);
 		return cli_usage_error("db: expected one action: check or migrate");
 	}
-	action = argv[optind];
+	action = argv[argi];
 	if (!strcmp(action, "check")) {
 		ret = il_store_open(db, IL_STORE_READONLY, &store);
 		if (ret)

@@ -6,13 +6,13 @@
  * own runs.  Both are idempotent.
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "err.h"
 #include "import.h"
 #include "runner.h"
 #include "store.h"
 #include "topo.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,20 +23,20 @@ static const char *const ref_paths[] = {
 	"/usr/share/idlelab/reference/seeds.json",
 };
 
-static void import_usage(FILE *f)
+static const char import_usage[] =
+	"usage: idlelab import cyclictest FILE.json [--db FILE] [--machine auto|this|json]\n"
+	"       idlelab import reference [FILE] [--db FILE]\n\n"
+	"cyclictest: one run from rt-tests' cyclictest --json (run it with -h N so\n"
+	"it writes a histogram); reference: the seeds' published figures as\n"
+	"reference machines (default file: data/reference/seeds.json, then\n"
+	"$PREFIX/share/idlelab/reference/seeds.json).  See idlelab-import(1).\n\n";
+
+static int set_machine(const struct cli_option *o, const char *arg)
 {
-	fprintf(f,
-		"usage: idlelab import cyclictest FILE.json [--db FILE] [--machine auto|this|json]\n"
-		"       idlelab import reference [FILE] [--db FILE]\n\n"
-		"cyclictest: one run from rt-tests' cyclictest --json (run it with -h N so\n"
-		"it writes a histogram); reference: the seeds' published figures as\n"
-		"reference machines (default file: data/reference/seeds.json, then\n"
-		"$PREFIX/share/idlelab/reference/seeds.json).  See idlelab-import(1).\n\n"
-		"  -d, --db FILE          database (default $IDLELAB_DB or ./idlelab.db)\n"
-		"  -m, --machine WHICH    cyclictest: file the run under this host (this),\n"
-		"                         a machine named by the JSON's uname (json), or\n"
-		"                         this host when the uname's nodename is ours (auto)\n"
-		"  -h, --help             this text\n");
+	if (strcmp(arg, "auto") && strcmp(arg, "this") && strcmp(arg, "json"))
+		return cli_usage_error("import: --machine: unknown '%s' (use auto, this or json)", arg);
+	*(const char **)o->value = arg;
+	return 0;
 }
 
 /* The JSON's sysinfo.nodename equals this host's name. */
@@ -81,43 +81,32 @@ static int import_cyclictest(struct il_store *store, const char *path, const cha
 
 int cmd_import(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "machine", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *db = cli_default_db(), *which = "auto", *what, *file = NULL;
+	const struct cli_option options[] = {
+		CLI_STRING('d', "db", &db, "FILE",
+			   "database (default $IDLELAB_DB or ./idlelab.db)"),
+		CLI_CALLBACK('m', "machine", &which, "WHICH",
+			     "cyclictest: file the run under this host (this),\n"
+			     "a machine named by the JSON's uname (json), or\n"
+			     "this host when the uname's nodename is ours (auto)",
+			     set_machine),
+		CLI_END
+	};
+	const struct cli_command cmd = { "import", import_usage, options };
 	struct il_store *store;
-	int opt, ret, n;
+	int argi, ret, n;
 	size_t i;
 
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:m:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'd':
-			db = optarg;
-			break;
-		case 'm':
-			if (strcmp(optarg, "auto") && strcmp(optarg, "this") && strcmp(optarg, "json"))
-				return cli_usage_error("import: --machine: unknown '%s' (use auto, this or json)", optarg);
-			which = optarg;
-			break;
-		case 'h':
-			import_usage(stdout);
-			return IL_EXIT_OK;
-		default:
-			return cli_bad_option("import", argc, argv);
-		}
-	}
-	if (optind == argc)
+	ret = cli_parse_options(&cmd, argc, argv, &argi);
+	if (ret != CLI_CONTINUE)
+		return ret;
+	if (argi == argc)
 		return cli_usage_error("import: what to import? cyclictest FILE.json or reference [FILE] (see idlelab import --help)");
-	what = argv[optind++];
-	if (optind < argc)
-		file = argv[optind++];
-	if (optind != argc)
-		return cli_usage_error("import: unexpected argument '%s'", argv[optind]);
+	what = argv[argi++];
+	if (argi < argc)
+		file = argv[argi++];
+	if (argi != argc)
+		return cli_usage_error("import: unexpected argument '%s'", argv[argi]);
 	if (!strcmp(what, "cyclictest")) {
 		if (!file)
 			return cli_usage_error("import cyclictest: need FILE.json");

@@ -4,26 +4,21 @@
  * stores it (--json) or as a short human summary.
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "env.h"
 #include "err.h"
 #include "kclient.h"
 #include "topo.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void info_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: idlelab info [--json]\n\n"
-		"Print this machine's fingerprint: CPU, kernel, TSC, APIC, cpuidle,\n"
-		"cpufreq, SMT, CPUs, NUMA, PM QoS and the idlelab kernel modules\n"
-		"(presence, version, ABI).  Values that cannot be read\n"
-		"are shown as unknown, with the reason.\n\n"
-		"  -j, --json   the full fingerprint as JSON (what the database stores)\n"
-		"  -h, --help   this text\n");
-}
+static const char info_usage[] =
+	"usage: idlelab info [--json]\n\n"
+	"Print this machine's fingerprint: CPU, kernel, TSC, APIC, cpuidle,\n"
+	"cpufreq, SMT, CPUs, NUMA, PM QoS and the idlelab kernel modules\n"
+	"(presence, version, ABI).  Values that cannot be read\n"
+	"are shown as unknown, with the reason.\n\n";
 
 /* One line per field: "section.key: value", unknowns with their reason. */
 static void print_flat(const char *prefix, json_t *v)
@@ -65,33 +60,21 @@ static void print_flat(const char *prefix, json_t *v)
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct il_topo *topo;
 	bool json = false;
+	const struct cli_option options[] = {
+		CLI_FLAG('j', "json", &json,
+			 "the full fingerprint as JSON (what the database stores)"),
+		CLI_END
+	};
+	const struct cli_command cmd = { "info", info_usage, options };
+	struct il_topo *topo;
 	json_t *fp;
 	char uuid[37];
-	int opt, ret;
+	int ret;
 
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			info_usage(stdout);
-			return IL_EXIT_OK;
-		default:
-			return cli_bad_option("info", argc, argv);
-		}
-	}
-	if (optind != argc)
-		return cli_usage_error("info: unexpected argument '%s'", argv[optind]);
+	ret = cli_parse_options_only(&cmd, argc, argv);
+	if (ret != CLI_CONTINUE)
+		return ret;
 	ret = il_topo_open(&topo);
 	if (ret)
 		return cli_error(IL_EXIT_FAIL, "info: %s", il_errmsg());

@@ -5,21 +5,37 @@
  * run here (and if not, why).
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "bench.h"
 #include "run_kdev.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <string.h>
 
-static void list_usage(FILE *f)
+static const char list_usage[] =
+	"usage: idlelab list [--json] [NAME]\n\n"
+	"List the benchmarks, their parameters (type, default, range, unit)\n"
+	"and whether each can run on this machine.\n\n";
+
+/* The names of the IL_BF_* flags (bench.h) in `list --json`. */
+static const struct {
+	unsigned int bit;
+	const char *name;
+} bench_flags[] = {
+	{ IL_BF_PAIRS, "pairs" },
+	{ IL_BF_MULTI_CPU, "multi_cpu" },
+	{ IL_BF_KMOD, "kmod" },
+};
+
+static json_t *flags_json(unsigned int flags)
 {
-	fprintf(f,
-		"usage: idlelab list [--json] [NAME]\n\n"
-		"List the benchmarks, their parameters (type, default, range, unit)\n"
-		"and whether each can run on this machine.\n\n"
-		"  -j, --json   machine-readable\n"
-		"  -h, --help   this text\n");
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < sizeof(bench_flags) / sizeof(bench_flags[0]); i++)
+		if (flags & bench_flags[i].bit)
+			json_array_append_new(a, json_string(bench_flags[i].name));
+	return a;
 }
 
 static json_t *bench_json(const struct il_bench_ops *b)
@@ -53,6 +69,7 @@ static json_t *bench_json(const struct il_bench_ops *b)
 		      "summary", b->summary, "timestamps", b->timestamps,
 		      "default_cpus", b->default_cpus ? b->default_cpus : "all",
 		      "supported", why == NULL, "params", params);
+	json_object_set_new(o, "flags", flags_json(b->flags));
 	if (why)
 		json_object_set_new(o, "unsupported_reason", json_string(why));
 	return o;
@@ -91,33 +108,22 @@ static void print_bench(const struct il_bench_ops *b)
 
 int cmd_list(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	bool json = false;
+	const struct cli_option options[] = {
+		CLI_FLAG('j', "json", &json, "machine-readable"),
+		CLI_END
 	};
+	const struct cli_command cmd = { "list", list_usage, options };
 	const struct il_bench_ops *const *b;
 	const char *only = NULL;
-	bool json = false;
 	json_t *arr;
-	int opt;
+	int argi, ret;
 
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			list_usage(stdout);
-			return IL_EXIT_OK;
-		default:
-			return cli_bad_option("list", argc, argv);
-		}
-	}
-	if (optind < argc) {
-		only = argv[optind];
+	ret = cli_parse_options(&cmd, argc, argv, &argi);
+	if (ret != CLI_CONTINUE)
+		return ret;
+	if (argi < argc) {
+		only = argv[argi];
 		if (!il_bench_find(only))
 			return cli_usage_error("list: unknown benchmark '%s'", only);
 	}

@@ -6,62 +6,46 @@
  * are only ever opened read-only.
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "err.h"
 #include "merge.h"
 #include "store.h"
 
-#include <getopt.h>
 
-static void merge_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: idlelab merge [--quiet] OUT.db IN.db...\n\n"
-		"Copy into OUT.db (created if missing) every machine and run of the\n"
-		"inputs that OUT.db does not hold yet, keyed by UUID; running it twice\n"
-		"changes nothing.  Inputs are opened read-only.  A foreign or\n"
-		"newer-schema input refuses the whole merge before anything is written.\n\n"
-		"  -q, --quiet   no per-input line\n"
-		"  -h, --help    this text\n");
-}
+static const char merge_usage[] =
+	"usage: idlelab merge [--quiet] OUT.db IN.db...\n\n"
+	"Copy into OUT.db (created if missing) every machine and run of the\n"
+	"inputs that OUT.db does not hold yet, keyed by UUID; running it twice\n"
+	"changes nothing.  Inputs are opened read-only.  A foreign or\n"
+	"newer-schema input refuses the whole merge before anything is written.\n\n";
 
 int cmd_merge(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	bool quiet = false;
+	const struct cli_option options[] = {
+		CLI_FLAG('q', "quiet", &quiet, "no per-input line"),
+		CLI_END
 	};
+	const struct cli_command cmd = { "merge", merge_usage, options };
 	struct il_merge_stats st;
 	struct il_store *out;
-	bool quiet = false;
-	int opt, i, ret;
+	int argi, i, ret;
 
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			merge_usage(stdout);
-			return IL_EXIT_OK;
-		default:
-			return cli_bad_option("merge", argc, argv);
-		}
-	}
-	if (argc - optind < 2)
+	ret = cli_parse_options(&cmd, argc, argv, &argi);
+	if (ret != CLI_CONTINUE)
+		return ret;
+	if (argc - argi < 2)
 		return cli_usage_error("merge: need OUT.db and at least one IN.db (see idlelab merge --help)");
-	for (i = optind + 1; i < argc; i++) {
-		ret = il_merge_check_input(argv[i], argv[optind]);
+	for (i = argi + 1; i < argc; i++) {
+		ret = il_merge_check_input(argv[i], argv[argi]);
 		if (ret)
 			return cli_usage_error("merge: refusing input %s, nothing merged: %s",
 					       argv[i], il_errmsg());
 	}
-	ret = il_store_open(argv[optind], IL_STORE_CREATE, &out);
+	ret = il_store_open(argv[argi], IL_STORE_CREATE, &out);
 	if (ret)
 		return cli_usage_error("merge: output: %s", il_errmsg());
-	for (i = optind + 1; i < argc; i++) {
+	for (i = argi + 1; i < argc; i++) {
 		ret = il_merge_one(out, argv[i], &st);
 		if (ret) {
 			il_store_close(out);

@@ -7,42 +7,39 @@
  * Opens the database read-only: a report never changes the dataset.
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "analysis.h"
 #include "err.h"
 #include "store.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_COMPARE 8
 
-static void report_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: idlelab report [--db FILE] [--format md|csv|json|html] [--output PATH]\n"
-		"                      [--kind table|states|compare|ipi|pairs|refs|all]\n"
-		"                      [--compare FILTER]... [--seed N] [--resamples N]\n"
-		"                      [--bench NAME] [--run UUID]\n\n"
-		"Print tables read from the dataset (see idlelab-report(1)).\n\n"
-		"  -d, --db FILE        database (default $IDLELAB_DB or ./idlelab.db)\n"
-		"  -f, --format FMT     md (default), csv, json or html (needs --output DIR)\n"
-		"  -o, --output PATH    write to PATH (a directory for html)\n"
-		"  -k, --kind KIND      table (default; compare when --compare is given),\n"
-		"                       states, compare, ipi, pairs, refs or all\n"
-		"  -c, --compare FILTER one side of an A/B comparison, KEY=VALUE[,KEY=VALUE]\n"
-		"                       (host, machine, source, reference, bench, metric,\n"
-		"                       campaign, run, params.NAME, attr.NAME, fp.PATH)\n"
-		"  -s, --seed N         bootstrap seed (default 1)\n"
-		"  -r, --resamples N    bootstrap replicates (default 1000)\n"
-		"  -b, --bench NAME     only this benchmark\n"
-		"  -u, --run UUID       only this run (table kind)\n"
-		"  -h, --help           this text\n");
-}
+static const char report_usage[] =
+	"usage: idlelab report [--db FILE] [--format md|csv|json|html] [--output PATH]\n"
+	"                      [--kind table|states|compare|ipi|pairs|refs|all]\n"
+	"                      [--compare FILTER]... [--seed N] [--resamples N]\n"
+	"                      [--bench NAME] [--run UUID]\n\n"
+	"Print tables read from the dataset (see idlelab-report(1)).\n\n";
 
 enum kind { K_TABLE, K_STATES, K_COMPARE, K_IPI, K_PAIRS, K_REFS, K_ALL };
+
+/* --kind, and whether it was given (--compare alone implies compare). */
+struct kind_arg {
+	enum kind kind;
+	bool set;
+};
+
+/* The --compare sides in the order given. */
+struct sides {
+	struct il_filter *filters[MAX_COMPARE];
+	const char *texts[MAX_COMPARE];
+	int n;
+};
 
 static int parse_kind(const char *s, enum kind *k)
 {
@@ -55,6 +52,58 @@ static int parse_kind(const char *s, enum kind *k)
 			return 0;
 		}
 	return -EINVAL;
+}
+
+static int set_format(const struct cli_option *o, const char *arg)
+{
+	if (il_format_parse(arg, o->value))
+		return cli_usage_error("report: --format: %s", il_errmsg());
+	return 0;
+}
+
+static int set_kind(const struct cli_option *o, const char *arg)
+{
+	struct kind_arg *k = o->value;
+
+	if (parse_kind(arg, &k->kind))
+		return cli_usage_error("report: --kind: unknown kind '%s' (use table, states, compare, ipi, pairs, refs or all)", arg);
+	k->set = true;
+	return 0;
+}
+
+static int add_side(const struct cli_option *o, const char *arg)
+{
+	struct sides *s = o->value;
+
+	if (s->n == MAX_COMPARE)
+		return cli_usage_error("report: --compare: at most %d sides", MAX_COMPARE);
+	if (il_filter_parse(arg, &s->filters[s->n]))
+		return cli_usage_error("report: --compare: %s", il_errmsg());
+	s->texts[s->n++] = arg;
+	return 0;
+}
+
+static int set_seed(const struct cli_option *o, const char *arg)
+{
+	char *end;
+
+	errno = 0;
+	*(uint64_t *)o->value = strtoull(arg, &end, 0);
+	if (errno || !*arg || *end || *arg == '-')
+		return cli_usage_error("report: --seed: '%s' is not a non-negative integer", arg);
+	return 0;
+}
+
+static int set_resamples(const struct cli_option *o, const char *arg)
+{
+	int *n = o->value;
+	char *end;
+
+	errno = 0;
+	*n = (int)strtol(arg, &end, 10);
+	if (errno || !*arg || *end || *n < 100 || *n > 1000000)
+		return cli_usage_error("report: --resamples: '%s' is not an integer in 100..1000000", arg);
+	return 0;
 }
 
 static int push(struct il_table ***v, int *n, struct il_table *t)
@@ -105,102 +154,58 @@ static int run_kind(struct il_store *store, enum kind k,
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "kind", required_argument, NULL, 'k' },
-		{ "compare", required_argument, NULL, 'c' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "resamples", required_argument, NULL, 'r' },
-		{ "bench", required_argument, NULL, 'b' },
-		{ "run", required_argument, NULL, 'u' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct il_report_opts ro = { .format = IL_FMT_MD };
 	struct il_analysis_opts ao = { .seed = 1, .resamples = 1000 };
-	struct il_filter *filters[MAX_COMPARE];
-	const char *texts[MAX_COMPARE];
+	struct sides sides = { .n = 0 };
 	const char *db = cli_default_db(), *output = NULL;
-	enum kind kind = K_TABLE;
-	bool kind_set = false;
+	struct kind_arg ka = { K_TABLE, false };
+	const struct cli_option options[] = {
+		CLI_STRING('d', "db", &db, "FILE",
+			   "database (default $IDLELAB_DB or ./idlelab.db)"),
+		CLI_CALLBACK('f', "format", &ro.format, "FMT",
+			     "md (default), csv, json or html (needs --output DIR)",
+			     set_format),
+		CLI_STRING('o', "output", &output, "PATH",
+			   "write to PATH (a directory for html)"),
+		CLI_CALLBACK('k', "kind", &ka, "KIND",
+			     "table (default; compare when --compare is given),\n"
+			     "states, compare, ipi, pairs, refs or all", set_kind),
+		CLI_CALLBACK('c', "compare", &sides, "FILTER",
+			     "one side of an A/B comparison, KEY=VALUE[,KEY=VALUE]\n"
+			     "(host, machine, source, reference, bench, metric,\n"
+			     "campaign, run, params.NAME, attr.NAME, fp.PATH)",
+			     add_side),
+		CLI_CALLBACK('s', "seed", &ao.seed, "N", "bootstrap seed (default 1)",
+			     set_seed),
+		CLI_CALLBACK('r', "resamples", &ao.resamples, "N",
+			     "bootstrap replicates (default 1000)", set_resamples),
+		CLI_STRING('b', "bench", &ro.bench, "NAME", "only this benchmark"),
+		CLI_STRING('u', "run", &ro.run_uuid, "UUID",
+			   "only this run (table kind)"),
+		CLI_END
+	};
+	const struct cli_command cmd = { "report", report_usage, options };
+	enum kind kind;
 	struct il_store *store = NULL;
 	FILE *out = stdout;
-	char *end;
-	int opt, ret, code = IL_EXIT_OK, i;
+	int argi, ret, code = IL_EXIT_OK, i;
 
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:f:o:k:c:s:r:b:u:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'd':
-			db = optarg;
-			break;
-		case 'f':
-			if (il_format_parse(optarg, &ro.format)) {
-				code = cli_usage_error("report: --format: %s", il_errmsg());
-				goto out;
-			}
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'k':
-			if (parse_kind(optarg, &kind)) {
-				code = cli_usage_error("report: --kind: unknown kind '%s' (use table, states, compare, ipi, pairs, refs or all)", optarg);
-				goto out;
-			}
-			kind_set = true;
-			break;
-		case 'c':
-			if (ao.ncompare == MAX_COMPARE) {
-				code = cli_usage_error("report: --compare: at most %d sides", MAX_COMPARE);
-				goto out;
-			}
-			if (il_filter_parse(optarg, &filters[ao.ncompare])) {
-				code = cli_usage_error("report: --compare: %s", il_errmsg());
-				goto out;
-			}
-			texts[ao.ncompare++] = optarg;
-			break;
-		case 's':
-			errno = 0;
-			ao.seed = strtoull(optarg, &end, 0);
-			if (errno || !*optarg || *end || *optarg == '-') {
-				code = cli_usage_error("report: --seed: '%s' is not a non-negative integer", optarg);
-				goto out;
-			}
-			break;
-		case 'r':
-			errno = 0;
-			ao.resamples = (int)strtol(optarg, &end, 10);
-			if (errno || !*optarg || *end || ao.resamples < 100 || ao.resamples > 1000000) {
-				code = cli_usage_error("report: --resamples: '%s' is not an integer in 100..1000000", optarg);
-				goto out;
-			}
-			break;
-		case 'b':
-			ro.bench = ao.bench = optarg;
-			break;
-		case 'u':
-			ro.run_uuid = optarg;
-			break;
-		case 'h':
-			report_usage(stdout);
-			goto out;
-		default:
-			code = cli_bad_option("report", argc, argv);
-			goto out;
-		}
-	}
-	ao.compare = filters;
-	ao.compare_text = texts;
-	if (optind != argc) {
-		code = cli_usage_error("report: unexpected argument '%s'", argv[optind]);
+	ret = cli_parse_options(&cmd, argc, argv, &argi);
+	/* The sides parsed so far are freed at out: even after an error. */
+	ao.ncompare = sides.n;
+	ao.compare = sides.filters;
+	ao.compare_text = sides.texts;
+	ao.bench = ro.bench;
+	kind = ka.kind;
+	if (ret != CLI_CONTINUE) {
+		code = ret;
 		goto out;
 	}
-	if (!kind_set && ao.ncompare)
+	if (argi != argc) {
+		code = cli_usage_error("report: unexpected argument '%s'", argv[argi]);
+		goto out;
+	}
+	if (!ka.set && ao.ncompare)
 		kind = K_COMPARE;
 	if (kind == K_COMPARE && ao.ncompare < 2) {
 		code = cli_usage_error("report: --kind compare needs at least two --compare FILTER");
@@ -257,6 +262,6 @@ out:
 		fclose(out);
 	il_store_close(store);
 	for (i = 0; i < ao.ncompare; i++)
-		il_filter_free(filters[i]);
+		il_filter_free(sides.filters[i]);
 	return code;
 }

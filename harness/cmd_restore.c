@@ -9,45 +9,37 @@
  * campaign restores it itself when it ends.
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "envctl.h"
 #include "err.h"
 
-#include <getopt.h>
 
-static void restore_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: idlelab restore\n\n"
-		"Restore the cpuidle, cpufreq and PM QoS settings recorded in the\n"
-		"restore journal ($IDLELAB_STATE_DIR/restore-journal.json, default\n"
-		"/var/lib/idlelab) by a campaign that did not end normally, then\n"
-		"remove the journal.  Without a journal there is nothing to do.\n\n"
-		"  -h, --help   this text\n");
-}
+static const char restore_usage[] =
+	"usage: idlelab restore\n\n"
+	"Restore the cpuidle, cpufreq and PM QoS settings recorded in the\n"
+	"restore journal ($IDLELAB_STATE_DIR/restore-journal.json, default\n"
+	"/var/lib/idlelab) by a campaign that did not end normally, then\n"
+	"remove the journal.  Without a journal there is nothing to do.\n\n";
+
+/* Only the -h/--help every command has. */
+static const struct cli_option restore_options[] = {
+	CLI_END
+};
 
 int cmd_restore(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const struct cli_command cmd = {
+		"restore", restore_usage, restore_options
 	};
 	char path[4096];
 	long pid;
-	int opt, n, ret;
+	int argi, n, ret;
 
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			restore_usage(stdout);
-			return IL_EXIT_OK;
-		default:
-			return cli_bad_option("restore", argc, argv);
-		}
-	}
-	if (optind != argc) {
-		restore_usage(stderr);
+	ret = cli_parse_options(&cmd, argc, argv, &argi);
+	if (ret != CLI_CONTINUE)
+		return ret;
+	if (argi != argc) {
+		cli_usage(&cmd, stderr);
 		return cli_usage_error("restore: takes no arguments");
 	}
 	il_envctl_journal_path(path, sizeof(path));

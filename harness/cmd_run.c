@@ -70,6 +70,7 @@ static int collect_cb(int64_t idx, const char *hash, const char *status,
 		      uint64_t dur, void *arg)
 {
 	struct plan_state *ps = arg;
+	enum il_run_status st;
 	struct stored *s;
 
 	(void)dur;
@@ -81,12 +82,11 @@ static int collect_cb(int64_t idx, const char *hash, const char *status,
 		s->other_hash = true;
 		return 0;
 	}
-	/* Should two rows ever exist, a final one wins. */
+	/* Should two rows ever exist, a final one wins.  The name table's
+	 * string outlives the row; an unknown status runs again. */
 	if (!s->status || !run_final_status(s->status))
-		s->status = !strcmp(status, "ok") ? "ok" :
-			    !strcmp(status, "failed") ? "failed" :
-			    !strcmp(status, "unsupported") ? "unsupported" :
-			    !strcmp(status, "skipped") ? "skipped" : "interrupted";
+		s->status = il_run_status_name(il_run_status_parse(status, &st) ?
+					       IL_RUN_INTERRUPTED : st);
 	return 0;
 }
 
@@ -409,18 +409,31 @@ static int run_open(struct run_ctx *r)
 	return 0;
 }
 
-static void count_outcome(struct tally *t, const char *status)
+/* Count one outcome; return its status, an unknown name as failed. */
+static enum il_run_status count_outcome(struct tally *t, const char *status)
 {
-	if (!strcmp(status, "ok"))
+	enum il_run_status st;
+
+	if (il_run_status_parse(status, &st))
+		st = IL_RUN_FAILED;
+	switch (st) {
+	case IL_RUN_OK:
 		t->ok++;
-	else if (!strcmp(status, "unsupported"))
+		break;
+	case IL_RUN_UNSUPPORTED:
 		t->unsupported++;
-	else if (!strcmp(status, "skipped"))
+		break;
+	case IL_RUN_SKIPPED:
 		t->skipped++;
-	else if (!strcmp(status, "interrupted"))
+		break;
+	case IL_RUN_INTERRUPTED:
 		t->interrupted++;
-	else
+		break;
+	default:
 		t->failed++;
+		break;
+	}
+	return st;
 }
 
 /* Step 5: each entry not yet done runs and commits.  Return: 0 or an
@@ -475,8 +488,8 @@ static int run_loop(struct run_ctx *r)
 		       e->params_str[0] ? e->params_str : "-", e->repetition,
 		       e->repetitions, o.status, o.reason[0] ? ": " : "", o.reason);
 		fflush(stdout);
-		count_outcome(&r->t, o.status);
-		if (!strcmp(o.status, "interrupted") || il_stop_requested()) {
+		if (count_outcome(&r->t, o.status) == IL_RUN_INTERRUPTED ||
+		    il_stop_requested()) {
 			r->stopped = true;
 			break;
 		}
@@ -510,7 +523,7 @@ static int run_summary(struct run_ctx *r, int code)
 			r->t.changed, r->t.changed == 1 ? "y" : "ies");
 	if (r->stopped) {
 		if (!code)
-			code = cli_error(IL_EXIT_UNTRUSTWORTHY,
+			code = cli_error(IL_EXIT_INTERRUPTED,
 					 "run: stopped by a signal; the environment is restored; finish with: idlelab run %s --resume%s%s",
 					 r->c->file, r->o.name ? " --name " : "",
 					 r->o.name ? r->o.name : "");

@@ -7,6 +7,7 @@
 #ifndef IDLELAB_CMD_RUN_INTERNAL_H
 #define IDLELAB_CMD_RUN_INTERNAL_H
 
+#include "run_status.h"
 #include "campaign.h"
 
 #include <stdbool.h>
@@ -31,8 +32,9 @@ struct plan_state {
 
 static inline bool run_final_status(const char *s)
 {
-	return s && (!strcmp(s, "ok") || !strcmp(s, "failed") ||
-		     !strcmp(s, "unsupported"));
+	enum il_run_status st;
+
+	return s && !il_run_status_parse(s, &st) && il_run_status_final(st);
 }
 
 /* The TTY progress line, on stderr only when it is a terminal. */

@@ -219,7 +219,7 @@ static int sysfs_source(struct rev *r, const char *pmu)
 
 	setf(r->pmu, sizeof(r->pmu), "%s", pmu);
 	snprintf(p, sizeof(p), PMU_DIR "/%s/cpumask", pmu);
-	r->pkg_scope = fs_exists(p);
+	r->pkg_scope = il_fs_exists(p);
 	snprintf(p, sizeof(p), PMU_DIR "/%s/type", pmu);
 	if (il_fs_read_u64(p, &type)) {
 		r->st = IL_CNT_UNSUPPORTED;
@@ -292,7 +292,7 @@ int cnt_resolve_sysfs(const char *name, struct rev **v, int *n)
 				 name);
 
 	snprintf(p, sizeof(p), PMU_DIR "/%s", pmu);
-	if (!fs_exists(p)) {
+	if (!il_fs_exists(p)) {
 		r = add_rev(v, n, name);
 		if (!r)
 			return il_errorf(-ENOMEM, "out of memory");

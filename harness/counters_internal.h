@@ -109,28 +109,6 @@ static inline int fs_line(const char *path, char *buf, size_t len)
 	return ret;
 }
 
-/* sysfs.h has no existence test; this one looks under the same root. */
-static inline bool fs_exists(const char *path)
-{
-	char p[4096];
-
-	return access(il_fs_path(path, p, sizeof(p)), F_OK) == 0;
-}
-
-/* A signed value, which il_fs_read_u64() refuses: perf_event_paranoid
- * may be -1, and so may a physical_package_id the firmware left unset. */
-static inline int fs_long(const char *path, long *v)
-{
-	char buf[64], *end;
-	int ret = fs_line(path, buf, sizeof(buf));
-
-	if (ret)
-		return ret;
-	errno = 0;
-	*v = strtol(buf, &end, 0);
-	return (errno || end == buf) ? -EINVAL : 0;
-}
-
 /* A new result row, not yet measured (NaN, unit "count", no fd). */
 struct cnt *cnt_add_row(struct il_counters *c, const char *event, int cpu);
 /* Mark @n opened: start/stop apply, and it reads "not measured" till then. */

@@ -37,7 +37,7 @@ static int cpu_package(int cpu)
 	snprintf(p, sizeof(p),
 		 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
 		 cpu);
-	return fs_long(p, &v) ? -1 : (int)v;
+	return il_fs_read_long(p, &v) ? -1 : (int)v;
 }
 
 /*
@@ -119,7 +119,7 @@ static void open_failed(struct cnt *c, const struct rev *r, int cpu, int err)
 	}
 	c->res.status = IL_CNT_UNSUPPORTED;
 	if (err == EACCES || err == EPERM) {
-		if (fs_long("/proc/sys/kernel/perf_event_paranoid", &par))
+		if (il_fs_read_long("/proc/sys/kernel/perf_event_paranoid", &par))
 			par = -99;
 		setf(c->res.reason, sizeof(c->res.reason),
 		     "errno %d (%s): not permitted on CPU %d (need root or perf_event_paranoid <= 0, it is %ld)",

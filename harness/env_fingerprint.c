@@ -16,6 +16,7 @@
  * where the cause is known, a sentence saying what is missing.
  */
 #include "env_internal.h"
+#include "pmqos.h"
 #include "topo.h"
 #include "tsc.h"
 
@@ -291,11 +292,11 @@ static json_t *pm_qos(void)
 	int32_t v;
 	int n;
 
-	n = il_fs_read_bin("/dev/cpu_dma_latency", &v, sizeof(v));
+	n = il_fs_read_bin(IL_PM_QOS_PATH, &v, sizeof(v));
 	if (n < 0)
 		return il_unknown(il_errmsg());
 	if (n != (int)sizeof(v))
-		return unknownf("/dev/cpu_dma_latency: read %d bytes, expected 4", n);
+		return unknownf(IL_PM_QOS_PATH ": read %d bytes, expected 4", n);
 	return json_integer(v);
 }
 
@@ -311,7 +312,8 @@ json_t *il_fingerprint(struct il_topo *t)
 	if (!fp)
 		return NULL;
 	env_cpuinfo_load(&ci);
-	n = env_online_cpus(&cpus, why, sizeof(why));
+	n = il_fs_online_cpus(&cpus);
+	snprintf(why, sizeof(why), "%s", n < 0 ? il_errmsg() : "");
 	set(fp, "cpu", env_cpu_section(&ci, &ecx1));
 	set(fp, "kernel", kernel_section());
 	set(fp, "tsc", tsc_section(&ci));

@@ -139,7 +139,6 @@ void env_cpuinfo_free(struct cpuinfo *ci);
 /* A cpuinfo flag as a JSON boolean, or unknown when the flags are not read. */
 json_t *env_cpuinfo_flag(struct cpuinfo *ci, const char *flag);
 /* The online CPUs from sysfs (fixture-aware), malloc()ed; count or -errno. */
-int env_online_cpus(int **out, char *reason, size_t rlen);
 
 /* The fingerprint's "cpu" section; @ecx1_out gets CPUID.1:ECX (0 if none). */
 json_t *env_cpu_section(struct cpuinfo *ci, unsigned int *ecx1_out);

@@ -93,28 +93,3 @@ json_t *env_cpuinfo_flag(struct cpuinfo *ci, const char *flag)
 	return json_boolean(env_has_word(ci->flags, flag));
 }
 
-/* The online CPUs from sysfs (fixture-aware), malloc()ed; count or -errno. */
-int env_online_cpus(int **out, char *reason, size_t rlen)
-{
-	char buf[4096];
-	int *cpus, n;
-
-	*out = NULL;
-	if (il_fs_read(CPU_SYS "/online", buf, sizeof(buf))) {
-		snprintf(reason, rlen, "%s", il_errmsg());
-		return -ENOENT;
-	}
-	cpus = malloc(IL_MAX_CPUS * sizeof(*cpus));
-	if (!cpus) {
-		snprintf(reason, rlen, "out of memory");
-		return -ENOMEM;
-	}
-	n = il_cpulist_parse(buf, cpus, IL_MAX_CPUS);
-	if (n < 0) {
-		snprintf(reason, rlen, "%s", il_errmsg());
-		free(cpus);
-		return n;
-	}
-	*out = cpus;
-	return n > IL_MAX_CPUS ? IL_MAX_CPUS : n;
-}

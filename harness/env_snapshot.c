@@ -109,7 +109,8 @@ json_t *il_env_snapshot(void)
 	set(gov, "cpuidle", fs_str(CPU_SYS "/cpuidle/current_governor_ro"));
 	set(snap, "governors", gov);
 
-	n = env_online_cpus(&list, why, sizeof(why));
+	n = il_fs_online_cpus(&list);
+	snprintf(why, sizeof(why), "%s", n < 0 ? il_errmsg() : "");
 	if (n < 0) {
 		set(snap, "cpus", il_unknown(why));
 	} else {

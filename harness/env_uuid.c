@@ -7,6 +7,7 @@
  */
 #include "env.h"
 #include "err.h"
+#include "sysfs.h"
 #include "tsc.h"
 
 #include <ctype.h>
@@ -116,25 +117,6 @@ static int uuid_file_read(const char *path, char out[37])
 	return 0;
 }
 
-static int mkdir_p(const char *dir)
-{
-	char p[4096], *s;
-
-	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p))
-		return -ENAMETOOLONG;
-	for (s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	if (mkdir(p, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 /*
  * Write a fresh UUID to a temporary file and link() it into place: link
  * fails if another process got there first, so concurrent first runs
@@ -145,7 +127,7 @@ static int uuid_file_create(const char *dir, const char *path, char out[37])
 	char tmp[4200], id[37], line[38];
 	int fd, ret = 0;
 
-	ret = mkdir_p(dir);
+	ret = il_mkdir_p(dir);
 	if (ret)
 		return ret;
 	snprintf(tmp, sizeof(tmp), "%s/.host-uuid.XXXXXX", dir);

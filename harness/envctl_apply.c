@@ -19,6 +19,7 @@
 #include "envctl_internal.h"
 #include "bench.h"
 #include "err.h"
+#include "pmqos.h"
 #include "sysfs.h"
 #include "topo.h"
 
@@ -34,7 +35,7 @@
 #include <unistd.h>
 
 #define CPU_DIR		"/sys/devices/system/cpu"
-#define QOS_PATH	"/dev/cpu_dma_latency"
+#define QOS_PATH	IL_PM_QOS_PATH
 #define MAX_STATES	64
 
 struct il_envctl {
@@ -57,25 +58,6 @@ struct il_envctl {
 };
 
 /* ---- reading the controlled state -------------------------------------- */
-
-static int online_cpus(int **out)
-{
-	char buf[4096];
-	int *cpus, n, ret;
-
-	ret = il_fs_read(CPU_DIR "/online", buf, sizeof(buf));
-	if (ret)
-		return ret;
-	n = il_cpulist_parse(buf, NULL, 0);
-	if (n < 0)
-		return n;
-	cpus = calloc(n ? n : 1, sizeof(int));
-	if (!cpus)
-		return il_errorf(-ENOMEM, "out of memory");
-	il_cpulist_parse(buf, cpus, n);
-	*out = cpus;
-	return n;
-}
 
 /* "governor=G min_khz=A max_khz=B disabled=S1,S2" for @cpu; parts that
  * cannot be read say "unknown". */
@@ -412,7 +394,7 @@ int il_envctl_apply(const struct il_envctl_spec *s, struct il_envctl **out)
 				il_envctl_journal_path(p, sizeof(p)));
 		goto fail;
 	}
-	ret = online_cpus(&c->cpus);
+	ret = il_fs_online_cpus(&c->cpus);
 	if (ret < 0)
 		goto fail;
 	c->ncpus = ret;
@@ -534,7 +516,7 @@ int il_envctl_run_attrs(struct il_envctl *c, struct il_run *run)
 		il_run_attr(run, -1, "envctl.mlockall", "%d", c->mem_locked);
 		return 0;
 	}
-	n = online_cpus(&cpus);
+	n = il_fs_online_cpus(&cpus);
 	if (n < 0) {
 		il_errclear();
 		return 0;

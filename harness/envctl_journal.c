@@ -32,6 +32,7 @@
 #include "envctl.h"
 #include "envctl_internal.h"
 #include "err.h"
+#include "sysfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,24 +69,6 @@ bool il_envctl_journal_pending(void)
 	char p[PATH_MAX];
 
 	return access(il_envctl_journal_path(p, sizeof(p)), F_OK) == 0;
-}
-
-static int mkdir_p(const char *dir)
-{
-	char p[PATH_MAX], *s;
-
-	snprintf(p, sizeof(p), "%s", dir);
-	for (s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	if (mkdir(p, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
 }
 
 static int fsync_dir(const char *dir)
@@ -225,7 +208,7 @@ int il_envctl_lock_take(int *fdp)
 	char p[PATH_MAX];
 	int fd, ret;
 
-	ret = mkdir_p(state_dir());
+	ret = il_mkdir_p(state_dir());
 	if (ret)
 		return il_errorf(ret, "cannot create the state directory %s: %s",
 				 state_dir(), strerror(-ret));

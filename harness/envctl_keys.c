@@ -12,6 +12,7 @@
  */
 #include "envctl.h"
 #include "err.h"
+#include "pmqos.h"
 #include "opts.h"
 
 #include <errno.h>
@@ -275,8 +276,8 @@ const struct il_envctl_key il_envctl_keys[] = {
 		.name = "pm_qos_us",
 		.type = IL_ENVKEY_UINT,
 		/* The kernel takes an s32; 2000000000 is its "no limit". */
-		.min = 0, .max = 2000000000,
-		.accepts = "a latency in microseconds, 0 to 2000000000",
+		.min = 0, .max = IL_PM_QOS_NO_LIMIT_US,
+		.accepts = "a latency in microseconds, 0 to " IL_PM_QOS_NO_LIMIT_STR,
 		.help = "hold a PM QoS CPU latency request of this many microseconds for the whole campaign",
 		.changes = "/dev/cpu_dma_latency, held open by idlelab",
 		.restore = "the kernel drops the request when the descriptor closes, at the end or at any exit",
@@ -364,18 +365,7 @@ const char *const *il_envctl_key_names(void)
 
 const char *il_envctl_key_suggest(const char *name)
 {
-	const struct il_envctl_key *k;
-	const char *best = NULL;
-	int bestd = 3, d;
-
-	for (k = il_envctl_keys; k->name; k++) {
-		d = il_edit_distance(name, k->name);
-		if (d < bestd) {
-			bestd = d;
-			best = k->name;
-		}
-	}
-	return best;
+	return il_suggest(name, il_envctl_key_names());
 }
 
 int il_envctl_key_set(struct il_envctl_spec *s, const struct il_envctl_key *k,

@@ -25,7 +25,12 @@
 int il_errorf(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/** il_errmsg() - the last message, or strerror() of the last errno if none. */
+/**
+ * il_errmsg() - the current thread's last message, or "unknown error" if
+ * none was left.  There is no strerror() fallback: only the message is
+ * kept, not the errno, so a function whose errno needs words must say
+ * them with il_errorf().
+ */
 const char *il_errmsg(void);
 
 /** il_errclear() - forget the current thread's message. */

@@ -20,6 +20,7 @@
 #include "import.h"
 #include "env.h"
 #include "err.h"
+#include "run_status.h"
 #include "series.h"
 #include "stats.h"
 #include "store.h"
@@ -307,8 +308,8 @@ int il_import_cyclictest(struct il_store *s, const char *path,
 	if (r.end_ns < r.start_ns)
 		r.end_ns = r.start_ns;
 	rc = json_object_get(doc, "return_code");
-	r.status = !rc || json_integer_value(rc) == 0 ? "ok" : "failed";
-	r.status_reason = strcmp(r.status, "ok") ? "cyclictest returned non-zero" : NULL;
+	r.status = il_run_status_name(!rc || json_integer_value(rc) == 0 ? IL_RUN_OK : IL_RUN_FAILED);
+	r.status_reason = rc && json_integer_value(rc) ? "cyclictest returned non-zero" : NULL;
 	r.tool_version = version;
 	r.cmdline = json_string_value(get2(doc, "cmdline"));
 	r.nseries = ns;

@@ -64,20 +64,47 @@ const struct il_opt *il_opts_find(const struct il_opt *t, const char *key)
 	return NULL;
 }
 
+void il_suggest_init(struct il_suggester *s, const char *key)
+{
+	size_t len = key ? strlen(key) : 0;
+
+	s->key = key;
+	s->best = NULL;
+	/* A candidate must beat this: the threshold, or the word's length. */
+	s->bestd = len <= IL_SUGGEST_MAX_DISTANCE ? (int)len : IL_SUGGEST_MAX_DISTANCE + 1;
+}
+
+void il_suggest_consider(struct il_suggester *s, const char *name)
+{
+	int d;
+
+	if (!s->key || !name)
+		return;
+	d = il_edit_distance(s->key, name);
+	if (d < s->bestd) {
+		s->bestd = d;
+		s->best = name;
+	}
+}
+
+const char *il_suggest(const char *key, const char *const *names)
+{
+	struct il_suggester s;
+
+	il_suggest_init(&s, key);
+	for (; names && *names; names++)
+		il_suggest_consider(&s, *names);
+	return s.best;
+}
+
 const char *il_opts_suggest(const struct il_opt *t, const char *key)
 {
-	const char *best = NULL;
-	int bestd = 4;
+	struct il_suggester s;
 
-	for (; t && t->name; t++) {
-		int d = il_edit_distance(key, t->name);
-
-		if (d < bestd) {
-			bestd = d;
-			best = t->name;
-		}
-	}
-	return best;
+	il_suggest_init(&s, key);
+	for (; t && t->name; t++)
+		il_suggest_consider(&s, t->name);
+	return s.best;
 }
 
 /* Strict unsigned decimal: digits only, no overflow. */

@@ -69,7 +69,7 @@ int il_opts_set_kv(const struct il_opt *t, void *params, const char *kv);
 /** il_opts_find() - the entry for @key, or NULL. */
 const struct il_opt *il_opts_find(const struct il_opt *t, const char *key);
 
-/** il_opts_suggest() - the closest known name to @key, or NULL if none near. */
+/** il_opts_suggest() - il_suggest() over the names of table @t. */
 const char *il_opts_suggest(const struct il_opt *t, const char *key);
 
 /** il_opts_to_json() - every parameter's current value as a JSON object. */
@@ -84,5 +84,32 @@ const char *il_opts_type_name(enum il_opt_type t);
 
 /** il_edit_distance() - Levenshtein distance, for near-miss suggestions. */
 int il_edit_distance(const char *a, const char *b);
+
+/*
+ * Near-miss suggestions ("did you mean ...?") for every kind of name the
+ * user types: commands, benchmarks, parameters, campaign keys.  One rule
+ * for all of them: the nearest candidate by il_edit_distance(), if it is
+ * at most IL_SUGGEST_MAX_DISTANCE edits away and fewer edits than the
+ * typed word has characters (so "" or "x" never "means" anything); the
+ * first of equally near candidates wins.
+ */
+#define IL_SUGGEST_MAX_DISTANCE	3
+
+/**
+ * struct il_suggester - the nearest candidate so far, for tables whose
+ * names are not a plain string list: il_suggest_init(), then
+ * il_suggest_consider() per name, then read @best (NULL: none near).
+ */
+struct il_suggester {
+	const char *key;
+	const char *best;
+	int bestd;
+};
+
+void il_suggest_init(struct il_suggester *s, const char *key);
+void il_suggest_consider(struct il_suggester *s, const char *name);
+
+/** il_suggest() - the nearest of the NULL-terminated @names to @key, or NULL. */
+const char *il_suggest(const char *key, const char *const *names);
 
 #endif

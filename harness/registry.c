@@ -40,9 +40,6 @@ const struct il_bench_ops *const il_benches[] = {
 	NULL
 };
 
-/* A typo further than this from every name gets no suggestion. */
-#define IL_SUGGEST_MAX_DISTANCE	3
-
 const struct il_bench_ops *il_bench_find(const char *name)
 {
 	int i;
@@ -57,17 +54,11 @@ const struct il_bench_ops *il_bench_find(const char *name)
 
 const char *il_bench_suggest(const char *name)
 {
-	const char *best = NULL;
-	int bestd = IL_SUGGEST_MAX_DISTANCE + 1, d, i;
+	struct il_suggester s;
+	int i;
 
-	if (!name)
-		return NULL;
-	for (i = 0; il_benches[i]; i++) {
-		d = il_edit_distance(name, il_benches[i]->name);
-		if (d < bestd) {
-			bestd = d;
-			best = il_benches[i]->name;
-		}
-	}
-	return best;
+	il_suggest_init(&s, name);
+	for (i = 0; il_benches[i]; i++)
+		il_suggest_consider(&s, il_benches[i]->name);
+	return s.best;
 }

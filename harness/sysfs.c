@@ -14,12 +14,14 @@
  */
 #include "sysfs.h"
 #include "err.h"
+#include "topo.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Larger than any sysfs attribute or /proc file we read (interrupts on a
@@ -230,4 +232,75 @@ int il_fs_write(const char *path, const char *val)
 	if (done < len)
 		return il_errorf(-EIO, "short write of '%s' to %s", val, p);
 	return 0;
+}
+
+int il_fs_read_long(const char *path, long *v)
+{
+	char buf[64], p[4096], *end;
+	int ret;
+
+	ret = il_fs_read(path, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	errno = 0;
+	*v = strtol(buf, &end, 0);
+	if (errno || end == buf)
+		return il_errorf(-EINVAL, "%s: '%s' is not a number",
+				 il_fs_path(path, p, sizeof(p)), buf);
+	return 0;
+}
+
+bool il_fs_exists(const char *path)
+{
+	char p[4096];
+
+	return access(il_fs_path(path, p, sizeof(p)), F_OK) == 0;
+}
+
+int il_fs_online_cpus(int **out)
+{
+	char buf[4096];
+	int *cpus, n, ret;
+
+	*out = NULL;
+	ret = il_fs_read("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	if (ret)
+		return ret;
+	/* Count first, so a machine with more CPUs than a guess still fits. */
+	n = il_cpulist_parse(buf, NULL, 0);
+	if (n < 0)
+		return n;
+	cpus = calloc(n ? n : 1, sizeof(*cpus));
+	if (!cpus)
+		return il_errorf(-ENOMEM, "out of memory");
+	il_cpulist_parse(buf, cpus, n);
+	*out = cpus;
+	return n;
+}
+
+static int mkdir_one(const char *p)
+{
+	if (mkdir(p, 0755) && errno != EEXIST)
+		return il_errorf(-errno, "cannot create directory %s: %s", p,
+				 strerror(errno));
+	return 0;
+}
+
+int il_mkdir_p(const char *dir)
+{
+	char p[4096], *s;
+	int ret;
+
+	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p))
+		return il_errorf(-ENAMETOOLONG, "directory name too long: %.64s...", dir);
+	for (s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		ret = mkdir_one(p);
+		if (ret)
+			return ret;
+		*s = '/';
+	}
+	return mkdir_one(p);
 }

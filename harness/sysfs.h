@@ -11,6 +11,7 @@
 #ifndef IDLELAB_SYSFS_H
 #define IDLELAB_SYSFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,27 @@ int il_fs_read(const char *path, char *buf, size_t len);
 int il_fs_read_all(const char *path, char **out);
 /** il_fs_read_u64() - the first line as a decimal number; -EINVAL if not one. */
 int il_fs_read_u64(const char *path, uint64_t *v);
+/**
+ * il_fs_read_long() - the first line as a signed number, in any base
+ * strtol() takes (perf_event_paranoid may be -1, and so may an unset
+ * physical_package_id).  Return: 0; -errno from il_fs_read(); -EINVAL.
+ */
+int il_fs_read_long(const char *path, long *v);
+/** il_fs_exists() - whether @path exists under the root. */
+bool il_fs_exists(const char *path);
+/**
+ * il_fs_online_cpus() - the CPUs in /sys/devices/system/cpu/online,
+ * ascending, into a malloc()ed array the caller frees.
+ * Return: their number, or -errno with a message.
+ */
+int il_fs_online_cpus(int **out);
+/**
+ * il_mkdir_p() - create @dir and its missing parents (mode 0755), like
+ * `mkdir -p`.  @dir is taken as given, not under IDLELAB_SYSFS_ROOT: it is
+ * for idlelab's own state directories.  Return: 0 (also when it exists),
+ * -ENAMETOOLONG, or -errno from mkdir(2), with a message naming the path.
+ */
+int il_mkdir_p(const char *dir);
 /** il_fs_write() - write @val (no newline added) to an existing file. */
 int il_fs_write(const char *path, const char *val);
 

@@ -134,4 +134,22 @@ check "SIGINT: database consistent" "$IDLELAB" db check --db "$S"
 for c in info list bench report db; do
 	check "$c --help" sh -c "'$IDLELAB' $c --help | grep -q usage"
 done
+
+# --- the option tables (harness/cli_opts.h) ---------------------------------
+# --help is generated from the same table --list-options prints.
+for c in info list bench report db restore merge import export; do
+	"$IDLELAB" $c --help >"$T_TMP/help"
+	miss=
+	for o in $("$IDLELAB" $c --list-options); do
+		grep -qE -- "--$o( |\$)" "$T_TMP/help" || miss="$miss --$o"
+	done
+	check "$c --help shows every option of its table${miss:+ (missing:$miss)}" [ -z "$miss" ]
+done
+check "--list-options stays out of --help" sh -c "! '$IDLELAB' bench --help | grep -q list-options"
+expect_exit "long-only option without its argument" 2 "$IDLELAB" bench timer_wake --db "$DB" --counters
+check "message names the long option" grep -q "option --counters: missing argument" "$T_TMP/err"
+expect_exit "short option without its argument" 2 "$IDLELAB" report -d
+check "message names the short option" grep -q "option -d: invalid or missing argument" "$T_TMP/err"
+expect_exit "a bad value stops at its option" 2 "$IDLELAB" export --db "$DB" --what everything --help
+check "clustered short flags still parse" sh -c "'$IDLELAB' bench -jh | grep -q usage"
 t_done

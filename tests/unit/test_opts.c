@@ -127,6 +127,32 @@ TEST(edit_distance)
 	CHECK(il_edit_distance("same", "same") == 0);
 }
 
+/* The one suggestion rule every "did you mean" in idlelab goes through. */
+TEST(suggest_threshold)
+{
+	static const char *const names[] = { "interval_us", "samples", "db", NULL };
+	struct il_suggester s;
+
+	CHECK(!strcmp(il_suggest("intervl_us", names), "interval_us"));
+	/* Exactly IL_SUGGEST_MAX_DISTANCE edits still suggests, one more not. */
+	CHECK(il_edit_distance("sam", "samples") == IL_SUGGEST_MAX_DISTANCE + 1);
+	CHECK(il_suggest("sam", names) == NULL);
+	CHECK(il_edit_distance("samp", "samples") == IL_SUGGEST_MAX_DISTANCE);
+	CHECK(!strcmp(il_suggest("samp", names), "samples"));
+	/* A word no longer than its distance "means" nothing. */
+	CHECK(il_suggest("", names) == NULL);
+	CHECK(il_suggest("x", names) == NULL);
+	CHECK(!strcmp(il_suggest("dv", names), "db"));
+	CHECK(il_suggest("anything", NULL) == NULL);
+	/* The same rule through the incremental form and the option table. */
+	il_suggest_init(&s, "samplez");
+	il_suggest_consider(&s, "zzzzzz");
+	il_suggest_consider(&s, "samples");
+	il_suggest_consider(&s, "samplex");
+	CHECK(s.best && !strcmp(s.best, "samples"));
+	CHECK(!strcmp(il_opts_suggest(table, "sampels"), "samples"));
+}
+
 int main(void)
 {
 	RUN(defaults);
@@ -136,5 +162,6 @@ int main(void)
 	RUN(unknown_key_suggests);
 	RUN(json_echo);
 	RUN(edit_distance);
+	RUN(suggest_threshold);
 	return tap_done();
 }
