@@ -23,6 +23,7 @@ cfg=${IDLELAB_TESTS_CFG:-tests/tests.cfg}
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+run_t0=$(date +%s)
 passed=0
 failed=0
 skipped=0
@@ -193,5 +194,6 @@ elif parse_table; then
 	exec 3<&-
 fi
 [ "$skipped" -gt 0 ] && echo "# $skipped skipped:$skipped_names"
+echo "# all tests: $(($(date +%s) - run_t0)) s"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
