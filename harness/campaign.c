@@ -155,13 +155,23 @@ static void ctx_free(struct ctx *x)
 int il_campaign_parse(const char *file, const char *text, size_t len,
 		      struct il_topo *topo, struct il_campaign **out)
 {
-	struct ctx x = { .file = file, .topo = topo };
+	return il_campaign_parse_scaled(file, text, len, topo, 1.0, out);
+}
+
+int il_campaign_parse_scaled(const char *file, const char *text, size_t len,
+			     struct il_topo *topo, double scale,
+			     struct il_campaign **out)
+{
+	struct ctx x = { .file = file, .topo = topo, .scale = scale };
 	yaml_parser_t parser;
 	yaml_document_t doc, extra;
 	yaml_node_t *root;
 	int ret;
 
 	*out = NULL;
+	if (!(scale >= IL_SCALE_MIN && scale <= IL_SCALE_MAX))
+		return il_errorf(-EINVAL, "scale %g: must be between %g and %g",
+				 scale, IL_SCALE_MIN, IL_SCALE_MAX);
 	x.c = calloc(1, sizeof(*x.c));
 	if (!x.c)
 		return il_errorf(-ENOMEM, "out of memory");
@@ -225,6 +235,12 @@ out:
 int il_campaign_load(const char *path, struct il_topo *topo,
 		     struct il_campaign **out)
 {
+	return il_campaign_load_scaled(path, topo, 1.0, out);
+}
+
+int il_campaign_load_scaled(const char *path, struct il_topo *topo,
+			    double scale, struct il_campaign **out)
+{
 	char *buf = NULL, *nbuf;
 	size_t cap = 0, len = 0, n;
 	FILE *f;
@@ -259,7 +275,8 @@ int il_campaign_load(const char *path, struct il_topo *topo,
 		ret = il_errorf(-EIO, "%s: read error", path);
 		goto out;
 	}
-	ret = il_campaign_parse(path, buf ? buf : "", len, topo, out);
+	ret = il_campaign_parse_scaled(path, buf ? buf : "", len, topo, scale,
+				       out);
 out:
 	free(buf);
 	fclose(f);

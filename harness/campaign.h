@@ -112,6 +112,27 @@ int il_campaign_load(const char *path, struct il_topo *topo,
 int il_campaign_parse(const char *file, const char *text, size_t len,
 		      struct il_topo *topo, struct il_campaign **out);
 
+/* The smallest and largest factor il_campaign_load_scaled() takes. */
+#define IL_SCALE_MIN	1e-6
+#define IL_SCALE_MAX	1.0
+
+/**
+ * il_campaign_load_scaled() - il_campaign_load(), with every repetition
+ * count and every parameter a benchmark marks as a count or a duration
+ * (struct il_opt .scale) multiplied by @scale, rounded and at least 1: the
+ * one documented way to shrink a campaign into a smoke test (`idlelab run
+ * --scale 0.01`).  What a run measures (intervals, launch distances,
+ * thresholds, sizes) is never scaled.  The scaled values are what the
+ * runs store, so a scaled run never resumes as an unscaled one.
+ * Return: as il_campaign_load(); -EINVAL if @scale is outside
+ * [IL_SCALE_MIN, IL_SCALE_MAX].
+ */
+int il_campaign_load_scaled(const char *path, struct il_topo *topo,
+			    double scale, struct il_campaign **out);
+int il_campaign_parse_scaled(const char *file, const char *text, size_t len,
+			     struct il_topo *topo, double scale,
+			     struct il_campaign **out);
+
 void il_campaign_free(struct il_campaign *c);
 
 /** il_plan_matches() - fnmatch(3) of @glob on the bench or group name. */

@@ -82,6 +82,7 @@ struct ctx {
 	yaml_document_t *doc;
 	struct il_topo *topo;
 	struct il_campaign *c;
+	double scale;		/* --scale: counts and durations, 1 as written */
 	struct settings defaults;
 	int ngroups;
 	struct group_src *groups;

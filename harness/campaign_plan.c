@@ -142,7 +142,7 @@ static char *join_params(char **kv, int n)
  * only documents precedence.  The set keys are rendered for display only.
  */
 static int combo_build(const struct group_src *g, const int *idx,
-		       struct combo *cb)
+		       double scale, struct combo *cb)
 {
 	const struct il_bench_ops *ops = g->ops;
 	const struct il_opt **keys, *o;
@@ -166,6 +166,10 @@ static int combo_build(const struct group_src *g, const int *idx,
 		apply(&g->set[i], cb->blk, keys, &nkeys);
 	for (i = 0; i < g->ndims; i++)
 		apply(&g->dims[i].tv[idx[i]], cb->blk, keys, &nkeys);
+	/* --scale acts on the finished block, so a count set in the file and
+	 * a default shrink alike. */
+	if (scale != 1.0)
+		il_opts_scale(ops->opts, cb->blk, scale);
 	cb->kv = calloc(nkeys + 1, sizeof(char *));
 	if (!cb->kv)
 		goto nomem;
@@ -204,7 +208,8 @@ void cp_entry_free(struct il_plan_entry *e)
 }
 
 static int add_entry(struct ctx *x, const struct group_src *g, int gno,
-		     const char *cpus, const struct combo *cb, int rep)
+		     int reps, const char *cpus, const struct combo *cb,
+		     int rep)
 {
 	struct il_campaign *c = x->c;
 	size_t size = g->ops->params_size ? g->ops->params_size : 1;
@@ -234,7 +239,7 @@ static int add_entry(struct ctx *x, const struct group_src *g, int gno,
 	e->line = g->line;
 	e->raw = g->s.raw;
 	e->repetition = rep;
-	e->repetitions = g->s.repetitions;
+	e->repetitions = reps;
 	e->group = strdup(g->name);
 	e->cpus = strdup(cpus);
 	e->events = g->s.events ? strdup(g->s.events) : NULL;
@@ -265,6 +270,8 @@ static int add_entry(struct ctx *x, const struct group_src *g, int gno,
 int cp_expand_group(struct ctx *x, const struct group_src *g, int gno)
 {
 	int *idx = calloc(g->ndims + 1, sizeof(int));
+	double d = g->s.repetitions * x->scale + 0.5;
+	int reps = d < 1 ? 1 : (int)d;
 	struct combo cb;
 	int p, i, r, ret = 0;
 
@@ -273,9 +280,10 @@ int cp_expand_group(struct ctx *x, const struct group_src *g, int gno)
 	for (p = 0; p < g->s.ncpus && !ret; p++) {
 		memset(idx, 0, (g->ndims + 1) * sizeof(int));
 		for (;;) {
-			ret = combo_build(g, idx, &cb);
-			for (r = 1; !ret && r <= g->s.repetitions; r++)
-				ret = add_entry(x, g, gno, g->s.cpus[p], &cb, r);
+			ret = combo_build(g, idx, x->scale, &cb);
+			for (r = 1; !ret && r <= reps; r++)
+				ret = add_entry(x, g, gno, reps, g->s.cpus[p],
+						&cb, r);
 			combo_free(&cb);
 			if (ret)
 				break;

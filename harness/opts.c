@@ -242,6 +242,26 @@ int il_opts_set_kv(const struct il_opt *t, void *params, const char *kv)
 	return il_opts_set(t, params, key, eq + 1);
 }
 
+void il_opts_scale(const struct il_opt *t, void *params, double factor)
+{
+	const struct il_opt *o;
+
+	for (o = t; o && o->name; o++) {
+		uint64_t *v, n;
+		double d;
+
+		if (!o->scale || o->type != IL_OPT_U64)
+			continue;
+		v = (uint64_t *)((char *)params + o->offset);
+		if (!*v)	/* 0 is "none" or "no limit", never a count */
+			continue;
+		d = (double)*v * factor + 0.5;
+		n = d < 1 ? 1 : d >= 18446744073709551615.0 ? UINT64_MAX :
+		    (uint64_t)d;
+		*v = n < o->min ? o->min : n > o->max ? o->max : n;
+	}
+}
+
 int il_opts_defaults(const struct il_opt *t, void *params)
 {
 	const struct il_opt *o;

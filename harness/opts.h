@@ -48,6 +48,13 @@ struct il_opt {
 	const char *unit;	/* "ns", "us", "count", ... ("" if none) */
 	const char *help;
 	const char *const *choices;	/* IL_OPT_ENUM: NULL-terminated */
+	/*
+	 * A count or a duration that `idlelab run --scale F` multiplies (a
+	 * smoke test's shrunk campaign): samples, rounds, windows, reps, a run
+	 * length.  Never a quantity that defines what is measured (an
+	 * interval, a launch distance, a threshold, a buffer size).
+	 */
+	bool scale;
 };
 
 #define IL_OPT_END { .name = NULL }
@@ -71,6 +78,14 @@ const struct il_opt *il_opts_find(const struct il_opt *t, const char *key);
 
 /** il_opts_suggest() - il_suggest() over the names of table @t. */
 const char *il_opts_suggest(const struct il_opt *t, const char *key);
+
+/**
+ * il_opts_scale() - multiply every IL_OPT_U64 parameter marked .scale in
+ * @params by @factor, rounded, at least 1, and kept within the option's
+ * [min, max].  A value of 0 (an option's "none" or "no limit") and every
+ * other parameter are left as they are.
+ */
+void il_opts_scale(const struct il_opt *t, void *params, double factor);
 
 /** il_opts_to_json() - every parameter's current value as a JSON object. */
 json_t *il_opts_to_json(const struct il_opt *t, const void *params);

@@ -561,6 +561,56 @@ TEST(shipped_campaigns_parse)
 	}
 }
 
+/* A parameter's value in an entry's block, read through the option table. */
+static uint64_t block_u64(const struct il_plan_entry *e, const char *name)
+{
+	const struct il_opt *o = il_opts_find(e->ops->opts, name);
+
+	return o ? *(const uint64_t *)((const char *)e->block + o->offset) :
+		   UINT64_MAX;
+}
+
+TEST(scale_shrinks_counts_not_what_is_measured)
+{
+	static const char text[] =
+		"name: sc\n"
+		"defaults:\n"
+		"  repetitions: 10\n"
+		"groups:\n"
+		"  - bench: timer_wake\n"
+		"    cpus: '0'\n"
+		"    params: {samples: 2000, interval_us: 500}\n";
+	struct il_campaign *full = parse(text), *s = NULL, *bad = NULL;
+	int ret = il_campaign_parse_scaled("t.yaml", text, strlen(text), topo,
+					   0.01, &s);
+
+	CHECKF(ret == 0 && s && full, "%s", ret ? il_errmsg() : "");
+	if (!s || !full)
+		goto out;
+	CHECKF(full->nplan == 10 && s->nplan == 1, "%d and %d runs",
+	       full->nplan, s->nplan);
+	CHECK(s->plan[0].repetitions == 1);
+	CHECKF(block_u64(&s->plan[0], "samples") == 20, "samples %" PRIu64,
+	       block_u64(&s->plan[0], "samples"));
+	/* The interval defines the measurement; duration_ms 0 is "no limit". */
+	CHECK(block_u64(&s->plan[0], "interval_us") == 500);
+	CHECK(block_u64(&s->plan[0], "duration_ms") == 0);
+	CHECK(strcmp(s->plan[0].hash, full->plan[0].hash) != 0);
+	CHECK(il_campaign_parse_scaled("t.yaml", text, strlen(text), topo, 0,
+				       &bad) == -EINVAL && !bad);
+	CHECK(il_campaign_parse_scaled("t.yaml", text, strlen(text), topo, 2,
+				       &bad) == -EINVAL && !bad);
+	/* Never below an option's minimum, never 0. */
+	il_campaign_free(s);
+	s = NULL;
+	CHECK(il_campaign_parse_scaled("t.yaml", text, strlen(text), topo,
+				       1e-6, &s) == 0 && s &&
+	      block_u64(&s->plan[0], "samples") == 1);
+out:
+	il_campaign_free(full);
+	il_campaign_free(s);
+}
+
 int main(void)
 {
 	if (il_topo_open(&topo)) {
@@ -582,6 +632,7 @@ int main(void)
 	RUN(bad_files);
 	RUN(load_missing_file);
 	RUN(shipped_campaigns_parse);
+	RUN(scale_shrinks_counts_not_what_is_measured);
 	il_topo_close(topo);
 	return tap_done();
 }
