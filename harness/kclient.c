@@ -163,6 +163,8 @@ const char *il_kunsup_str(uint32_t why)
 		return "unknown APIC destination model (DFR/LDR layout)";
 	case IDLELAB_UNSUP_NO_ARAT:
 		return "the APIC timer stops in deep C-states (no ARAT)";
+	case IDLELAB_UNSUP_KERNEL_PHYS:
+		return "the kernel's APIC driver uses physical destinations only, so logical IDs are not the kernel's to rely on (firmware may force this)";
 	}
 	return "unknown reason";
 }

@@ -176,6 +176,16 @@ static int il_storm_dest(struct il_storm *st)
 		ret = -ENOMEM;
 		goto free_ids;
 	}
+	/*
+	 * Logical destinations only where the kernel's own driver uses them
+	 * (cluster x2apic, flat): under physical routing (x2apic_phys,
+	 * physflat, or a firmware that forces physical mode) nothing
+	 * promises the logical IDs are set up or stay so.
+	 */
+	if (logical && !apic->dest_mode_logical) {
+		st->unsupported = IDLELAB_UNSUP_KERNEL_PHYS;
+		goto free_ids;
+	}
 	for (i = 0; i < req->nr_targets; i++) {
 		ret = smp_call_function_single(st->tg[i].cpu, il_read_apic,
 					       &r, 1);

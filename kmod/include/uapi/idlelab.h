@@ -69,6 +69,7 @@
 #define IDLELAB_UNSUP_NO_APIC		9
 #define IDLELAB_UNSUP_DEST_MODEL	10	/* unknown DFR/LDR layout */
 #define IDLELAB_UNSUP_NO_ARAT		11	/* APIC timer stops */
+#define IDLELAB_UNSUP_KERNEL_PHYS	12	/* kernel: physical dest only */
 
 /* GET_INFO, the same command on both devices. */
 #define IDLELAB_OP_CSTATE_WAKE		(1U << 0)
