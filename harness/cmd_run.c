@@ -86,19 +86,11 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* The entry's block and its one rendering, as the plan made them. */
 static void request_init(struct il_run_request *req, const struct plan_state *ps,
 			 const struct il_plan_entry *e)
 {
-	memset(req, 0, sizeof(*req));
-	req->ops = e->ops;
-	req->cpus = e->cpus;
-	/* Parsed once, when the plan was made; never text again. */
-	req->block = e->block;
-	req->events = e->events;
-	req->keep_raw = e->raw;
-	req->campaign = ps->name;
-	req->plan_index = e->index;
-	req->param_hash = e->hash;
+	il_plan_request(e, ps->name, req);
 	req->cmdline = cli_cmdline();
 }
 
