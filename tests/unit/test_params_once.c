@@ -6,14 +6,14 @@
  *
  * The plan of data/campaigns/quick.yaml (the real file and the real
  * benchmarks) is run entry by entry through il_plan_request(), as
- * `idlelab run` does, into a
- * scratch database, and each stored row is compared byte for byte with
- * the plan entry's text; the stored param_hash must be the FNV-1a of
- * "bench|cpus|<that stored text>", so a hash over one rendering and a
- * store of another cannot pass.  A request whose carried text differs
- * from what the block would render proves the runner stores the carried
- * text rather than rendering again, and a request without a plan (what
- * `idlelab bench` sends) proves the runner still renders that one itself.
+ * `idlelab run` does, into a scratch database, and each stored row is
+ * compared byte for byte with the plan entry's text; the stored
+ * param_hash must be the FNV-1a of "bench|cpus|<that stored text>", so a
+ * hash over one rendering and a store of another cannot pass.  A request
+ * whose carried text differs from what the block would render proves the
+ * runner stores the carried text rather than rendering again, and a
+ * request without a plan (what `idlelab bench` sends) proves the runner
+ * still renders that one itself.
  * The test runs from the repository root, as tests/run.sh starts it.
  */
 #include "tap.h"
