@@ -41,8 +41,9 @@
  * struct), filled once from the file's text by the option table, so
  * "1e3"-style accidents cannot exist and "007" equals "7".  param_hash is
  * FNV-1a 64, as 16 lowercase hex digits, of "bench|cpus|JSON[|events=E]"
- * where JSON is il_run_params_json() of the block: every parameter,
- * defaults included, exactly as runs.params stores it, so changing a
+ * where JSON is il_run_params_json() of the block, rendered once into
+ * il_plan_entry.params_json: every parameter, defaults included, the very
+ * text runs.params stores (the runner is handed it), so changing a
  * default changes the hash.  The hash does not include the repetition, so
  * all repetitions of one configuration share it.  (campaign, plan_index,
  * param_hash) is the resume key.
@@ -78,6 +79,9 @@ struct il_plan_entry {
 	char *events;			/* NULL: the default set */
 	bool raw;
 	void *block;			/* every parameter, typed: ops->params_size */
+	char *params_json;		/* @block rendered once, by
+					 * il_run_params_json(): hashed into
+					 * @hash and stored as runs.params */
 	int nparams;
 	char **params;			/* the keys the file set, "key=value"
 					 * rendered from @block, sorted by key */
@@ -134,6 +138,18 @@ int il_campaign_parse_scaled(const char *file, const char *text, size_t len,
 			     struct il_campaign **out);
 
 void il_campaign_free(struct il_campaign *c);
+
+struct il_run_request;
+
+/**
+ * il_plan_request() - the run request (runner.h) of plan entry @e, stored
+ * under campaign key @campaign: the entry's typed block and the JSON text
+ * the plan rendered from it and hashed, which the store writes as it is.
+ * @req points into @e and @campaign, which must outlive it; its cmdline is
+ * left NULL for the caller.
+ */
+void il_plan_request(const struct il_plan_entry *e, const char *campaign,
+		     struct il_run_request *req);
 
 /** il_plan_matches() - fnmatch(3) of @glob on the bench or group name. */
 bool il_plan_matches(const struct il_plan_entry *e, const char *glob);

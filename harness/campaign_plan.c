@@ -18,20 +18,27 @@
  *   3. carried as a field: combo_build() here copies the typed field over
  *      g->base (memcpy at the option's offset, no text), add_entry() gives
  *      each plan entry its own block (il_plan_entry.block);
- *   4. checked and estimated on the block: prevalidate() in cmd_run calls
+ *   4. rendered, once: combo_build() calls il_run_params_json() (runner.c,
+ *      il_opts_to_json() through the same table) once per matrix
+ *      combination; add_entry() keeps a copy of that text in
+ *      il_plan_entry.params_json and takes the resume hash over it;
+ *   5. checked and estimated on the block: prevalidate() in cmd_run calls
  *      il_run_prepare() (runner.c), which copies the block into the run
  *      and calls the benchmark's .check op (tw_check()); the estimate is
  *      the benchmark's .estimate_ns op (tw_estimate_ns()) on the block;
- *   5. read as a field: run_one() passes the block in il_run_request.block;
+ *   6. read as a field: run_one() passes the block in il_run_request.block;
  *      il_run_prepare() copies it into run->params, which tw_setup() and
  *      the workers read as p->interval_us;
- *   6. rendered, once: store_run() (runner.c) calls il_run_params_json(),
- *      il_opts_to_json() through the same table, for runs.params.
+ *   7. stored as it was rendered: run_one() also passes the entry's text
+ *      in il_run_request.params_json, and store_run() (runner.c) writes
+ *      it to runs.params unchanged.  Only a run without a plan (`idlelab
+ *      bench`, params_json NULL) is rendered there, once, from its block.
  *
- * The resume hash is taken over that same il_run_params_json() text of
- * the block (every parameter, defaults included).  The "k=v" strings of
- * il_plan_entry.params are display only (dry-run, progress lines): they
- * are formatted from the block and never parsed again.
+ * So the resume hash and runs.params are the same bytes (every parameter,
+ * defaults included); tests/unit/test_params_once.c holds quick.yaml to
+ * that.  The "k=v" strings of il_plan_entry.params are display only
+ * (dry-run, progress lines): they are formatted from the block and never
+ * parsed again.
  */
 #include "campaign_internal.h"
 #include "err.h"
@@ -204,6 +211,7 @@ void cp_entry_free(struct il_plan_entry *e)
 		free(e->params[i]);
 	free(e->params);
 	free(e->params_str);
+	free(e->params_json);
 	free(e->block);
 }
 
@@ -246,8 +254,10 @@ static int add_entry(struct ctx *x, const struct group_src *g, int gno,
 	e->params = calloc(cb->nkv ? cb->nkv : 1, sizeof(char *));
 	e->block = malloc(size);
 	e->params_str = strdup(cb->params_str);
+	/* A copy of the combination's one rendering, not a second one. */
+	e->params_json = strdup(cb->json);
 	if (!e->group || !e->cpus || (g->s.events && !e->events) ||
-	    !e->params || !e->block || !e->params_str)
+	    !e->params || !e->block || !e->params_str || !e->params_json)
 		return il_errorf(-ENOMEM, "out of memory");
 	memcpy(e->block, cb->blk, size);
 	for (i = 0; i < cb->nkv; i++) {
@@ -258,13 +268,30 @@ static int add_entry(struct ctx *x, const struct group_src *g, int gno,
 	}
 	/* Every parameter, defaults included: a changed default is a new
 	 * configuration, never a finished one (issue 8). */
-	if (asprintf(&canon, "%s|%s|%s%s%s", e->ops->name, e->cpus, cb->json,
+	if (asprintf(&canon, "%s|%s|%s%s%s", e->ops->name, e->cpus, e->params_json,
 		     e->events ? "|events=" : "", e->events ? e->events : "") < 0)
 		return il_errorf(-ENOMEM, "out of memory");
 	h = il_fnv1a64(canon, strlen(canon));
 	free(canon);
 	snprintf(e->hash, sizeof(e->hash), "%016" PRIx64, h);
 	return 0;
+}
+
+void il_plan_request(const struct il_plan_entry *e, const char *campaign,
+		     struct il_run_request *req)
+{
+	memset(req, 0, sizeof(*req));
+	req->ops = e->ops;
+	req->cpus = e->cpus;
+	/* Parsed once, when the plan was made; never text again. */
+	req->block = e->block;
+	/* Rendered once too: the resume hash was taken over this text. */
+	req->params_json = e->params_json;
+	req->events = e->events;
+	req->keep_raw = e->raw;
+	req->campaign = campaign;
+	req->plan_index = e->index;
+	req->param_hash = e->hash;
 }
 
 int cp_expand_group(struct ctx *x, const struct group_src *g, int gno)

@@ -9,8 +9,8 @@
  *
  * Every command gets -h/--help and --list-options without listing them.
  *
- * Adopting it in a command (what cmd_run.c still has to do; cmd_bench.c
- * and cmd_report.c are worked examples, with callbacks):
+ * Adopting it in a command (cmd_run.c is the plain case sketched here;
+ * cmd_bench.c and cmd_report.c are worked examples with callbacks):
  *
  *	const char *db = cli_default_db(), *name = NULL;
  *	bool resume = false;
@@ -33,9 +33,10 @@
  *		return code;	(IL_EXIT_OK after --help; else the message is out)
  *	... argv[argi] is the first operand; cli_usage(&cmd, stderr) ...
  *
- * Then drop "run" from NOT_ON_TABLE in tests/integration/test_man_options.sh
- * (the test fails until that is done) and add run to the loop of
- * tests/integration/test_cli.sh that compares --help with --list-options.
+ * Then add the command to the loop of tests/integration/test_cli.sh that
+ * compares --help with --list-options; tests/integration/
+ * test_man_options.sh finds it by itself and checks that its man page
+ * names every option of the table.
  *
  * The value pointers may point at locals, as above: the table is then a
  * local (non-static) array built in the command.  The `value` of a callback is

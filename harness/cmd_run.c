@@ -29,6 +29,7 @@
  * What it prints besides one line per run is in cmd_run_show.c.
  */
 #include "cli.h"
+#include "cli_opts.h"
 #include "campaign.h"
 #include "cmd_run_internal.h"
 #include "env.h"
@@ -38,7 +39,6 @@
 #include "runner.h"
 #include "store.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,25 +46,13 @@
 #include <time.h>
 #include <unistd.h>
 
-static void run_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: idlelab run FILE [--db FILE] [--resume] [--dry-run]\n"
-		"                        [--only GLOB] [--name NAME]\n\n"
-		"Run the campaign FILE (see idlelab-run(1) for the format): every\n"
-		"benchmark x parameter matrix x placement x repetition, one\n"
-		"transaction per run, with the environment controls restored at\n"
-		"the end, on SIGINT/SIGTERM/SIGHUP and on any error.\n\n"
-		"  -d, --db FILE     database (default $IDLELAB_DB or ./idlelab.db)\n"
-		"  -r, --resume      run only the entries not yet stored with a final\n"
-		"                    status (ok, failed, unsupported)\n"
-		"  -n, --dry-run     print the expanded plan and its estimated\n"
-		"                    duration; run and change nothing\n"
-		"  -o, --only GLOB   only the entries whose benchmark or group name\n"
-		"                    matches GLOB (fnmatch); plan indices are kept\n"
-		"      --name NAME   store under campaign NAME instead of the file's\n"
-		"  -h, --help        this text\n");
-}
+static const char run_usage[] =
+	"usage: idlelab run FILE [--db FILE] [--resume] [--dry-run]\n"
+	"                        [--only GLOB] [--name NAME]\n\n"
+	"Run the campaign FILE (see idlelab-run(1) for the format): every\n"
+	"benchmark x parameter matrix x placement x repetition, one\n"
+	"transaction per run, with the environment controls restored at\n"
+	"the end, on SIGINT/SIGTERM/SIGHUP and on any error.\n\n";
 
 static int collect_cb(int64_t idx, const char *hash, const char *status,
 		      uint64_t dur, void *arg)
@@ -98,19 +86,11 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* The entry's block and its one rendering, as the plan made them. */
 static void request_init(struct il_run_request *req, const struct plan_state *ps,
 			 const struct il_plan_entry *e)
 {
-	memset(req, 0, sizeof(*req));
-	req->ops = e->ops;
-	req->cpus = e->cpus;
-	/* Parsed once, when the plan was made; never text again. */
-	req->block = e->block;
-	req->events = e->events;
-	req->keep_raw = e->raw;
-	req->campaign = ps->name;
-	req->plan_index = e->index;
-	req->param_hash = e->hash;
+	il_plan_request(e, ps->name, req);
 	req->cmdline = cli_cmdline();
 }
 
@@ -225,53 +205,39 @@ struct run_ctx {
 	const char *host;
 };
 
-/* The command line into @o.  Return: -1 to go on, else the exit code. */
+/* The command line into @o.  Return: CLI_CONTINUE, else the exit code. */
 static int run_parse(int argc, char **argv, struct run_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "resume", no_argument, NULL, 'r' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "only", required_argument, NULL, 'o' },
-		{ "name", required_argument, NULL, 'N' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	/* A local table: its value pointers are fields of @o. */
+	const struct cli_option options[] = {
+		CLI_STRING('d', "db", &o->db, "FILE",
+			   "database (default $IDLELAB_DB or ./idlelab.db)"),
+		CLI_FLAG('r', "resume", &o->resume,
+			 "run only the entries not yet stored with a final\n"
+			 "status (ok, failed, unsupported)"),
+		CLI_FLAG('n', "dry-run", &o->dry,
+			 "print the expanded plan and its estimated\n"
+			 "duration; run and change nothing"),
+		CLI_STRING('o', "only", &o->only, "GLOB",
+			   "only the entries whose benchmark or group name\n"
+			   "matches GLOB (fnmatch); plan indices are kept"),
+		CLI_STRING(0, "name", &o->name, "NAME",
+			   "store under campaign NAME instead of the file's"),
+		CLI_END
 	};
-	int opt;
+	const struct cli_command cmd = { "run", run_usage, options };
+	int argi, code;
 
 	o->db = cli_default_db();
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "d:rno:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'd':
-			o->db = optarg;
-			break;
-		case 'r':
-			o->resume = true;
-			break;
-		case 'n':
-			o->dry = true;
-			break;
-		case 'o':
-			o->only = optarg;
-			break;
-		case 'N':
-			o->name = optarg;
-			break;
-		case 'h':
-			run_usage(stdout);
-			return IL_EXIT_OK;
-		default:
-			return cli_bad_option("run", argc, argv);
-		}
-	}
-	if (optind != argc - 1) {
-		run_usage(stderr);
+	code = cli_parse_options(&cmd, argc, argv, &argi);
+	if (code != CLI_CONTINUE)
+		return code;
+	if (argi != argc - 1) {
+		cli_usage(&cmd, stderr);
 		return cli_usage_error("run: expected exactly one campaign file");
 	}
-	o->file = argv[optind];
-	return -1;
+	o->file = argv[argi];
+	return CLI_CONTINUE;
 }
 
 /*
@@ -555,7 +521,7 @@ int cmd_run(int argc, char **argv)
 	int code;
 
 	code = run_parse(argc, argv, &r.o);
-	if (code >= 0)
+	if (code != CLI_CONTINUE)
 		return code;
 	code = run_prepare(&r);
 	if (!code && r.o.dry)

@@ -129,9 +129,14 @@ static int store_run(struct il_store *store, const char *machine_uuid,
 	snprintf(rec.uuid, sizeof(rec.uuid), "%s", out->uuid);
 	snprintf(rec.machine_uuid, sizeof(rec.machine_uuid), "%s", machine_uuid);
 	rec.bench = run->ops->name;
-	/* The one place a run's parameters become text. */
-	params_s = il_run_params_json(run->ops, run->params);
-	rec.params_json = params_s;
+	/* A plan's run carries the text it was hashed over; only a run
+	 * without a plan (`idlelab bench`) is rendered here, once. */
+	if (req->params_json) {
+		rec.params_json = req->params_json;
+	} else {
+		params_s = il_run_params_json(run->ops, run->params);
+		rec.params_json = params_s;
+	}
 	rec.placement = run->place.spec[0] ? run->place.spec :
 			(req->cpus ? req->cpus : run->ops->default_cpus);
 	cpus_s = placement_json(&run->place);
@@ -174,7 +179,7 @@ static int store_run(struct il_store *store, const char *machine_uuid,
 	for (i = 0; attrs && i < run->nattrs; i++)
 		il_run_attr_get(run, i, &attrs[i]);
 	rec.attrs = attrs;
-	if (!attrs || !params_s || (counters && !cres))
+	if (!attrs || !rec.params_json || (counters && !cres))
 		ret = il_errorf(-ENOMEM, "out of memory storing the run");
 	else
 		ret = il_store_save_run(store, &rec);

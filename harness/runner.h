@@ -31,6 +31,13 @@ struct il_run_request {
 	 * the defaults.
 	 */
 	const void *block;
+	/*
+	 * @block as the plan rendered and hashed it (il_plan_entry.params_json),
+	 * stored as runs.params as it is, so a run's parameters become text
+	 * exactly once.  NULL (`idlelab bench`): the runner renders the
+	 * parameters itself, once, when it stores the run.
+	 */
+	const char *params_json;
 	int nparams;
 	const char *const *params;	/* "key=value" */
 	const char *events;		/* NULL: the default set */
@@ -61,8 +68,10 @@ int il_run_prepare(struct il_topo *topo, const struct il_run_request *req,
 /**
  * il_run_params_json() - @params rendered through @ops's option table as
  * the canonical JSON text stored in runs.params: every parameter, defaults
- * included, keys sorted, compact.  The campaign's resume hash is taken
- * over this same text.
+ * included, keys sorted, compact.  A campaign calls it once per plan
+ * configuration, hashes that text and hands it to the store through
+ * il_run_request.params_json; the runner calls it only for a run without
+ * that text.
  * Return: a malloc'd string, or NULL on allocation failure.
  */
 char *il_run_params_json(const struct il_bench_ops *ops, const void *params);

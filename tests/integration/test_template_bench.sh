@@ -5,7 +5,8 @@
 # tracks or would track) gets bench/template_demo.c from the template
 # tests/fixtures/bench-template.c and one X(template_demo) line in the
 # registry, builds (non-sanitized, -j2), and the new benchmark is listed by
-# `idlelab list --json` and runs into a fresh database.  Every other file
+# `idlelab list --json`, runs into a fresh database, and its .check and
+# .estimate_ns ops reach `idlelab run --dry-run`.  Every other file
 # of the copy is then compared with the tree: none may have changed.
 . tests/lib.sh
 
@@ -43,6 +44,20 @@ check "one ok run of $NAME stored" test "$(sqlite3 -batch -noheader "$DB" \
 	"SELECT count(*) FROM runs WHERE bench = '$NAME' AND status = 'ok'")" = 1
 check "its 50 samples are summarised" test "$(sqlite3 -batch -noheader "$DB" \
 	"SELECT s.count FROM runs r JOIN summaries s ON s.run_uuid = r.uuid WHERE r.bench = '$NAME' AND s.metric = 'read_gap'")" = 50
+# Its .check and .estimate_ns ops reach the plan: a campaign of it is
+# estimated from samples (1 us a pair plus the harness's 50 ms per run,
+# where a benchmark without the op gets 1 s), and a placement of two CPUs
+# is refused at --dry-run, before anything runs.
+printf 'name: tmpl\ngroups:\n  - {bench: %s, params: {samples: 100}}\n  - {bench: %s, params: {samples: 250000}}\n' \
+	"$NAME" "$NAME" >"$T_TMP/tmpl.yaml"
+"$NEW" run "$T_TMP/tmpl.yaml" --db "$T_TMP/dry.db" --dry-run >"$T_TMP/dry.out" 2>&1
+check "dry-run: the estimate follows samples" \
+	sh -c "grep -q ' 0\.1 s  samples=100\$' '$T_TMP/dry.out' && grep -q ' 0\.3 s  samples=250000\$' '$T_TMP/dry.out'"
+printf 'name: tmpl2\ngroups:\n  - {bench: %s, cpus: "0,1"}\n' "$NAME" >"$T_TMP/tmpl2.yaml"
+expect_exit "dry-run: .check refuses two CPUs" 2 \
+	"$NEW" run "$T_TMP/tmpl2.yaml" --db "$T_TMP/dry.db" --dry-run
+check "the refusal is the check's message" grep -q "placement: 2 CPUs, but this benchmark times one" "$T_TMP/err"
+check "a dry run creates no database" test ! -e "$T_TMP/dry.db"
 cd "$SRC" || exit 1
 
 # Nothing else edited: every file of the tree is byte-identical in the copy.
