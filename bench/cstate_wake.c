@@ -155,20 +155,22 @@ static uint64_t cw_estimate_ns(const void *params,
 			       const struct il_placement *place)
 {
 	const struct cw_params *p = params;
-	uint64_t launch_ns = p->launch_min_ns;
 
-	if (p->launch_max_ns > launch_ns)
-		launch_ns = (launch_ns + p->launch_max_ns) / 2;
-	return p->samples * launch_ns * (uint64_t)il_bench_measured(place);
+	return p->samples * il_range_mean(p->launch_min_ns, p->launch_max_ns) *
+	       (uint64_t)il_bench_measured(place);
 }
 
 static int cw_check(const void *params, const struct il_placement *place)
 {
 	const struct cw_params *p = params;
+	int ret;
 
-	if (p->launch_max_ns && p->launch_max_ns < p->launch_min_ns)
-		return il_errorf(-EINVAL, "parameter 'launch_max_ns': %" PRIu64 " is below launch_min_ns %" PRIu64,
-				 p->launch_max_ns, p->launch_min_ns);
+	/* launch_max_ns 0 is a fixed distance. */
+	ret = p->launch_max_ns ?
+	      il_check_not_below("launch_max_ns", p->launch_max_ns,
+				 "launch_min_ns", p->launch_min_ns) : 0;
+	if (ret)
+		return ret;
 	if (p->irq_mode == IDLELAB_IRQ_LATE &&
 	    p->method != IDLELAB_METHOD_MWAIT)
 		return il_errorf(-EINVAL, "parameter 'irq_mode': late needs method=mwait (only MWAIT can wake with IRQs off)");
