@@ -309,6 +309,39 @@ static json_t *rows_json(const struct rows *rows)
 	return a;
 }
 
+/*
+ * The rows of @sql, a query filtered by --run (?1) and --bench (?2), as
+ * objects named by @keys: text columns, the last one an integer count.
+ * Return: the array, or NULL when the query could not be prepared.
+ */
+static json_t *count_rows(sqlite3 *db, const char *sql,
+			  const struct il_report_opts *o,
+			  const char *const *keys)
+{
+	sqlite3_stmt *st;
+	json_t *a, *row;
+	int i, n = 0;
+
+	while (keys[n])
+		n++;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, o->run_uuid, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, o->bench, -1, SQLITE_STATIC);
+	a = json_array();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		row = json_object();
+		for (i = 0; i < n - 1; i++)
+			json_object_set_new(row, keys[i], json_string(
+				(const char *)sqlite3_column_text(st, i)));
+		json_object_set_new(row, keys[n - 1],
+				    json_integer(sqlite3_column_int(st, n - 1)));
+		json_array_append_new(a, row);
+	}
+	sqlite3_finalize(st);
+	return a;
+}
+
 /* Runs and counters that could not be measured, with their reasons. */
 static int not_measured(sqlite3 *db, const struct il_report_opts *o,
 			json_t **runs_out, json_t **cnt_out)
@@ -327,71 +360,62 @@ static int not_measured(sqlite3 *db, const struct il_report_opts *o,
 		"WHERE c.status <> 'ok' AND (?1 IS NULL OR r.uuid = ?1) "
 		"AND (?2 IS NULL OR r.bench = ?2) "
 		"GROUP BY m.hostname, c.event, c.status, c.reason ORDER BY 1, 3";
-	sqlite3_stmt *st;
-	json_t *a;
-	int rc;
+	static const char *const runs_keys[] = {
+		"machine", "benchmark", "status", "reason", "runs", NULL
+	};
+	static const char *const cnt_keys[] = {
+		"machine", "benchmarks", "event", "status", "reason", "runs", NULL
+	};
 
-	a = json_array();
-	if (sqlite3_prepare_v2(db, runs_sql, -1, &st, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_text(st, 1, o->run_uuid, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, o->bench, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:i}",
-				"machine", sqlite3_column_text(st, 0),
-				"benchmark", sqlite3_column_text(st, 1),
-				"status", sqlite3_column_text(st, 2),
-				"reason", sqlite3_column_text(st, 3),
-				"runs", sqlite3_column_int(st, 4)));
-	sqlite3_finalize(st);
-	*runs_out = a;
-	a = json_array();
-	if (sqlite3_prepare_v2(db, cnt_sql, -1, &st, NULL) != SQLITE_OK)
-		goto fail;
-	sqlite3_bind_text(st, 1, o->run_uuid, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, o->bench, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s,s:s,s:i}",
-				"machine", sqlite3_column_text(st, 0),
-				"benchmarks", sqlite3_column_text(st, 1),
-				"event", sqlite3_column_text(st, 2),
-				"status", sqlite3_column_text(st, 3),
-				"reason", sqlite3_column_text(st, 4),
-				"runs", sqlite3_column_int(st, 5)));
-	sqlite3_finalize(st);
-	*cnt_out = a;
+	*runs_out = count_rows(db, runs_sql, o, runs_keys);
+	*cnt_out = *runs_out ? count_rows(db, cnt_sql, o, cnt_keys) : NULL;
+	if (!*cnt_out)
+		return il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
 	return 0;
-fail:
-	json_decref(a);
-	return il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
+}
+
+/*
+ * @rows as a Markdown table after "@title:" and the header lines @head,
+ * one column per name in @keys: an integer as a number, anything else as
+ * its string.
+ */
+static void print_rows_md(FILE *out, const char *title, const char *head,
+			  json_t *rows, const char *const *keys)
+{
+	size_t i;
+	json_t *v, *c;
+	int k;
+
+	if (!json_array_size(rows))
+		return;
+	fprintf(out, "\n%s:\n\n%s", title, head);
+	json_array_foreach(rows, i, v) {
+		for (k = 0; keys[k]; k++) {
+			c = json_object_get(v, keys[k]);
+			if (json_is_integer(c))
+				fprintf(out, "| %d ", (int)json_integer_value(c));
+			else
+				fprintf(out, "| %s ", json_string_value(c));
+		}
+		fputs("|\n", out);
+	}
 }
 
 static void print_not_measured_md(json_t *runs, json_t *cnts, FILE *out)
 {
-	size_t i;
-	json_t *v;
+	static const char *const runs_cols[] = {
+		"machine", "benchmark", "status", "runs", "reason", NULL
+	};
+	static const char *const cnt_cols[] = {
+		"machine", "event", "status", "runs", "reason", "benchmarks", NULL
+	};
 
-	if (json_array_size(runs)) {
-		fprintf(out, "\nNot measured:\n\n| Machine | Benchmark | Status | Runs | Reason |\n|---|---|---|---:|---|\n");
-		json_array_foreach(runs, i, v)
-			fprintf(out, "| %s | %s | %s | %d | %s |\n",
-				json_string_value(json_object_get(v, "machine")),
-				json_string_value(json_object_get(v, "benchmark")),
-				json_string_value(json_object_get(v, "status")),
-				(int)json_integer_value(json_object_get(v, "runs")),
-				json_string_value(json_object_get(v, "reason")));
-	}
-	if (json_array_size(cnts)) {
-		fprintf(out, "\nCounters not counted:\n\n| Machine | Event | Status | Runs | Reason | Benchmarks |\n|---|---|---|---:|---|---|\n");
-		json_array_foreach(cnts, i, v)
-			fprintf(out, "| %s | %s | %s | %d | %s | %s |\n",
-				json_string_value(json_object_get(v, "machine")),
-				json_string_value(json_object_get(v, "event")),
-				json_string_value(json_object_get(v, "status")),
-				(int)json_integer_value(json_object_get(v, "runs")),
-				json_string_value(json_object_get(v, "reason")),
-				json_string_value(json_object_get(v, "benchmarks")));
-	}
+	print_rows_md(out, "Not measured",
+		      "| Machine | Benchmark | Status | Runs | Reason |\n|---|---|---|---:|---|\n",
+		      runs, runs_cols);
+	print_rows_md(out, "Counters not counted",
+		      "| Machine | Event | Status | Runs | Reason | Benchmarks |\n|---|---|---|---:|---|---|\n",
+		      cnts, cnt_cols);
 }
 
 int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)

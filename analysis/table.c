@@ -11,6 +11,7 @@
 #include "err.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,25 +96,21 @@ static const char *cell(const struct il_table *t, int r, int c)
 	return t->cells[r * t->ncols + c];
 }
 
+/* The characters HTML text must not hold as they are, and their entities. */
+static const char *const html_entity[UCHAR_MAX + 1] = {
+	['<'] = "&lt;", ['>'] = "&gt;", ['&'] = "&amp;", ['"'] = "&quot;",
+};
+
 static void html_str(FILE *out, const char *s)
 {
+	const char *e;
+
 	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
+		e = html_entity[(unsigned char)*s];
+		if (e)
+			fputs(e, out);
+		else
 			fputc(*s, out);
-		}
 	}
 }
 

@@ -199,6 +199,60 @@ static inline uint64_t il_clock_ns(const struct il_clock *c, uint64_t d)
  */
 int il_bench_cpus(struct il_run *run, int **cpus);
 
+/*
+ * Most benchmarks keep, first in their state (run->priv), the placed CPUs
+ * they measure on; these two are the setup and teardown frame of that
+ * state, so each benchmark adds only what is its own.
+ */
+struct il_bench_placed {
+	int n;			/* the distinct placed CPUs */
+	int *cpus;		/* ascending, from il_bench_cpus() */
+};
+
+/**
+ * il_bench_state_new() - the start of setup(): the benchmark's check op
+ * (il_run_prepare() ran it already; a direct caller is refused too), then
+ * run->priv set to a zeroed state of @size bytes whose first member is a
+ * struct il_bench_placed, filled with the placed CPUs, then @check_cpus
+ * (when not NULL) on them: the check op sees a placement's CPU list only
+ * for a plain list, this sees the distinct CPUs of any placement.
+ * Return: 0, or a negative errno with a message (run->priv NULL).
+ */
+int il_bench_state_new(struct il_run *run, size_t size,
+		       int (*check_cpus)(const void *params, int ncpus));
+/**
+ * il_bench_state_free() - free what il_bench_state_new() made and set
+ * run->priv to NULL; nothing when it is NULL already.  The benchmark frees
+ * its own members first.
+ */
+void il_bench_state_free(struct il_run *run);
+
+/* ---- parameter checks and estimates ---------------------------------- */
+
+/**
+ * il_check_not_below() - the constraint "@name is at least @lo_name".
+ * Return: 0, or -EINVAL with the message that names both parameters.
+ */
+int il_check_not_below(const char *name, uint64_t v, const char *lo_name,
+		       uint64_t lo);
+
+/* The mean of a range [@lo, @hi] whose upper end is unset (0) or below. */
+static inline uint64_t il_range_mean(uint64_t lo, uint64_t hi)
+{
+	return hi > lo ? (lo + hi) / 2 : lo;
+}
+
+/*
+ * A rough duration: @calls calls of @each_ns for each entry of a `targets`
+ * list (an empty list runs once).
+ */
+static inline uint64_t il_targets_estimate_ns(const struct il_u64_list *t,
+					      uint64_t calls,
+					      uint64_t each_ns)
+{
+	return calls * (uint64_t)(t->n ? t->n : 1) * each_ns;
+}
+
 /**
  * il_check_targets() - validate a list of target counts against @nspin
  * available spinner CPUs: each at most @nspin and no value twice.

@@ -3,7 +3,9 @@
  * common_controls.c - what a user-space benchmark sets around its
  * measurement the way cyclictest does (SCHED_FIFO, timer slack, mlockall,
  * a PM QoS hold), each recorded with what was actually obtained, plus the
- * clock choice and the placed CPUs a benchmark works on (common.h).
+ * clock choice, the placed CPUs a benchmark works on with the state frame
+ * that holds them, and the parameter checks several benchmarks share
+ * (common.h).
  */
 #include "common.h"
 #include "err.h"
@@ -211,6 +213,54 @@ int il_bench_cpus(struct il_run *run, int **cpus)
 	if (!*cpus)
 		return il_errorf(-ENOMEM, "out of memory");
 	return il_place_cpus(&run->place, *cpus, n);
+}
+
+int il_bench_state_new(struct il_run *run, size_t size,
+		       int (*check_cpus)(const void *params, int ncpus))
+{
+	struct il_bench_placed *pl;
+	int ret;
+
+	if (run->ops->check) {
+		ret = run->ops->check(run->params, &run->place);
+		if (ret)
+			return ret;
+	}
+	pl = calloc(1, size);
+	if (!pl)
+		return il_errorf(-ENOMEM, "out of memory");
+	ret = il_bench_cpus(run, &pl->cpus);
+	if (ret >= 0) {
+		pl->n = ret;
+		ret = check_cpus ? check_cpus(run->params, pl->n) : 0;
+	}
+	if (ret < 0) {
+		free(pl->cpus);
+		free(pl);
+		return ret;
+	}
+	run->priv = pl;
+	return 0;
+}
+
+void il_bench_state_free(struct il_run *run)
+{
+	struct il_bench_placed *pl = run->priv;
+
+	if (!pl)
+		return;
+	free(pl->cpus);
+	free(pl);
+	run->priv = NULL;
+}
+
+int il_check_not_below(const char *name, uint64_t v, const char *lo_name,
+		       uint64_t lo)
+{
+	if (v < lo)
+		return il_errorf(-EINVAL, "parameter '%s': %" PRIu64 " is below %s %" PRIu64,
+				 name, v, lo_name, lo);
+	return 0;
 }
 
 int il_check_targets(struct il_run *run, const struct il_u64_list *t,

@@ -127,6 +127,7 @@ struct cw_tally {
 };
 
 struct cw_state {
+	struct il_bench_placed pl;	/* first: il_bench_state_new() */
 	const struct cw_params *p;
 	int n;			/* measured CPUs */
 	int *cpu;		/* measured */
@@ -139,16 +140,15 @@ static void cw_teardown(struct il_run *run)
 {
 	struct cw_state *st = run->priv;
 
-	if (!st)
-		return;
-	free(st->buf);
-	free(st->wake);
-	free(st->intr);
-	free(st->wb);
-	free(st->cpu);
-	free(st->sender);
-	free(st);
-	run->priv = NULL;
+	if (st) {
+		free(st->buf);
+		free(st->wake);
+		free(st->intr);
+		free(st->wb);
+		free(st->cpu);
+		free(st->sender);
+	}
+	il_bench_state_free(run);
 }
 
 /* samples x the (mean) launch distance, one measured CPU after another. */
@@ -156,20 +156,22 @@ static uint64_t cw_estimate_ns(const void *params,
 			       const struct il_placement *place)
 {
 	const struct cw_params *p = params;
-	uint64_t launch_ns = p->launch_min_ns;
 
-	if (p->launch_max_ns > launch_ns)
-		launch_ns = (launch_ns + p->launch_max_ns) / 2;
-	return p->samples * launch_ns * (uint64_t)il_bench_measured(place);
+	return p->samples * il_range_mean(p->launch_min_ns, p->launch_max_ns) *
+	       (uint64_t)il_bench_measured(place);
 }
 
 static int cw_check(const void *params, const struct il_placement *place)
 {
 	const struct cw_params *p = params;
+	int ret;
 
-	if (p->launch_max_ns && p->launch_max_ns < p->launch_min_ns)
-		return il_errorf(-EINVAL, "parameter 'launch_max_ns': %" PRIu64 " is below launch_min_ns %" PRIu64,
-				 p->launch_max_ns, p->launch_min_ns);
+	/* launch_max_ns 0 is a fixed distance. */
+	ret = p->launch_max_ns ?
+	      il_check_not_below("launch_max_ns", p->launch_max_ns,
+				 "launch_min_ns", p->launch_min_ns) : 0;
+	if (ret)
+		return ret;
 	if (p->irq_mode == IDLELAB_IRQ_LATE &&
 	    p->method != IDLELAB_METHOD_MWAIT)
 		return il_errorf(-EINVAL, "parameter 'irq_mode': late needs method=mwait (only MWAIT can wake with IRQs off)");
@@ -183,25 +185,16 @@ static int cw_setup(struct il_run *run)
 {
 	const struct cw_params *p = run->params;
 	struct cw_state *st;
-	int *cpus = NULL, i, ret;
+	int i, ret;
 
-	/* il_run_prepare() checked already; a direct caller is refused too. */
-	ret = cw_check(p, &run->place);
+	ret = il_bench_state_new(run, sizeof(*st), NULL);
 	if (ret)
 		return ret;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return il_errorf(-ENOMEM, "out of memory");
+	st = run->priv;
 	st->p = p;
-	run->priv = st;
-	if (run->place.kind == IL_PLACE_PAIRS) {
-		st->n = run->place.npairs;
-	} else {
-		ret = il_bench_cpus(run, &cpus);
-		if (ret < 0)
-			goto fail;
-		st->n = ret;
-	}
+	/* One measured CPU a pair (the second), else each placed CPU. */
+	st->n = run->place.kind == IL_PLACE_PAIRS ? run->place.npairs :
+		st->pl.n;
 	st->cpu = calloc((size_t)st->n, sizeof(int));
 	st->sender = calloc((size_t)st->n, sizeof(int));
 	st->wake = calloc((size_t)st->n, sizeof(*st->wake));
@@ -220,7 +213,7 @@ static int cw_setup(struct il_run *run)
 			if (p->wake_source != IDLELAB_WAKE_IPI)
 				st->sender[i] = -1;
 		} else {
-			st->cpu[i] = cpus[i];
+			st->cpu[i] = st->pl.cpus[i];
 			st->sender[i] = -1;
 		}
 		st->wake[i] = il_run_series(run, "wake_latency", "ns",
@@ -235,11 +228,8 @@ static int cw_setup(struct il_run *run)
 			goto fail;
 		}
 	}
-	free(cpus);
-	cpus = NULL;
 	return 0;
 fail:
-	free(cpus);
 	cw_teardown(run);
 	return ret;
 }

@@ -58,9 +58,8 @@ static const struct il_opt gi_opts[] = {
 };
 
 struct gi_state {
+	struct il_bench_placed pl;	/* first: il_bench_state_new() */
 	const struct gi_params *p;
-	int n;
-	int *cpus;
 	struct idlelab_gap_sample *buf;
 };
 
@@ -68,12 +67,24 @@ static void gi_teardown(struct il_run *run)
 {
 	struct gi_state *st = run->priv;
 
-	if (!st)
-		return;
-	free(st->buf);
-	free(st->cpus);
-	free(st);
-	run->priv = NULL;
+	if (st)
+		free(st->buf);
+	il_bench_state_free(run);
+}
+
+/* The module refuses a request longer than IDLELAB_MAX_RUN_US. */
+static int gi_check(const void *params, const struct il_placement *place)
+{
+	const struct gi_params *p = params;
+	int ret;
+
+	(void)place;
+	ret = il_check_not_below("window_us", p->window_us, "width_us",
+				 p->width_us);
+	if (ret)
+		return ret;
+	return il_kcheck_run_us("windows x window_us",
+				p->windows * p->window_us);
 }
 
 static int gi_setup(struct il_run *run)
@@ -82,27 +93,17 @@ static int gi_setup(struct il_run *run)
 	struct gi_state *st;
 	int ret;
 
-	if (p->window_us < p->width_us)
-		return il_errorf(-EINVAL, "parameter 'window_us': %" PRIu64 " is below width_us %" PRIu64,
-				 p->window_us, p->width_us);
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return il_errorf(-ENOMEM, "out of memory");
+	ret = il_bench_state_new(run, sizeof(*st), NULL);
+	if (ret)
+		return ret;
+	st = run->priv;
 	st->p = p;
-	run->priv = st;
-	ret = il_bench_cpus(run, &st->cpus);
-	if (ret < 0)
-		goto fail;
-	st->n = ret;
 	st->buf = calloc(p->max_records, sizeof(*st->buf));
 	if (!st->buf) {
-		ret = il_errorf(-ENOMEM, "out of memory");
-		goto fail;
+		gi_teardown(run);
+		return il_errorf(-ENOMEM, "out of memory");
 	}
 	return 0;
-fail:
-	gi_teardown(run);
-	return ret;
 }
 
 static int gi_cpu(struct il_run *run, struct gi_state *st, int cpu,
@@ -159,8 +160,8 @@ static int gi_run(struct il_run *run)
 	uint64_t t0 = il_rdtsc_ordered();
 	int i, ret;
 
-	for (i = 0; i < st->n && !il_stop_requested(); i++) {
-		ret = gi_cpu(run, st, st->cpus[i], t0);
+	for (i = 0; i < st->pl.n && !il_stop_requested(); i++) {
+		ret = gi_cpu(run, st, st->pl.cpus[i], t0);
 		if (ret)
 			return ret;
 	}
@@ -175,22 +176,6 @@ static uint64_t gi_estimate_ns(const void *params,
 
 	return p->windows * p->window_us * 1000ULL *
 	       (uint64_t)il_bench_measured(place);
-}
-
-/* The module refuses a request longer than IDLELAB_MAX_RUN_US. */
-static int gi_check(const void *params, const struct il_placement *place)
-{
-	const struct gi_params *p = params;
-
-	(void)place;
-	if (p->window_us < p->width_us)
-		return il_errorf(-EINVAL, "parameter 'window_us': %" PRIu64 " is below width_us %" PRIu64,
-				 p->window_us, p->width_us);
-	if (p->windows * p->window_us > IDLELAB_MAX_RUN_US)
-		return il_errorf(-EINVAL, "windows x window_us = %" PRIu64 " us is over the module's run limit of %llu us",
-				 p->windows * p->window_us,
-				 (unsigned long long)IDLELAB_MAX_RUN_US);
-	return 0;
 }
 
 const struct il_bench_ops il_bench_gaps_irqoff = {

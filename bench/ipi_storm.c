@@ -77,51 +77,28 @@ static const struct il_opt is_opts[] = {
 };
 
 struct is_state {
-	const struct is_params *p;
-	int n;			/* placed CPUs; cpus[0] sends */
-	int *cpus;
+	struct il_bench_placed pl;	/* first; pl.cpus[0] sends */
 };
 
-static void is_teardown(struct il_run *run)
+/* A sender, a target, and no target count beyond the CPUs after the
+ * sender: the check op on a CPU list's CPUs, setup on any placement's. */
+static int is_check_cpus(const void *params, int ncpus)
 {
-	struct is_state *st = run->priv;
+	const struct is_params *p = params;
+	int i;
 
-	if (!st)
-		return;
-	free(st->cpus);
-	free(st);
-	run->priv = NULL;
+	if (ncpus < 2)
+		return il_errorf(-EINVAL, "ipi_storm needs a sender and at least one target CPU (--cpus all, or e.g. 0-3)");
+	for (i = 0; i < p->targets.n; i++)
+		if (p->targets.v[i] > (uint64_t)(ncpus - 1))
+			return il_errorf(-EINVAL, "parameter 'targets': %" PRIu64 " is more than the %d placed CPUs after the sender",
+					 p->targets.v[i], ncpus - 1);
+	return 0;
 }
 
 static int is_setup(struct il_run *run)
 {
-	const struct is_params *p = run->params;
-	struct is_state *st;
-	int i, ret;
-
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return il_errorf(-ENOMEM, "out of memory");
-	st->p = p;
-	run->priv = st;
-	ret = il_bench_cpus(run, &st->cpus);
-	if (ret < 0)
-		goto fail;
-	st->n = ret;
-	if (st->n < 2) {
-		ret = il_errorf(-EINVAL, "ipi_storm needs a sender and at least one target CPU (--cpus all, or e.g. 0-3)");
-		goto fail;
-	}
-	for (i = 0; i < p->targets.n; i++)
-		if (p->targets.v[i] > (uint64_t)(st->n - 1)) {
-			ret = il_errorf(-EINVAL, "parameter 'targets': %" PRIu64 " is more than the %d placed CPUs after the sender",
-					p->targets.v[i], st->n - 1);
-			goto fail;
-		}
-	return 0;
-fail:
-	is_teardown(run);
-	return ret;
+	return il_bench_state_new(run, sizeof(struct is_state), is_check_cpus);
 }
 
 static int is_apic_map(struct il_run *run)
@@ -163,7 +140,7 @@ out:
 static int is_storm(struct il_run *run, struct is_state *st, int nt,
 		    bool *acks_ok, bool *dest_set)
 {
-	const struct is_params *p = st->p;
+	const struct is_params *p = run->params;
 	struct il_series *rt, *it, **arr;
 	struct idlelab_ipi_round *rd = NULL;
 	struct idlelab_ipi_arrival *ar = NULL;
@@ -177,16 +154,18 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 	targets = calloc((size_t)nt, sizeof(*targets));
 	rd = calloc(p->rounds, sizeof(*rd));
 	ar = calloc(p->rounds * (uint64_t)nt, sizeof(*ar));
-	rt = il_run_series(run, "round_time", "ns", st->cpus[0], -1, nt, false);
-	it = il_run_series(run, "issue_time", "ns", st->cpus[0], -1, nt, false);
+	rt = il_run_series(run, "round_time", "ns", st->pl.cpus[0], -1, nt,
+			   false);
+	it = il_run_series(run, "issue_time", "ns", st->pl.cpus[0], -1, nt,
+			   false);
 	if (!arr || !targets || !rd || !ar || !rt || !it) {
 		ret = il_errorf(-ENOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < nt; i++) {
-		targets[i] = (uint32_t)st->cpus[i + 1];
-		arr[i] = il_run_series(run, "arrival", "ns", st->cpus[i + 1],
-				       -1, nt, false);
+		targets[i] = (uint32_t)st->pl.cpus[i + 1];
+		arr[i] = il_run_series(run, "arrival", "ns",
+				       st->pl.cpus[i + 1], -1, nt, false);
 		if (!arr[i]) {
 			ret = il_errorf(-ENOMEM, "out of memory for a series");
 			goto out;
@@ -194,7 +173,7 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 	}
 	il_kreq_init(&r, sizeof(r));
 	r.mode = (__u32)p->mode;
-	r.sender_cpu = (__u32)st->cpus[0];
+	r.sender_cpu = (__u32)st->pl.cpus[0];
 	r.nr_targets = (__u32)nt;
 	r.nr_rounds = (__u32)p->rounds;
 	r.targets = (__u64)(uintptr_t)targets;
@@ -206,7 +185,7 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 		goto out;
 	if (r.unsupported) {
 		ret = il_errorf(-EOPNOTSUPP, "ipi_storm %s from CPU %d to %d targets: %s (module reason %u)",
-				is_modes[p->mode], st->cpus[0], nt,
+				is_modes[p->mode], st->pl.cpus[0], nt,
 				il_kunsup_str(r.unsupported), r.unsupported);
 		goto out;
 	}
@@ -247,7 +226,7 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 	if (bad_rounds || r.nr_done != r.nr_rounds)
 		*acks_ok = false;
 	/* Per target count N; "icr_writes" alone is for all the targets. */
-	if (nt == st->n - 1)
+	if (nt == st->pl.n - 1)
 		il_run_attr(run, -1, "icr_writes", wmin == wmax ? "%u" : "%u-%u",
 			    wmin, wmax);
 	snprintf(key, sizeof(key), "icr_writes_n%d", nt);
@@ -276,17 +255,17 @@ out:
 static int is_run(struct il_run *run)
 {
 	struct is_state *st = run->priv;
-	const struct is_params *p = st->p;
+	const struct is_params *p = run->params;
 	bool acks_ok = true, dest_set = false;
 	int i, nt, ret;
 
 	il_run_attr(run, -1, "mode", "%s", is_modes[p->mode]);
-	il_run_attr(run, -1, "sender_cpu", "%d", st->cpus[0]);
+	il_run_attr(run, -1, "sender_cpu", "%d", st->pl.cpus[0]);
 	ret = is_apic_map(run);
 	if (ret)
 		return ret;
 	for (i = 0; i < p->targets.n && !il_stop_requested(); i++) {
-		nt = p->targets.v[i] ? (int)p->targets.v[i] : st->n - 1;
+		nt = p->targets.v[i] ? (int)p->targets.v[i] : st->pl.n - 1;
 		ret = is_storm(run, st, nt, &acks_ok, &dest_set);
 		if (ret)
 			return ret;
@@ -303,24 +282,15 @@ static uint64_t is_estimate_ns(const void *params,
 	const struct is_params *p = params;
 
 	(void)place;
-	return p->rounds * (uint64_t)(p->targets.n ? p->targets.n : 1) * 20000ULL;
+	return il_targets_estimate_ns(&p->targets, p->rounds, 20000);
 }
 
 /* A target count beyond the placed CPUs after the sender cannot run. */
 static int is_check(const void *params, const struct il_placement *place)
 {
-	const struct is_params *p = params;
-	int i;
-
 	if (!place || place->kind != IL_PLACE_CPUS)
 		return 0;
-	if (place->ncpus < 2)
-		return il_errorf(-EINVAL, "ipi_storm needs a sender and at least one target CPU (--cpus all, or e.g. 0-3)");
-	for (i = 0; i < p->targets.n; i++)
-		if (p->targets.v[i] > (uint64_t)(place->ncpus - 1))
-			return il_errorf(-EINVAL, "parameter 'targets': %" PRIu64 " is more than the %d placed CPUs after the sender",
-					 p->targets.v[i], place->ncpus - 1);
-	return 0;
+	return is_check_cpus(params, place->ncpus);
 }
 
 const struct il_bench_ops il_bench_ipi_storm = {
@@ -338,7 +308,7 @@ const struct il_bench_ops il_bench_ipi_storm = {
 	.kdev = IDLELAB_DEV_IPI,	/* the runner opens it around setup/teardown */
 	.setup = is_setup,
 	.run = is_run,
-	.teardown = is_teardown,
+	.teardown = il_bench_state_free,
 	.estimate_ns = is_estimate_ns,
 	.check = is_check,
 };

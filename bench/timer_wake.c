@@ -51,9 +51,8 @@ struct tw_params {
 };
 
 struct tw_state {
+	struct il_bench_placed pl;	/* first: il_bench_state_new() */
 	const struct tw_params *p;
-	int n;
-	int *cpus;
 	struct il_series **s;		/* one per thread */
 	struct il_pool pool;
 	int qos_fd;
@@ -164,16 +163,14 @@ static void tw_teardown(struct il_run *run)
 {
 	struct tw_state *st = run->priv;
 
-	if (!st)
-		return;
-	il_pool_stop(&st->pool);
-	if (st->locked)
-		il_munlock_all();
-	il_pm_qos_release(st->qos_fd);
-	free(st->s);
-	free(st->cpus);
-	free(st);
-	run->priv = NULL;
+	if (st) {
+		il_pool_stop(&st->pool);
+		if (st->locked)
+			il_munlock_all();
+		il_pm_qos_release(st->qos_fd);
+		free(st->s);
+	}
+	il_bench_state_free(run);
 }
 
 /* samples x the (mean) interval, cut short by duration_ms; CPUs run at once. */
@@ -181,12 +178,11 @@ static uint64_t tw_estimate_ns(const void *params,
 			       const struct il_placement *place)
 {
 	const struct tw_params *p = params;
-	uint64_t interval_us = p->interval_us, ns;
+	uint64_t ns;
 
 	(void)place;
-	if (p->interval_max_us > interval_us)
-		interval_us = (interval_us + p->interval_max_us) / 2;
-	ns = (p->samples + TW_WARMUP) * interval_us * 1000ULL;
+	ns = (p->samples + TW_WARMUP) *
+	     il_range_mean(p->interval_us, p->interval_max_us) * 1000ULL;
 	if (p->duration_ms && p->duration_ms * 1000000ULL < ns)
 		ns = p->duration_ms * 1000000ULL;
 	return ns;
@@ -197,11 +193,10 @@ static int tw_check(const void *params, const struct il_placement *place)
 	const struct tw_params *p = params;
 
 	(void)place;
-	if (p->interval_max_us && p->interval_max_us < p->interval_us)
-		return il_errorf(-EINVAL,
-				 "parameter 'interval_max_us': %" PRIu64 " is below interval_us %" PRIu64,
-				 p->interval_max_us, p->interval_us);
-	return 0;
+	if (!p->interval_max_us)	/* a fixed interval */
+		return 0;
+	return il_check_not_below("interval_max_us", p->interval_max_us,
+				  "interval_us", p->interval_us);
 }
 
 static int tw_setup(struct il_run *run)
@@ -210,28 +205,20 @@ static int tw_setup(struct il_run *run)
 	struct tw_state *st;
 	int i, ret;
 
-	/* il_run_prepare() checked already; a direct caller is refused too. */
-	ret = tw_check(p, &run->place);
+	ret = il_bench_state_new(run, sizeof(*st), NULL);
 	if (ret)
 		return ret;
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return il_errorf(-ENOMEM, "out of memory");
+	st = run->priv;
 	st->p = p;
 	st->qos_fd = -1;
-	run->priv = st;
-	ret = il_bench_cpus(run, &st->cpus);
-	if (ret < 0)
-		goto fail;
-	st->n = ret;
-	st->s = calloc((size_t)st->n, sizeof(*st->s));
+	st->s = calloc((size_t)st->pl.n, sizeof(*st->s));
 	if (!st->s) {
 		ret = il_errorf(-ENOMEM, "out of memory");
 		goto fail;
 	}
-	for (i = 0; i < st->n; i++) {
-		st->s[i] = il_run_series(run, "wake_latency", "ns", st->cpus[i],
-					 -1, -1, false);
+	for (i = 0; i < st->pl.n; i++) {
+		st->s[i] = il_run_series(run, "wake_latency", "ns",
+					 st->pl.cpus[i], -1, -1, false);
 		if (!st->s[i]) {
 			ret = il_errorf(-ENOMEM, "out of memory for a series");
 			goto fail;
@@ -239,7 +226,7 @@ static int tw_setup(struct il_run *run)
 	}
 	if (p->pm_qos_us < IL_PM_QOS_NO_LIMIT_US)
 		st->qos_fd = il_pm_qos_hold(run, p->pm_qos_us);
-	ret = il_pool_start(&st->pool, run, st->n, st->cpus, tw_init,
+	ret = il_pool_start(&st->pool, run, st->pl.n, st->pl.cpus, tw_init,
 			    tw_thread, st);
 	if (ret)
 		goto fail;

@@ -172,7 +172,7 @@ static uint64_t ts_estimate_ns(const void *params,
 	const struct ts_params *p = params;
 
 	(void)place;
-	return p->samples * (uint64_t)(p->targets.n ? p->targets.n : 1) * 20000ULL;
+	return il_targets_estimate_ns(&p->targets, p->samples, 20000);
 }
 
 const struct il_bench_ops il_bench_tlb_shootdown = {

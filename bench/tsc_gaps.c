@@ -46,13 +46,12 @@ struct tg_params {
 };
 
 struct tg_state {
+	struct il_bench_placed pl;	/* first: il_bench_state_new() */
 	const struct tg_params *p;
 	uint64_t khz;
 	uint64_t threshold_cycles;
 	uint64_t duration_cycles;
 	uint64_t start_tsc;		/* the common time base of all CPUs */
-	int n;
-	int *cpus;
 	struct il_series **gap;		/* per CPU */
 	struct il_series **period;	/* per CPU */
 	struct il_pool pool;
@@ -141,14 +140,12 @@ static void tg_teardown(struct il_run *run)
 {
 	struct tg_state *st = run->priv;
 
-	if (!st)
-		return;
-	il_pool_stop(&st->pool);
-	free(st->gap);
-	free(st->period);
-	free(st->cpus);
-	free(st);
-	run->priv = NULL;
+	if (st) {
+		il_pool_stop(&st->pool);
+		free(st->gap);
+		free(st->period);
+	}
+	il_bench_state_free(run);
 }
 
 static int tg_setup(struct il_run *run)
@@ -157,11 +154,11 @@ static int tg_setup(struct il_run *run)
 	struct tg_state *st;
 	int i, ret;
 
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return il_errorf(-ENOMEM, "out of memory");
+	ret = il_bench_state_new(run, sizeof(*st), NULL);
+	if (ret)
+		return ret;
+	st = run->priv;
 	st->p = p;
-	run->priv = st;
 	st->khz = il_tsc_khz();
 	if (!st->khz) {
 		ret = il_errorf(-EOPNOTSUPP, "%s", tg_supported());
@@ -176,28 +173,24 @@ static int tg_setup(struct il_run *run)
 	st->duration_cycles = p->duration_ms * st->khz;
 	il_run_attr(run, -1, "threshold_cycles", "%" PRIu64,
 		    st->threshold_cycles);
-	ret = il_bench_cpus(run, &st->cpus);
-	if (ret < 0)
-		goto fail;
-	st->n = ret;
-	st->gap = calloc((size_t)st->n, sizeof(*st->gap));
-	st->period = calloc((size_t)st->n, sizeof(*st->period));
+	st->gap = calloc((size_t)st->pl.n, sizeof(*st->gap));
+	st->period = calloc((size_t)st->pl.n, sizeof(*st->period));
 	if (!st->gap || !st->period) {
 		ret = il_errorf(-ENOMEM, "out of memory");
 		goto fail;
 	}
-	for (i = 0; i < st->n; i++) {
-		st->gap[i] = il_run_series(run, "gap", "ns", st->cpus[i], -1, -1,
-					   true);
+	for (i = 0; i < st->pl.n; i++) {
+		st->gap[i] = il_run_series(run, "gap", "ns", st->pl.cpus[i],
+					   -1, -1, true);
 		st->period[i] = il_run_series(run, "loop_period", "ns",
-					      st->cpus[i], -1, -1, false);
+					      st->pl.cpus[i], -1, -1, false);
 		if (!st->gap[i] || !st->period[i]) {
 			ret = il_errorf(-ENOMEM, "out of memory for a series");
 			goto fail;
 		}
 	}
-	ret = il_pool_start(&st->pool, run, st->n, st->cpus, NULL, tg_thread,
-			    st);
+	ret = il_pool_start(&st->pool, run, st->pl.n, st->pl.cpus, NULL,
+			    tg_thread, st);
 	if (ret)
 		goto fail;
 	return 0;

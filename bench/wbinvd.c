@@ -93,50 +93,28 @@ static const struct il_opt wb_opts[] = {
 };
 
 struct wb_state {
-	const struct wb_params *p;
-	int n;
-	int *cpus;
+	struct il_bench_placed pl;	/* first: il_bench_state_new() */
 };
 
-static void wb_teardown(struct il_run *run)
+/* blast needs an aggressor and a victim: the check op on a CPU list's
+ * CPUs, setup on any placement's. */
+static int wb_check_cpus(const void *params, int ncpus)
 {
-	struct wb_state *st = run->priv;
+	const struct wb_params *p = params;
 
-	if (!st)
-		return;
-	free(st->cpus);
-	free(st);
-	run->priv = NULL;
+	if (p->mode == IDLELAB_WBINVD_BLAST && ncpus < 2)
+		return il_errorf(-EINVAL, "mode=blast needs an aggressor and at least one victim CPU (--cpus all, or e.g. 0-3)");
+	return 0;
 }
 
 static int wb_setup(struct il_run *run)
 {
-	const struct wb_params *p = run->params;
-	struct wb_state *st;
-	int ret;
-
-	st = calloc(1, sizeof(*st));
-	if (!st)
-		return il_errorf(-ENOMEM, "out of memory");
-	st->p = p;
-	run->priv = st;
-	ret = il_bench_cpus(run, &st->cpus);
-	if (ret < 0)
-		goto fail;
-	st->n = ret;
-	if (p->mode == IDLELAB_WBINVD_BLAST && st->n < 2) {
-		ret = il_errorf(-EINVAL, "mode=blast needs an aggressor and at least one victim CPU (--cpus all, or e.g. 0-3)");
-		goto fail;
-	}
-	return 0;
-fail:
-	wb_teardown(run);
-	return ret;
+	return il_bench_state_new(run, sizeof(struct wb_state), wb_check_cpus);
 }
 
-static int wb_sweep_cpu(struct il_run *run, struct wb_state *st, int cpu)
+static int wb_sweep_cpu(struct il_run *run, int cpu)
 {
-	const struct wb_params *p = st->p;
+	const struct wb_params *p = run->params;
 	struct il_series *s[IL_LIST_MAX];
 	struct idlelab_wbinvd_sample *buf;
 	struct idlelab_wbinvd_req r;
@@ -203,13 +181,13 @@ out:
 
 static int wb_blast(struct il_run *run, struct wb_state *st)
 {
-	const struct wb_params *p = st->p;
+	const struct wb_params *p = run->params;
 	struct il_series **gap, *ev;
 	struct idlelab_gap_sample *buf;
 	struct idlelab_wbinvd_req r;
 	uint32_t *victims;
 	uint64_t t0 = 0, k, *count;
-	int aggr = st->cpus[0], nv = st->n - 1, i, ret = 0;
+	int aggr = st->pl.cpus[0], nv = st->pl.n - 1, i, ret = 0;
 
 	gap = calloc((size_t)nv, sizeof(*gap));
 	count = calloc((size_t)nv, sizeof(*count));
@@ -221,8 +199,9 @@ static int wb_blast(struct il_run *run, struct wb_state *st)
 		goto out;
 	}
 	for (i = 0; i < nv; i++) {
-		victims[i] = (uint32_t)st->cpus[i + 1];
-		gap[i] = il_run_series(run, "victim_gap", "ns", st->cpus[i + 1],
+		victims[i] = (uint32_t)st->pl.cpus[i + 1];
+		gap[i] = il_run_series(run, "victim_gap", "ns",
+				       st->pl.cpus[i + 1],
 				       -1, -1, true);
 		if (!gap[i]) {
 			ret = il_errorf(-ENOMEM, "out of memory for a series");
@@ -289,14 +268,15 @@ out:
 
 static int wb_run(struct il_run *run)
 {
+	const struct wb_params *p = run->params;
 	struct wb_state *st = run->priv;
 	int i, ret;
 
-	il_run_attr(run, -1, "mode", "%s", wb_modes[st->p->mode]);
-	if (st->p->mode == IDLELAB_WBINVD_BLAST)
+	il_run_attr(run, -1, "mode", "%s", wb_modes[p->mode]);
+	if (p->mode == IDLELAB_WBINVD_BLAST)
 		return wb_blast(run, st);
-	for (i = 0; i < st->n && !il_stop_requested(); i++) {
-		ret = wb_sweep_cpu(run, st, st->cpus[i]);
+	for (i = 0; i < st->pl.n && !il_stop_requested(); i++) {
+		ret = wb_sweep_cpu(run, st->pl.cpus[i]);
 		if (ret)
 			return ret;
 	}
@@ -322,16 +302,15 @@ static uint64_t wb_estimate_ns(const void *params,
 static int wb_check(const void *params, const struct il_placement *place)
 {
 	const struct wb_params *p = params;
+	int ret;
 
 	if (p->mode != IDLELAB_WBINVD_BLAST)
 		return 0;
-	if (p->reps * p->interval_us > IDLELAB_MAX_RUN_US)
-		return il_errorf(-EINVAL, "mode=blast: reps x interval_us = %" PRIu64 " us is over the module's run limit of %llu us",
-				 p->reps * p->interval_us,
-				 (unsigned long long)IDLELAB_MAX_RUN_US);
-	if (place && place->kind == IL_PLACE_CPUS && place->ncpus < 2)
-		return il_errorf(-EINVAL, "mode=blast needs an aggressor and at least one victim CPU (--cpus all, or e.g. 0-3)");
-	return 0;
+	ret = il_kcheck_run_us("mode=blast: reps x interval_us",
+			       p->reps * p->interval_us);
+	if (ret || !place || place->kind != IL_PLACE_CPUS)
+		return ret;
+	return wb_check_cpus(p, place->ncpus);
 }
 
 const struct il_bench_ops il_bench_wbinvd = {
@@ -345,7 +324,7 @@ const struct il_bench_ops il_bench_wbinvd = {
 	.kdev = IDLELAB_DEV_CSTATE,	/* the runner opens it around setup/teardown */
 	.setup = wb_setup,
 	.run = wb_run,
-	.teardown = wb_teardown,
+	.teardown = il_bench_state_free,
 	.estimate_ns = wb_estimate_ns,
 	.check = wb_check,
 };

@@ -37,11 +37,63 @@ void cs_settings_free(struct settings *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* How one value of a scalar-or-list node is read (cy_value_text()'s shape):
+ * @in_list is true for an element of the list. */
+typedef int (*value_fn)(struct ctx *x, const yaml_node_t *n, const char *key,
+			bool in_list, char **out);
+
+/*
+ * The values of @n under @key, a scalar or a non-empty list of them (@empty
+ * says why an empty one is refused), each read by @read, into *@vals with
+ * their lines in *@lines.  *@nout counts what was read so far, so that the
+ * caller frees it the same way after a failure.
+ */
+static int value_list(struct ctx *x, const yaml_node_t *n, const char *key,
+		      const char *empty, value_fn read, char ***vals,
+		      int **lines, int *nout)
+{
+	yaml_node_item_t *it;
+	bool list = n->type == YAML_SEQUENCE_NODE;
+	int i, cnt, ret;
+
+	cnt = list ? (int)(n->data.sequence.items.top -
+			   n->data.sequence.items.start) : 1;
+	if (!cnt)
+		return cy_fail(x, cy_line_of(n), key, "empty list: %s", empty);
+	*vals = calloc(cnt, sizeof(**vals));
+	*lines = calloc(cnt, sizeof(**lines));
+	if (!*vals || !*lines)
+		return il_errorf(-ENOMEM, "out of memory");
+	if (!list) {
+		*nout = 1;
+		(*lines)[0] = cy_line_of(n);
+		return read(x, n, key, false, &(*vals)[0]);
+	}
+	for (it = n->data.sequence.items.start, i = 0;
+	     it < n->data.sequence.items.top; it++, i++) {
+		yaml_node_t *e = cy_node(x, *it);
+
+		*nout = i + 1;
+		(*lines)[i] = cy_line_of(e);
+		ret = read(x, e, key, true, &(*vals)[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* A placement spec is a string, in a list or not. */
+static int read_cpus(struct ctx *x, const yaml_node_t *n, const char *key,
+		     bool in_list, char **out)
+{
+	(void)in_list;
+	return cy_get_string(x, n, key, out);
+}
+
 /* cpus: one placement spec, or a list of them (a plan dimension). */
 static int parse_cpus(struct ctx *x, const yaml_node_t *n, struct settings *s)
 {
-	yaml_node_item_t *it;
-	int i, cnt;
+	int i;
 
 	for (i = 0; i < s->ncpus; i++)
 		free(s->cpus[i]);
@@ -50,34 +102,8 @@ static int parse_cpus(struct ctx *x, const yaml_node_t *n, struct settings *s)
 	s->cpus = NULL;
 	s->cpus_lines = NULL;
 	s->ncpus = 0;
-	if (n->type == YAML_SEQUENCE_NODE) {
-		cnt = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
-		if (!cnt)
-			return cy_fail(x, cy_line_of(n), "cpus", "empty list: no placement to run on");
-	} else {
-		cnt = 1;
-	}
-	s->cpus = calloc(cnt, sizeof(*s->cpus));
-	s->cpus_lines = calloc(cnt, sizeof(*s->cpus_lines));
-	if (!s->cpus || !s->cpus_lines)
-		return il_errorf(-ENOMEM, "out of memory");
-	if (n->type != YAML_SEQUENCE_NODE) {
-		s->ncpus = 1;
-		s->cpus_lines[0] = cy_line_of(n);
-		return cy_get_string(x, n, "cpus", &s->cpus[0]);
-	}
-	for (it = n->data.sequence.items.start, i = 0;
-	     it < n->data.sequence.items.top; it++, i++) {
-		yaml_node_t *e = cy_node(x, *it);
-		int ret;
-
-		s->ncpus = i + 1;
-		s->cpus_lines[i] = cy_line_of(e);
-		ret = cy_get_string(x, e, "cpus", &s->cpus[i]);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return value_list(x, n, "cpus", "no placement to run on", read_cpus,
+			  &s->cpus, &s->cpus_lines, &s->ncpus);
 }
 
 static int parse_events(struct ctx *x, const yaml_node_t *n, struct settings *s)
@@ -244,7 +270,6 @@ int cs_parse_param(struct ctx *x, const struct il_bench_ops *ops,
 static int parse_matrix(struct ctx *x, const yaml_node_t *n, struct group_src *g)
 {
 	yaml_node_pair_t *p;
-	yaml_node_item_t *it;
 	int ret, i = 0, j;
 
 	ret = cy_check_mapping(x, n, "matrix", "matrix", NULL);
@@ -260,7 +285,6 @@ static int parse_matrix(struct ctx *x, const yaml_node_t *n, struct group_src *g
 	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++, i++) {
 		yaml_node_t *kn = cy_node(x, p->key), *vn = cy_node(x, p->value);
 		struct dim *d = &g->dims[i];
-		int cnt;
 
 		g->ndims = i + 1;
 		d->key = strdup(cy_scalar(kn));
@@ -274,35 +298,12 @@ static int parse_matrix(struct ctx *x, const yaml_node_t *n, struct group_src *g
 				return cy_fail(x, d->key_line, d->key,
 					       "set in both params (line %d) and matrix",
 					       g->s.params[j].key_line);
-		cnt = vn->type == YAML_SEQUENCE_NODE ?
-		      (int)(vn->data.sequence.items.top - vn->data.sequence.items.start) : 1;
-		if (!cnt)
-			return cy_fail(x, cy_line_of(vn), d->key,
-				       "empty list: the matrix would have no runs");
-		d->vals = calloc(cnt, sizeof(*d->vals));
-		d->lines = calloc(cnt, sizeof(*d->lines));
-		if (!d->vals || !d->lines)
-			return il_errorf(-ENOMEM, "out of memory");
-		if (vn->type != YAML_SEQUENCE_NODE) {
-			d->n = 1;
-			d->lines[0] = cy_line_of(vn);
-			ret = cy_value_text(x, vn, d->key, false, &d->vals[0]);
-			if (ret)
-				return ret;
-		} else {
-			for (it = vn->data.sequence.items.start, j = 0;
-			     it < vn->data.sequence.items.top; it++, j++) {
-				yaml_node_t *e = cy_node(x, *it);
-
-				d->n = j + 1;
-				d->lines[j] = cy_line_of(e);
-				/* A nested list is one value of a list-typed
-				 * parameter: targets: [[1, 2, 4], [8]]. */
-				ret = cy_value_text(x, e, d->key, true, &d->vals[j]);
-				if (ret)
-					return ret;
-			}
-		}
+		/* In a list, a nested list is one value of a list-typed
+		 * parameter: targets: [[1, 2, 4], [8]]. */
+		ret = value_list(x, vn, d->key, "the matrix would have no runs",
+				 cy_value_text, &d->vals, &d->lines, &d->n);
+		if (ret)
+			return ret;
 		/* Parse every value now, at its own line. */
 		d->tv = calloc(d->n, sizeof(*d->tv));
 		if (!d->tv)

@@ -206,16 +206,3 @@ void il_counters_close(struct il_counters *c)
 	free(c->c);
 	free(c);
 }
-
-const char *il_counter_status_name(enum il_counter_status s)
-{
-	switch (s) {
-	case IL_CNT_OK:
-		return "ok";
-	case IL_CNT_UNSUPPORTED:
-		return "unsupported";
-	case IL_CNT_UNAVAILABLE:
-		return "unavailable";
-	}
-	return "invalid";
-}

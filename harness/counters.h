@@ -31,6 +31,7 @@
 #ifndef IDLELAB_COUNTERS_H
 #define IDLELAB_COUNTERS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum il_counter_status {
@@ -65,6 +66,23 @@ const struct il_counter_result *il_counters_result(const struct il_counters *c,
 						   int i);
 void il_counters_close(struct il_counters *c);
 
-const char *il_counter_status_name(enum il_counter_status s);
+/*
+ * il_counter_status_name() - the name counters.status stores for @s, or
+ * NULL for a value outside the enum.  Inline here, beside the enum, so that
+ * the store (which refuses such a value) links without the counter
+ * backends and both read the one table.
+ */
+static inline const char *il_counter_status_name(enum il_counter_status s)
+{
+	switch (s) {
+	case IL_CNT_OK:
+		return "ok";
+	case IL_CNT_UNSUPPORTED:
+		return "unsupported";
+	case IL_CNT_UNAVAILABLE:
+		return "unavailable";
+	}
+	return NULL;
+}
 
 #endif

@@ -84,6 +84,27 @@ void cnt_free_tokens(char **v, int n)
 	free(v);
 }
 
+int cnt_event_tokens(const char *events, const char *const *defs, int ndefs,
+		     char ***out, int *nout)
+{
+	char **tok;
+	int i;
+
+	if (events)
+		return cnt_split_events(events, out, nout);
+	tok = calloc((size_t)ndefs, sizeof(*tok));
+	for (i = 0; tok && i < ndefs; i++)
+		if (!(tok[i] = strdup(defs[i])))
+			break;
+	if (!tok || i < ndefs) {
+		cnt_free_tokens(tok, tok ? i : 0);
+		return il_errorf(-ENOMEM, "out of memory");
+	}
+	*out = tok;
+	*nout = ndefs;
+	return 0;
+}
+
 static struct rev *add_rev(struct rev **v, int *n, const char *name)
 {
 	struct rev *nv = realloc(*v, (size_t)(*n + 1) * sizeof(**v));

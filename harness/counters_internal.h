@@ -116,6 +116,13 @@ void cnt_set_pending(struct cnt *n);
 /* @list split at commas outside "pmu/.../" names; 0 or -errno. */
 int cnt_split_events(const char *list, char ***out, int *nout);
 void cnt_free_tokens(char **v, int n);
+/*
+ * The event names a backend opens: @events split (cnt_split_events()), or
+ * a copy of the backend's @ndefs defaults @defs when @events is NULL, so
+ * the backend frees either the same way.  0 or -errno.
+ */
+int cnt_event_tokens(const char *events, const char *const *defs, int ndefs,
+		     char ***out, int *nout);
 /* A "pmu/event/" name into one or more resolved events appended to @v. */
 int cnt_resolve_sysfs(const char *name, struct rev **v, int *n);
 /* A libpfm4 name into @v; @dfl: a default, so unknown is a row, not an error.

@@ -252,21 +252,11 @@ static int papi_open(struct il_counters *c, const char *events,
 	char **tok = NULL, why[160] = "";
 	int *code = NULL, *comp = NULL, ntok = 0, i, j, ret, pret;
 
-	if (events) {
-		ret = cnt_split_events(events, &tok, &ntok);
-		if (ret)
-			return ret;
-	} else {
-		ntok = (int)(sizeof(papi_defaults) / sizeof(papi_defaults[0]));
-		tok = calloc((size_t)ntok, sizeof(*tok));
-		for (i = 0; tok && i < ntok; i++)
-			if (!(tok[i] = strdup(papi_defaults[i])))
-				break;
-		if (!tok || i < ntok) {
-			cnt_free_tokens(tok, tok ? i : 0);
-			return il_errorf(-ENOMEM, "out of memory");
-		}
-	}
+	ret = cnt_event_tokens(events, papi_defaults,
+			       (int)(sizeof(papi_defaults) /
+				     sizeof(papi_defaults[0])), &tok, &ntok);
+	if (ret)
+		return ret;
 	code = calloc((size_t)ntok, sizeof(*code));
 	comp = calloc((size_t)ntok, sizeof(*comp));
 	c->priv = calloc(1, sizeof(struct papi_sets));

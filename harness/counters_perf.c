@@ -197,21 +197,11 @@ static int pfm_open(struct il_counters *c, const char *events,
 	int *rd = NULL, *pkg = NULL;	/* package-scope reader, package */
 	bool dfl = !events;
 
-	if (dfl) {
-		ntok = (int)(sizeof(pfm_defaults) / sizeof(pfm_defaults[0]));
-		tok = calloc((size_t)ntok, sizeof(*tok));
-		for (i = 0; tok && i < ntok; i++)
-			if (!(tok[i] = strdup(pfm_defaults[i])))
-				break;
-		if (!tok || i < ntok) {
-			cnt_free_tokens(tok, tok ? i : 0);
-			return il_errorf(-ENOMEM, "out of memory");
-		}
-	} else {
-		ret = cnt_split_events(events, &tok, &ntok);
-		if (ret)
-			return ret;
-	}
+	ret = cnt_event_tokens(events, pfm_defaults,
+			       (int)(sizeof(pfm_defaults) /
+				     sizeof(pfm_defaults[0])), &tok, &ntok);
+	if (ret)
+		return ret;
 
 	/* Resolve every name before anything is opened. */
 	pthread_mutex_lock(&cnt_lock);

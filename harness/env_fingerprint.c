@@ -97,18 +97,16 @@ static json_t *cpuidle_states(int cpu)
 	json_t *states, *st;
 	int k;
 
-	snprintf(path, sizeof(path), CPU_SYS "/cpu%d/cpuidle", cpu);
-	if (!fs_isdir(path))
-		return unknownf("no %s: no cpuidle driver has registered states for cpu%d",
-				path, cpu);
+	states = cpuidle_absent(cpu);
+	if (states)
+		return states;
 	states = json_array();
 	for (k = 0;; k++) {
 		snprintf(path, sizeof(path), CPU_SYS "/cpu%d/cpuidle/state%d",
 			 cpu, k);
 		if (!fs_isdir(path))
 			break;
-#define STATE_FILE(f) (snprintf(path, sizeof(path), \
-		CPU_SYS "/cpu%d/cpuidle/state%d/" f, cpu, k), path)
+#define STATE_FILE(f) cpuidle_file(path, sizeof(path), cpu, k, f)
 		st = json_object();
 		set(st, "index", json_integer(k));
 		if (il_fs_read(STATE_FILE("name"), name, sizeof(name)))

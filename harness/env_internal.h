@@ -124,6 +124,32 @@ static inline int fs_isdir(const char *path)
 	return !stat(il_fs_path(path, p, sizeof(p)), &st) && S_ISDIR(st.st_mode);
 }
 
+/*
+ * The path of file @f of cpuidle state @k of @cpu, into @buf; for the
+ * per-state reads of the fingerprint and the snapshots.
+ */
+static inline const char *cpuidle_file(char *buf, size_t len, int cpu, int k,
+				       const char *f)
+{
+	snprintf(buf, len, CPU_SYS "/cpu%d/cpuidle/state%d/%s", cpu, k, f);
+	return buf;
+}
+
+/*
+ * Whether @cpu has cpuidle states: NULL if it has, else the unknown value
+ * that says why not, for the caller to return in their place.
+ */
+static inline json_t *cpuidle_absent(int cpu)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), CPU_SYS "/cpu%d/cpuidle", cpu);
+	if (fs_isdir(path))
+		return NULL;
+	return unknownf("no %s: no cpuidle driver has registered states for cpu%d",
+			path, cpu);
+}
+
 struct cpuinfo {
 	char *text;		/* NULL if unreadable */
 	char *flags;		/* first processor's flags, or NULL */

@@ -19,14 +19,12 @@ static json_t *snap_cpuidle(int cpu)
 	json_t *out, *st;
 	int k;
 
-	snprintf(path, sizeof(path), CPU_SYS "/cpu%d/cpuidle", cpu);
-	if (!fs_isdir(path))
-		return unknownf("no %s: no cpuidle driver has registered states for cpu%d",
-				path, cpu);
+	out = cpuidle_absent(cpu);
+	if (out)
+		return out;
 	out = json_object();
 	for (k = 0;; k++) {
-#define SNAP_FILE(f) (snprintf(path, sizeof(path), \
-		CPU_SYS "/cpu%d/cpuidle/state%d/" f, cpu, k), path)
+#define SNAP_FILE(f) cpuidle_file(path, sizeof(path), cpu, k, f)
 		if (il_fs_read(SNAP_FILE("name"), name, sizeof(name)))
 			break;
 		/* Names are unique in every driver we know; if not, the

@@ -136,24 +136,15 @@ static int hex_decode(const char *s, unsigned char **out, size_t *len)
 /* Write @len bytes to the already-resolved @file (never created). */
 static int write_resolved(const char *file, const void *buf, size_t len)
 {
-	const char *p = buf;
-	size_t done = 0;
-	ssize_t n;
 	int fd = open(file, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
-	while (done < len) {
-		n = write(fd, p + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int e = n < 0 ? errno : EIO;
-
-			close(fd);
-			return -e;
-		}
-		done += (size_t)n;
+	n = il_fd_write_full(fd, buf, len);
+	if (n < 0 || (size_t)n < len) {
+		close(fd);
+		return n < 0 ? (int)n : -EIO;
 	}
 	if (close(fd))
 		return -errno;
@@ -163,28 +154,16 @@ static int write_resolved(const char *file, const void *buf, size_t len)
 static int read_resolved(const char *file, unsigned char *buf, size_t max,
 			 size_t *len)
 {
-	ssize_t n;
-	size_t got = 0;
 	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
 
 	if (fd < 0)
 		return -errno;
-	while (got < max) {
-		n = read(fd, buf + got, max - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-
-			close(fd);
-			return -e;
-		}
-		if (!n)
-			break;
-		got += (size_t)n;
-	}
+	n = il_fd_read_full(fd, buf, max);
 	close(fd);
-	*len = got;
+	if (n < 0)
+		return (int)n;
+	*len = (size_t)n;
 	return 0;
 }
 
@@ -255,7 +234,7 @@ int il_envctl_journal_write(const struct jentry *ent, int n)
 	char path[PATH_MAX], tmp[PATH_MAX + 8], *hex, *s;
 	json_t *j, *a, *o;
 	struct timespec ts;
-	size_t len, done = 0;
+	size_t len;
 	ssize_t w;
 	int i, fd, ret = 0;
 
@@ -306,16 +285,9 @@ int il_envctl_journal_write(const struct jentry *ent, int n)
 		free(s);
 		return ret;
 	}
-	while (done < len) {
-		w = write(fd, s + done, len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			ret = -(w < 0 ? errno : EIO);
-			break;
-		}
-		done += (size_t)w;
-	}
+	w = il_fd_write_full(fd, s, len);
+	if (w < 0 || (size_t)w < len)
+		ret = w < 0 ? (int)w : -EIO;
 	free(s);
 	if (!ret && fsync(fd))
 		ret = -errno;

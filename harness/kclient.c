@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -134,6 +135,15 @@ int il_kdev_ioctl(struct il_kdev *d, unsigned long cmd, void *req,
 	}
 	return il_errorf(-e, "/dev/%s %s: %s%s", d->name, what, strerror(e),
 			 hint);
+}
+
+int il_kcheck_run_us(const char *what, uint64_t us)
+{
+	if (us > IDLELAB_MAX_RUN_US)
+		return il_errorf(-EINVAL, "%s = %" PRIu64 " us is over the module's run limit of %llu us",
+				 what, us,
+				 (unsigned long long)IDLELAB_MAX_RUN_US);
+	return 0;
 }
 
 const char *il_kunsup_str(uint32_t why)

@@ -65,6 +65,13 @@ void il_kreq_init(void *req, size_t size);
 int il_kdev_ioctl(struct il_kdev *d, unsigned long cmd, void *req,
 		  const char *what);
 
+/**
+ * il_kcheck_run_us() - a request of @us microseconds against the modules'
+ * IDLELAB_MAX_RUN_US, for a benchmark's check op; @what names the product
+ * in the message ("windows x window_us").  Return: 0, or -EINVAL.
+ */
+int il_kcheck_run_us(const char *what, uint64_t us);
+
 /** il_kunsup_str() - the text of an IDLELAB_UNSUP_* reason. */
 const char *il_kunsup_str(uint32_t why);
 

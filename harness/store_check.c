@@ -62,33 +62,42 @@ static void check_version(struct il_store *s, struct findings *fd)
 			ver, latest);
 }
 
-static void check_integrity(struct il_store *s, struct findings *fd)
+/* A check's work on one row of its query; findings go to @fd. */
+typedef void (*check_row_fn)(sqlite3_stmt *st, struct findings *fd);
+
+/*
+ * The frame of every check below: run @sql, hand each row to @row, and
+ * report a query that fails as "@what: check failed".
+ */
+static void check_rows(struct il_store *s, struct findings *fd,
+		       const char *sql, const char *what, check_row_fn row)
 {
 	sqlite3_stmt *st;
-	const char *t;
 	int rc;
 
-	rc = sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL);
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		t = (const char *)sqlite3_column_text(st, 0);
-		if (t && strcmp(t, "ok"))
-			finding(fd, "integrity: %s", t);
+		row(st, fd);
 		rc = SQLITE_OK;
 	}
 	if (rc != SQLITE_DONE)
-		finding(fd, "integrity: check failed: %s", sqlite3_errmsg(s->db));
+		finding(fd, "%s: check failed: %s", what, sqlite3_errmsg(s->db));
 	sqlite3_finalize(st);
+}
 
-	rc = sqlite3_prepare_v2(s->db, "PRAGMA foreign_key_check", -1, &st, NULL);
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		finding(fd, "foreign key: %s row %" PRId64 " refers to a missing %s row",
-			sqlite3_column_text(st, 0), (int64_t)sqlite3_column_int64(st, 1),
-			sqlite3_column_text(st, 2));
-		rc = SQLITE_OK;
-	}
-	if (rc != SQLITE_DONE)
-		finding(fd, "foreign keys: check failed: %s", sqlite3_errmsg(s->db));
-	sqlite3_finalize(st);
+static void integrity_row(sqlite3_stmt *st, struct findings *fd)
+{
+	const char *t = (const char *)sqlite3_column_text(st, 0);
+
+	if (t && strcmp(t, "ok"))
+		finding(fd, "integrity: %s", t);
+}
+
+static void foreign_key_row(sqlite3_stmt *st, struct findings *fd)
+{
+	finding(fd, "foreign key: %s row %" PRId64 " refers to a missing %s row",
+		sqlite3_column_text(st, 0), (int64_t)sqlite3_column_int64(st, 1),
+		sqlite3_column_text(st, 2));
 }
 
 /* "run UUID metric cpu 3->5 grp 4", naming a summary in a finding. */
@@ -108,94 +117,77 @@ static void series_label(sqlite3_stmt *st, int col, char *buf, size_t len)
 		snprintf(buf + n, len - n, " grp %" PRId64, grp);
 }
 
-static void check_histograms(struct il_store *s, struct findings *fd)
+/* The columns series_label() reads, first in each query that uses it. */
+#define SERIES_COLS	"s.run_uuid, s.metric, s.cpu, s.cpu2, s.grp"
+
+static const char histograms_sql[] =
+	"SELECT " SERIES_COLS ", s.count, s.min, s.max,"
+	" h.summary_id IS NOT NULL, h.layout, h.blob"
+	" FROM summaries s LEFT JOIN histograms h ON h.summary_id = s.id"
+	" ORDER BY s.id";
+
+static void histogram_row(sqlite3_stmt *st, struct findings *fd)
 {
-	static const char sql[] =
-		"SELECT s.run_uuid, s.metric, s.cpu, s.cpu2, s.grp, s.count,"
-		" s.min, s.max, h.summary_id IS NOT NULL, h.layout, h.blob"
-		" FROM summaries s LEFT JOIN histograms h ON h.summary_id = s.id"
-		" ORDER BY s.id";
-	struct il_hist *h;
-	sqlite3_stmt *st;
+	uint64_t count = (uint64_t)sqlite3_column_int64(st, 5);
+	struct il_hist *h = NULL;
 	char label[256];
-	uint64_t count;
-	int rc;
 
-	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		rc = SQLITE_OK;
-		series_label(st, 0, label, sizeof(label));
-		count = (uint64_t)sqlite3_column_int64(st, 5);
-		if (!sqlite3_column_int(st, 8)) {
-			finding(fd, "%s: summary has no histogram", label);
-			continue;
-		}
-		if (sqlite3_column_int64(st, 9) != IL_HIST_LAYOUT)
-			finding(fd, "%s: histogram layout %" PRId64 ", expected %d",
-				label, (int64_t)sqlite3_column_int64(st, 9),
-				IL_HIST_LAYOUT);
-		h = NULL;
-		if (il_hist_decode(sqlite3_column_blob(st, 10),
-				   (size_t)sqlite3_column_bytes(st, 10), &h)) {
-			finding(fd, "%s: histogram does not decode: %s", label,
-				il_errmsg());
-			continue;
-		}
-		if (il_hist_count(h) != count) {
-			finding(fd, "%s: histogram holds %" PRIu64 " samples, summary says %" PRIu64,
-				label, il_hist_count(h), count);
-		} else if (count) {
-			/* The exact extremes lie in the histogram's end buckets. */
-			uint64_t min = (uint64_t)sqlite3_column_int64(st, 6);
-			uint64_t max = (uint64_t)sqlite3_column_int64(st, 7);
-
-			if (min < il_hist_min(h) || max > il_hist_max(h) ||
-			    min > max)
-				finding(fd, "%s: min %" PRIu64 " / max %" PRIu64 " outside the histogram's range %" PRIu64 "..%" PRIu64,
-					label, min, max, il_hist_min(h),
-					il_hist_max(h));
-		}
-		il_hist_free(h);
+	series_label(st, 0, label, sizeof(label));
+	if (!sqlite3_column_int(st, 8)) {
+		finding(fd, "%s: summary has no histogram", label);
+		return;
 	}
-	if (rc != SQLITE_DONE)
-		finding(fd, "histograms: check failed: %s", sqlite3_errmsg(s->db));
-	sqlite3_finalize(st);
+	if (sqlite3_column_int64(st, 9) != IL_HIST_LAYOUT)
+		finding(fd, "%s: histogram layout %" PRId64 ", expected %d",
+			label, (int64_t)sqlite3_column_int64(st, 9),
+			IL_HIST_LAYOUT);
+	if (il_hist_decode(sqlite3_column_blob(st, 10),
+			   (size_t)sqlite3_column_bytes(st, 10), &h)) {
+		finding(fd, "%s: histogram does not decode: %s", label,
+			il_errmsg());
+		return;
+	}
+	if (il_hist_count(h) != count) {
+		finding(fd, "%s: histogram holds %" PRIu64 " samples, summary says %" PRIu64,
+			label, il_hist_count(h), count);
+	} else if (count) {
+		/* The exact extremes lie in the histogram's end buckets. */
+		uint64_t min = (uint64_t)sqlite3_column_int64(st, 6);
+		uint64_t max = (uint64_t)sqlite3_column_int64(st, 7);
+
+		if (min < il_hist_min(h) || max > il_hist_max(h) || min > max)
+			finding(fd, "%s: min %" PRIu64 " / max %" PRIu64 " outside the histogram's range %" PRIu64 "..%" PRIu64,
+				label, min, max, il_hist_min(h),
+				il_hist_max(h));
+	}
+	il_hist_free(h);
 }
 
-static void check_raw(struct il_store *s, struct findings *fd)
-{
-	static const char sql[] =
-		"SELECT s.run_uuid, s.metric, s.cpu, s.cpu2, s.grp, s.count,"
-		" s.dropped_raw, r.layout, r.count, length(r.blob)"
-		" FROM raw_samples r JOIN summaries s ON s.id = r.summary_id"
-		" ORDER BY s.id";
-	int64_t count, dropped, layout, n, bytes;
-	sqlite3_stmt *st;
-	char label[256];
-	int rc;
+static const char raw_sql[] =
+	"SELECT " SERIES_COLS ", s.count, s.dropped_raw,"
+	" r.layout, r.count, length(r.blob)"
+	" FROM raw_samples r JOIN summaries s ON s.id = r.summary_id"
+	" ORDER BY s.id";
 
-	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		rc = SQLITE_OK;
-		series_label(st, 0, label, sizeof(label));
-		count = sqlite3_column_int64(st, 5);
-		dropped = sqlite3_column_int64(st, 6);
-		layout = sqlite3_column_int64(st, 7);
-		n = sqlite3_column_int64(st, 8);
-		bytes = sqlite3_column_int64(st, 9);
-		if (layout != IL_RAW_VALUES && layout != IL_RAW_TIMED)
-			finding(fd, "%s: raw layout %" PRId64 " unknown", label,
-				layout);
-		else if (bytes != n * 8 * layout)
-			finding(fd, "%s: raw BLOB of %" PRId64 " bytes for %" PRId64 " samples",
-				label, bytes, n);
-		if (n + dropped != count)
-			finding(fd, "%s: %" PRId64 " raw + %" PRId64 " dropped samples, summary says %" PRId64,
-				label, n, dropped, count);
-	}
-	if (rc != SQLITE_DONE)
-		finding(fd, "raw samples: check failed: %s", sqlite3_errmsg(s->db));
-	sqlite3_finalize(st);
+static void raw_row(sqlite3_stmt *st, struct findings *fd)
+{
+	int64_t count = sqlite3_column_int64(st, 5);
+	int64_t dropped = sqlite3_column_int64(st, 6);
+	int64_t layout = sqlite3_column_int64(st, 7);
+	int64_t n = sqlite3_column_int64(st, 8);
+	int64_t bytes = sqlite3_column_int64(st, 9);
+	char label[256];
+
+	series_label(st, 0, label, sizeof(label));
+	if (layout != IL_RAW_VALUES && layout != IL_RAW_TIMED)
+		finding(fd, "%s: raw layout %" PRId64 " unknown", label,
+			layout);
+	else if (bytes != n * 8 * layout)
+		finding(fd, "%s: raw BLOB of %" PRId64 " bytes for %" PRId64 " samples",
+			label, bytes, n);
+	if (n + dropped != count)
+		finding(fd, "%s: %" PRId64 " raw + %" PRId64 " dropped samples, summary says %" PRId64,
+			label, n, dropped, count);
 }
 
 int il_store_check(struct il_store *s, char **report)
@@ -210,9 +202,12 @@ int il_store_check(struct il_store *s, char **report)
 	if (!fd.f)
 		return il_errorf(-ENOMEM, "out of memory");
 	check_version(s, &fd);
-	check_integrity(s, &fd);
-	check_histograms(s, &fd);
-	check_raw(s, &fd);
+	check_rows(s, &fd, "PRAGMA integrity_check", "integrity",
+		   integrity_row);
+	check_rows(s, &fd, "PRAGMA foreign_key_check", "foreign keys",
+		   foreign_key_row);
+	check_rows(s, &fd, histograms_sql, "histograms", histogram_row);
+	check_rows(s, &fd, raw_sql, "raw samples", raw_row);
 	if (fd.n > MAX_FINDINGS)
 		fprintf(fd.f, "... and %d more findings\n", fd.n - MAX_FINDINGS);
 	if (!fd.n)

@@ -190,20 +190,6 @@ int il_store_has_run(struct il_store *s, const char *uuid)
 	return ret;
 }
 
-static const char *counter_status(enum il_counter_status st)
-{
-	/* Kept here, not counters.c's name table, so the store links alone. */
-	switch (st) {
-	case IL_CNT_OK:
-		return "ok";
-	case IL_CNT_UNSUPPORTED:
-		return "unsupported";
-	case IL_CNT_UNAVAILABLE:
-		return "unavailable";
-	}
-	return NULL;
-}
-
 static int put_run(struct il_store *s, const struct il_run_rec *r)
 {
 	sqlite3_stmt *st;
@@ -230,9 +216,7 @@ static int put_run(struct il_store *s, const struct il_run_rec *r)
 	     b_text(st, 15, r->git_rev) ?:
 	     b_text(st, 16, r->cmdline) ?:
 	     (r->tsc_khz ? b_u64(st, 17, r->tsc_khz) : sqlite3_bind_null(st, 17));
-	if (rc)
-		return bind_fail(s, st, rc, "storing the run");
-	return run_stmt(s, st, "storing the run");
+	return step_bound(s, st, rc, "storing the run");
 }
 
 static int put_env(struct il_store *s, const char *run, const char *phase,
@@ -296,9 +280,7 @@ static int put_summary_row(struct il_store *s, const char *run,
 		rc = sqlite3_bind_double(st, 11, row->stddev);
 	for (i = 0; !rc && i < row->npct; i++)
 		rc = b_u64(st, 12 + i, row->pct[i]);
-	if (rc)
-		return bind_fail(s, st, rc, "storing a summary");
-	ret = run_stmt(s, st, "storing a summary");
+	ret = step_bound(s, st, rc, "storing a summary");
 	if (!ret)
 		*id = sqlite3_last_insert_rowid(s->db);
 	return ret;
@@ -350,10 +332,7 @@ static int put_hist(struct il_store *s, int64_t id, const struct il_hist *h)
 	rc = b_i64(st, 1, id) ?:
 	     b_i64(st, 2, IL_HIST_LAYOUT) ?:
 	     sqlite3_bind_blob64(st, 3, buf, len, SQLITE_STATIC);
-	if (rc)
-		ret = bind_fail(s, st, rc, "storing a histogram");
-	else
-		ret = run_stmt(s, st, "storing a histogram");
+	ret = step_bound(s, st, rc, "storing a histogram");
 out:
 	free(buf);
 	return ret;
@@ -406,10 +385,7 @@ static int put_raw(struct il_store *s, int64_t id, const struct il_series *se,
 	     b_u64(st, 3, nsamples) ?:
 	     sqlite3_bind_blob64(st, 4, blob, nwords * sizeof(uint64_t),
 				 SQLITE_STATIC);
-	if (rc)
-		ret = bind_fail(s, st, rc, "storing raw samples");
-	else
-		ret = run_stmt(s, st, "storing raw samples");
+	ret = step_bound(s, st, rc, "storing raw samples");
 out:
 	free(le);
 	return ret;
@@ -441,7 +417,7 @@ static int put_series(struct il_store *s, const char *run,
 static int put_counter(struct il_store *s, const char *run,
 		       const struct il_counter_result *c)
 {
-	const char *status = counter_status(c->status);
+	const char *status = il_counter_status_name(c->status);
 	sqlite3_stmt *st;
 	int rc, ret;
 

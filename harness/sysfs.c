@@ -57,24 +57,49 @@ int il_fs_open(const char *path, int flags)
 	return fd;
 }
 
-/* Read until EOF (or @max bytes); returns the byte count or -errno. */
-static ssize_t read_fd(int fd, const char *p, char *buf, size_t max)
+/*
+ * The loop of both: read(2) or write(2) until @len bytes, a call that
+ * moved none (end of file) or an error other than EINTR.
+ */
+static ssize_t fd_full(int fd, char *buf, size_t len, bool wr)
 {
-	size_t got = 0;
+	size_t done = 0;
 	ssize_t n;
 
-	while (got < max) {
-		n = read(fd, buf + got, max - got);
+	while (done < len) {
+		n = wr ? write(fd, buf + done, len - done) :
+			 read(fd, buf + done, len - done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return il_errorf(-errno, "cannot read %s: %s", p,
-					 strerror(errno));
+			return -errno;
 		if (n == 0)
 			break;
-		got += (size_t)n;
+		done += (size_t)n;
 	}
-	return (ssize_t)got;
+	return (ssize_t)done;
+}
+
+ssize_t il_fd_read_full(int fd, void *buf, size_t max)
+{
+	return fd_full(fd, buf, max, false);
+}
+
+ssize_t il_fd_write_full(int fd, const void *buf, size_t len)
+{
+	/* fd_full() only reads @buf when @wr is true. */
+	return fd_full(fd, (char *)buf, len, true);
+}
+
+/* il_fd_read_full(), with a message naming @p. */
+static ssize_t read_fd(int fd, const char *p, char *buf, size_t max)
+{
+	ssize_t n = il_fd_read_full(fd, buf, max);
+
+	if (n < 0)
+		return il_errorf((int)n, "cannot read %s: %s", p,
+				 strerror((int)-n));
+	return n;
 }
 
 int il_fs_read_all(const char *path, char **out)
@@ -199,7 +224,7 @@ bad:
 
 int il_fs_write(const char *path, const char *val)
 {
-	size_t len = strlen(val), done = 0;
+	size_t len = strlen(val);
 	char p[4096];
 	ssize_t n;
 	int fd;
@@ -209,27 +234,18 @@ int il_fs_write(const char *path, const char *val)
 	if (fd < 0)
 		return il_errorf(-errno, "cannot open %s for writing: %s", p,
 				 strerror(errno));
-	/* A sysfs store takes the value in one write(); the loop is for
-	 * the regular files of fixture trees. */
-	while (done < len) {
-		n = write(fd, val + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-
-			close(fd);
-			return il_errorf(-e, "cannot write '%s' to %s: %s", val,
-					 p, strerror(e));
-		}
-		if (n == 0)
-			break;
-		done += (size_t)n;
+	/* A sysfs store takes the value in one write(); the loop in
+	 * il_fd_write_full() is for the regular files of fixture trees. */
+	n = il_fd_write_full(fd, val, len);
+	if (n < 0) {
+		close(fd);
+		return il_errorf((int)n, "cannot write '%s' to %s: %s", val,
+				 p, strerror((int)-n));
 	}
 	if (close(fd) < 0)
 		return il_errorf(-errno, "cannot write '%s' to %s: %s", val, p,
 				 strerror(errno));
-	if (done < len)
+	if ((size_t)n < len)
 		return il_errorf(-EIO, "short write of '%s' to %s", val, p);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /** il_fs_path() - @path under the configured root into @buf. */
 const char *il_fs_path(const char *path, char *buf, size_t len);
@@ -49,6 +50,18 @@ int il_fs_online_cpus(int **out);
  * -ENAMETOOLONG, or -errno from mkdir(2), with a message naming the path.
  */
 int il_mkdir_p(const char *dir);
+/**
+ * il_fd_read_full() - read(2) @fd into @buf until @max bytes or end of
+ * file, restarting after signals.  Return: the bytes read, or -errno; no
+ * message (the caller knows what the descriptor is).
+ */
+ssize_t il_fd_read_full(int fd, void *buf, size_t max);
+/**
+ * il_fd_write_full() - write(2) the @len bytes of @buf to @fd, restarting
+ * after signals.  Return: the bytes written, fewer than @len only where a
+ * write(2) wrote nothing, or -errno; no message.
+ */
+ssize_t il_fd_write_full(int fd, const void *buf, size_t len);
 /** il_fs_write() - write @val (no newline added) to an existing file. */
 int il_fs_write(const char *path, const char *val);
 

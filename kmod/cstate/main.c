@@ -7,7 +7,7 @@
  * Object model: there is no per-open state.  Each run ioctl copies its
  * request in, validates it, allocates the sample buffer, runs on pinned
  * kthreads and copies the request and the samples out.  copy_*_user happens
- * only here, at the edge.
+ * only here, at the edge, and in idlelab_kcommon.h's il_copy_out().
  *
  * Locking: il_run_lock serialises runs; a second run while one is in flight
  * gets -EBUSY (mutex_trylock), never a wait.  GET_INFO takes no lock.  The
@@ -57,32 +57,44 @@ static u32 il_features(void)
 	return f;
 }
 
-static long il_ioctl_cstate(void __user *argp)
-{
-	struct idlelab_cstate_req req;
-	struct idlelab_cstate_sample *s;
-	long ret;
-
-	lockdep_assert_held(&il_run_lock);
-	if (copy_from_user(&req, argp, sizeof(req)))
-		return -EFAULT;
-	ret = il_cstate_check(&req);
-	if (ret)
-		return ret;
-	s = vcalloc(req.nr_samples, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	ret = il_cstate_run(&req, s);
-	if (ret)
-		goto free_samples;
-	if (copy_to_user(u64_to_user_ptr(req.samples), s,
-			 (size_t)req.nr_done * sizeof(*s)) ||
-	    copy_to_user(argp, &req, sizeof(req)))
-		ret = -EFAULT;
-free_samples:
-	vfree(s);
-	return ret;
+/*
+ * IL_RUN_IOCTL - define il_ioctl_@_name, the ioctl of struct
+ * idlelab_@_name##_req, a request whose records come back in one array:
+ * copy the request in, @_check it, allocate its nr_samples records of @_rec
+ * bytes, @_run it, copy the nr_done written records and the request out.
+ * CSTATE_WAKE and GAPS have this shape; their types differ, so the shape is
+ * written once here.
+ */
+#define IL_RUN_IOCTL(_name, _rec, _check, _run)				\
+static long il_ioctl_##_name(void __user *argp)				\
+{									\
+	const size_t rec = (_rec);					\
+	struct idlelab_##_name##_req req;				\
+	void *s;							\
+	long ret;							\
+									\
+	lockdep_assert_held(&il_run_lock);				\
+	if (copy_from_user(&req, argp, sizeof(req)))			\
+		return -EFAULT;						\
+	ret = _check(&req);						\
+	if (ret)							\
+		return ret;						\
+	s = vcalloc(req.nr_samples, rec);				\
+	if (!s)								\
+		return -ENOMEM;						\
+	ret = _run(&req, s);						\
+	if (!ret)							\
+		ret = il_copy_out(argp, &req, sizeof(req), req.samples,	\
+				  s, (size_t)req.nr_done * rec);	\
+	vfree(s);							\
+	return ret;							\
 }
+
+/* il_ioctl_cstate() and il_ioctl_gaps(). */
+IL_RUN_IOCTL(cstate, sizeof(struct idlelab_cstate_sample), il_cstate_check,
+	     il_cstate_run)
+IL_RUN_IOCTL(gaps, sizeof(struct idlelab_gap_sample), il_gaps_check,
+	     il_gaps_run)
 
 static long il_ioctl_wbinvd(void __user *argp)
 {
@@ -118,44 +130,13 @@ static long il_ioctl_wbinvd(void __user *argp)
 		goto free_lists;
 	}
 	ret = il_wbinvd_run(&req, footprints, victims, s);
-	if (ret)
-		goto free_samples;
-	if (copy_to_user(u64_to_user_ptr(req.samples), s,
-			 (size_t)req.nr_done * rec) ||
-	    copy_to_user(argp, &req, sizeof(req)))
-		ret = -EFAULT;
-free_samples:
+	if (!ret)
+		ret = il_copy_out(argp, &req, sizeof(req), req.samples, s,
+				  (size_t)req.nr_done * rec);
 	vfree(s);
 free_lists:
 	kfree(footprints);
 	kfree(victims);
-	return ret;
-}
-
-static long il_ioctl_gaps(void __user *argp)
-{
-	struct idlelab_gaps_req req;
-	struct idlelab_gap_sample *s;
-	long ret;
-
-	lockdep_assert_held(&il_run_lock);
-	if (copy_from_user(&req, argp, sizeof(req)))
-		return -EFAULT;
-	ret = il_gaps_check(&req);
-	if (ret)
-		return ret;
-	s = vcalloc(req.nr_samples, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	ret = il_gaps_run(&req, s);
-	if (ret)
-		goto free_samples;
-	if (copy_to_user(u64_to_user_ptr(req.samples), s,
-			 (size_t)req.nr_done * sizeof(*s)) ||
-	    copy_to_user(argp, &req, sizeof(req)))
-		ret = -EFAULT;
-free_samples:
-	vfree(s);
 	return ret;
 }
 

@@ -162,39 +162,38 @@ static inline int il_apicdest_hits(il_u32 model, il_u32 dest, il_u32 id)
 	return dest == id;
 }
 
+/* il_apicdest_sort()'s step: sift @ids[@root] down the heap of @ids[0..@n). */
+static inline void il_apicdest_sift(il_u32 *ids, il_u32 root, il_u32 n)
+{
+	il_u32 child, t;
+
+	for (; (child = 2 * root + 1) < n; root = child) {
+		if (child + 1 < n && ids[child] < ids[child + 1])
+			child++;
+		if (ids[root] >= ids[child])
+			break;
+		t = ids[root];
+		ids[root] = ids[child];
+		ids[child] = t;
+	}
+}
+
 /**
  * il_apicdest_sort - sort @n IDs ascending, in place (heapsort)
  */
 static inline void il_apicdest_sort(il_u32 *ids, il_u32 n)
 {
-	il_u32 start, end, root, child, t;
+	il_u32 start, end, t;
 
 	if (n < 2)
 		return;
-	for (start = n / 2; start-- > 0; ) {
-		for (root = start; (child = 2 * root + 1) < n; root = child) {
-			if (child + 1 < n && ids[child] < ids[child + 1])
-				child++;
-			if (ids[root] >= ids[child])
-				break;
-			t = ids[root];
-			ids[root] = ids[child];
-			ids[child] = t;
-		}
-	}
+	for (start = n / 2; start-- > 0; )
+		il_apicdest_sift(ids, start, n);
 	for (end = n - 1; end > 0; end--) {
 		t = ids[0];
 		ids[0] = ids[end];
 		ids[end] = t;
-		for (root = 0; (child = 2 * root + 1) < end; root = child) {
-			if (child + 1 < end && ids[child] < ids[child + 1])
-				child++;
-			if (ids[root] >= ids[child])
-				break;
-			t = ids[root];
-			ids[root] = ids[child];
-			ids[child] = t;
-		}
+		il_apicdest_sift(ids, 0, end);
 	}
 }
 

@@ -31,18 +31,34 @@ static __always_inline u64 il_tsc(void)
 	return rdtsc_ordered();
 }
 
+/*
+ * IL_FIXUP - the asm text of @insn under an exception-table fixup, one home
+ * for every instruction below that may fault: on #GP or #UD execution
+ * resumes at label 2 with %[err] as it was (-EIO), else the xor clears it.
+ * The asm's outputs must include [err] "+r" (err).
+ */
+#define IL_FIXUP(insn)			\
+	"1: " insn "\n\t"		\
+	"xor %[err], %[err]\n"		\
+	"2:\n\t"			\
+	_ASM_EXTABLE(1b, 2b)
+
+/* An instruction without operands under IL_FIXUP: 0, or -EIO on a fault. */
+#define IL_INSN_SAFE(insn) ({						\
+	int __err = -EIO;						\
+									\
+	asm volatile(IL_FIXUP(insn) : [err] "+r" (__err) : : "memory");	\
+	__err;								\
+})
+
 /* MONITOR on @addr (SDM Vol. 2B, MONITOR: RAX address, ECX/EDX hints 0). */
 static inline int il_monitor_safe(const void *addr)
 {
 	int err = -EIO;
 
-	asm volatile("1: .byte 0x0f, 0x01, 0xc8\n\t"
-		     "xor %[err], %[err]\n"
-		     "2:\n\t"
-		     _ASM_EXTABLE(1b, 2b)
+	asm volatile(IL_FIXUP(".byte 0x0f, 0x01, 0xc8")
 		     : [err] "+r" (err)
-		     : "a" (addr), "c" (0), "d" (0)
-		     : "memory");
+		     : "a" (addr), "c" (0), "d" (0) : "memory");
 	return err;
 }
 
@@ -54,13 +70,8 @@ static inline int il_mwait_safe(u32 hint, u32 ecx)
 {
 	int err = -EIO;
 
-	asm volatile("1: .byte 0x0f, 0x01, 0xc9\n\t"
-		     "xor %[err], %[err]\n"
-		     "2:\n\t"
-		     _ASM_EXTABLE(1b, 2b)
-		     : [err] "+r" (err)
-		     : "a" (hint), "c" (ecx)
-		     : "memory");
+	asm volatile(IL_FIXUP(".byte 0x0f, 0x01, 0xc9")
+		     : [err] "+r" (err) : "a" (hint), "c" (ecx) : "memory");
 	return err;
 }
 
@@ -73,14 +84,8 @@ static inline int il_sti_mwait_safe(u32 hint)
 {
 	int err = -EIO;
 
-	asm volatile("sti\n\t"
-		     "1: .byte 0x0f, 0x01, 0xc9\n\t"
-		     "xor %[err], %[err]\n"
-		     "2:\n\t"
-		     _ASM_EXTABLE(1b, 2b)
-		     : [err] "+r" (err)
-		     : "a" (hint), "c" (0)
-		     : "memory");
+	asm volatile("sti\n\t" IL_FIXUP(".byte 0x0f, 0x01, 0xc9")
+		     : [err] "+r" (err) : "a" (hint), "c" (0) : "memory");
 	return err;
 }
 
@@ -93,31 +98,13 @@ static inline void il_sti_hlt(void)
 /* WBINVD (SDM Vol. 2B): write back and invalidate all caches. */
 static inline int il_wbinvd_safe(void)
 {
-	int err = -EIO;
-
-	asm volatile("1: wbinvd\n\t"
-		     "xor %[err], %[err]\n"
-		     "2:\n\t"
-		     _ASM_EXTABLE(1b, 2b)
-		     : [err] "+r" (err)
-		     :
-		     : "memory");
-	return err;
+	return IL_INSN_SAFE("wbinvd");
 }
 
 /* WBNOINVD (F3 0F 09): write back, keep the lines valid. */
 static inline int il_wbnoinvd_safe(void)
 {
-	int err = -EIO;
-
-	asm volatile("1: .byte 0xf3, 0x0f, 0x09\n\t"
-		     "xor %[err], %[err]\n"
-		     "2:\n\t"
-		     _ASM_EXTABLE(1b, 2b)
-		     : [err] "+r" (err)
-		     :
-		     : "memory");
-	return err;
+	return IL_INSN_SAFE(".byte 0xf3, 0x0f, 0x09");
 }
 
 /* MSR_SMI_COUNT (0x34, Intel only); false when the read faults. */

@@ -2,8 +2,9 @@
 /*
  * idlelab_kcommon.h - what both idlelab modules share, as static inlines so
  * that neither module depends on the other: the pinned worker kthreads a run
- * executes on, the request header checks, GET_INFO, and the misc-device frame
- * (root-only open, one run in flight, the file_operations).
+ * executes on, the request header checks, GET_INFO, the copy-out of a run's
+ * records, and the misc-device frame (root-only open, one run in flight, the
+ * file_operations).
  *
  * Workers: a run starts one kthread per CPU it needs (kthread_create_on_cpu,
  * so each is bound), then the ioctl caller waits for all of them killably.
@@ -218,6 +219,27 @@ static inline long il_ioctl_get_info(void __user *argp, const char *name,
 	if (ret)
 		return ret;
 	if (copy_to_user(argp, &info, sizeof(info)))
+		return -EFAULT;
+	return 0;
+}
+
+/**
+ * il_copy_out - the copy-out every run ioctl ends with
+ * @argp:	the caller's request
+ * @req:	the request as the run left it (nr_done and the rest set)
+ * @size:	its size
+ * @uptr:	the user array its records go to (a __u64 field of @req)
+ * @rec:	the records
+ * @len:	their bytes, nr_done of them only
+ *
+ * The records go first, so a caller that sees nr_done finds them written.
+ * Return: 0 or -EFAULT.
+ */
+static inline long il_copy_out(void __user *argp, const void *req, size_t size,
+			       u64 uptr, const void *rec, size_t len)
+{
+	if (copy_to_user(u64_to_user_ptr(uptr), rec, len) ||
+	    copy_to_user(argp, req, size))
 		return -EFAULT;
 	return 0;
 }

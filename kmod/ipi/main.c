@@ -7,7 +7,7 @@
  * Object model: there is no per-open state.  Each run ioctl copies its
  * request in, validates it, allocates the output buffers, runs and copies
  * the request and the records out.  copy_*_user happens only here, at the
- * edge.
+ * edge, and in idlelab_kcommon.h's il_copy_out().
  *
  * Locking: il_run_lock serialises runs; a second run while one is in flight
  * gets -EBUSY (mutex_trylock), never a wait.  GET_INFO takes no lock.  The
@@ -61,13 +61,12 @@ static long il_ioctl_storm(void __user *argp)
 	ret = il_storm_run(&req, cpus, rounds, arr);
 	if (ret)
 		goto free_records;
-	if (copy_to_user(u64_to_user_ptr(req.rounds), rounds,
-			 (size_t)req.nr_done * sizeof(*rounds)) ||
-	    copy_to_user(u64_to_user_ptr(req.arrivals), arr,
-			 (size_t)req.nr_done * req.nr_targets *
-			 sizeof(*arr)) ||
-	    copy_to_user(argp, &req, sizeof(req)))
+	if (copy_to_user(u64_to_user_ptr(req.arrivals), arr,
+			 (size_t)req.nr_done * req.nr_targets * sizeof(*arr)))
 		ret = -EFAULT;
+	else
+		ret = il_copy_out(argp, &req, sizeof(req), req.rounds, rounds,
+				  (size_t)req.nr_done * sizeof(*rounds));
 free_records:
 	vfree(arr);
 	vfree(rounds);
@@ -91,10 +90,8 @@ static long il_ioctl_apic_map(void __user *argp)
 	if (!c)
 		return -ENOMEM;
 	il_apic_map_run(&req, c);
-	if (copy_to_user(u64_to_user_ptr(req.cpus), c,
-			 req.nr_cpus * sizeof(*c)) ||
-	    copy_to_user(argp, &req, sizeof(req)))
-		ret = -EFAULT;
+	ret = il_copy_out(argp, &req, sizeof(req), req.cpus, c,
+			  req.nr_cpus * sizeof(*c));
 	vfree(c);
 	return ret;
 }
