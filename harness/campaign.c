@@ -175,6 +175,7 @@ int il_campaign_parse_scaled(const char *file, const char *text, size_t len,
 	x.c = calloc(1, sizeof(*x.c));
 	if (!x.c)
 		return il_errorf(-ENOMEM, "out of memory");
+	x.c->scale = scale;
 	x.c->file = strdup(file);
 	if (!x.c->file) {
 		free(x.c);

@@ -97,6 +97,7 @@ struct il_campaign {
 	char *description;		/* "" if none */
 	struct il_envctl_spec env;
 	int env_line;			/* line of "environment:", 0 if absent */
+	double scale;			/* il_campaign_load_scaled()'s, else 1 */
 	int ngroups;
 	int nplan;
 	struct il_plan_entry *plan;

@@ -39,6 +39,7 @@
 #include "runner.h"
 #include "store.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,7 @@
 
 static const char run_usage[] =
 	"usage: idlelab run FILE [--db FILE] [--resume] [--dry-run]\n"
-	"                        [--only GLOB] [--name NAME]\n\n"
+	"                        [--only GLOB] [--name NAME] [--scale F]\n\n"
 	"Run the campaign FILE (see idlelab-run(1) for the format): every\n"
 	"benchmark x parameter matrix x placement x repetition, one\n"
 	"transaction per run, with the environment controls restored at\n"
@@ -185,7 +186,8 @@ static int run_one(struct il_store *store, struct il_topo *topo,
 
 /* What the command line asked for. */
 struct run_opts {
-	const char *db, *only, *name, *file;
+	const char *db, *only, *name, *file, *scale_s;
+	double scale;		/* --scale, 1 unless given */
 	bool resume, dry;
 };
 
@@ -223,6 +225,9 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 			   "matches GLOB (fnmatch); plan indices are kept"),
 		CLI_STRING(0, "name", &o->name, "NAME",
 			   "store under campaign NAME instead of the file's"),
+		CLI_STRING(0, "scale", &o->scale_s, "F",
+			   "multiply repetitions and every count and run\n"
+			   "length by F (0 < F <= 1; a smoke test)"),
 		CLI_END
 	};
 	const struct cli_command cmd = { "run", run_usage, options };
@@ -237,6 +242,18 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		return cli_usage_error("run: expected exactly one campaign file");
 	}
 	o->file = argv[argi];
+	o->scale = 1.0;
+	if (o->scale_s) {
+		char *end;
+
+		errno = 0;
+		o->scale = strtod(o->scale_s, &end);
+		if (errno || end == o->scale_s || *end ||
+		    !(o->scale >= IL_SCALE_MIN && o->scale <= IL_SCALE_MAX))
+			return cli_usage_error("run: --scale '%s': expected a number from %g to %g",
+					       o->scale_s, IL_SCALE_MIN,
+					       IL_SCALE_MAX);
+	}
 	return CLI_CONTINUE;
 }
 
@@ -253,7 +270,7 @@ static int run_prepare(struct run_ctx *r)
 	ret = il_topo_open(&r->topo);
 	if (ret)
 		return cli_error(IL_EXIT_FAIL, "run: %s", il_errmsg());
-	ret = il_campaign_load(r->o.file, r->topo, &r->c);
+	ret = il_campaign_load_scaled(r->o.file, r->topo, r->o.scale, &r->c);
 	if (ret)
 		return cli_usage_error("run: %s", il_errmsg());
 	c = r->c;

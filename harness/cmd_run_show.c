@@ -42,6 +42,9 @@ void run_dry_run(const struct plan_state *ps, bool resume)
 	       c->file, c->nplan, c->ngroups);
 	if (c->description[0])
 		printf("description: %s\n", c->description);
+	if (c->scale != 1.0)
+		printf("scale: %g (repetitions, counts and run lengths)\n",
+		       c->scale);
 	run_print_env(c, stdout);
 	printf("%6s  %-18s %-16s %-14s %7s  %-16s %9s  %s\n", "index", "group",
 	       "bench", "cpus", "rep", "param_hash", "estimate", "params");

@@ -278,6 +278,28 @@ expect_exit "no campaign file" 2 "$IDLELAB" run
 expect_exit "unknown flag" 2 "$IDLELAB" run "$S" --bogus
 check "run --help" sh -c "'$IDLELAB' run --help | grep -q usage"
 
+# --- --scale: the smoke-test override ----------------------------------------
+Q=data/campaigns/quick.yaml
+"$IDLELAB" run "$Q" --scale 0.01 --db "$T_TMP/sc.db" >"$T_TMP/sc.out" 2>"$T_TMP/sc.err"
+check "run --scale 0.01 of quick.yaml exits 0" [ $? -eq 0 ]
+sq() { sqlite3 "$T_TMP/sc.db" "$1"; }
+check "scaled: timer_wake samples 2000 -> 20, interval_us kept at 500" \
+	[ "$(sq "SELECT json_extract(params, '\$.samples') || '/' || json_extract(params, '\$.interval_us') FROM runs WHERE bench='timer_wake'")" = "20/500" ]
+check "scaled: tsc_gaps duration_ms 1000 -> 10" \
+	[ "$(sq "SELECT json_extract(params, '\$.duration_ms') FROM runs WHERE bench='tsc_gaps'")" = 10 ]
+check "scaled: every run ok" [ "$(sq "SELECT count(*) FROM runs WHERE status <> 'ok'")" = 0 ]
+"$IDLELAB" run "$Q" --scale 0.01 --dry-run --db "$T_TMP/sc.db" >"$T_TMP/scd.out" 2>&1
+check "--dry-run shows the scale" grep -q '^scale: 0.01 ' "$T_TMP/scd.out"
+"$IDLELAB" run "$Q" --resume --dry-run --db "$T_TMP/sc.db" >"$T_TMP/scr.out" 2>&1
+check "a scaled run does not resume as an unscaled one" \
+	sh -c "! grep -q ' done ' '$T_TMP/scr.out'"
+cp "$T_TMP/sc.db" "$T_TMP/sc.before"
+for v in 0 2 -1 abc 0.5x; do
+	expect_exit "--scale $v refused: exit 2" 2 "$IDLELAB" run "$Q" --scale "$v" --db "$T_TMP/sc.db"
+	check "--scale $v: the message names the flag" grep -q -- "--scale '$v'" "$T_TMP/err"
+done
+check "refused --scale leaves the database byte-identical" cmp "$T_TMP/sc.db" "$T_TMP/sc.before"
+
 # --- the shipped campaigns expand here ---------------------------------------
 for f in data/campaigns/*.yaml; do
 	"$IDLELAB" run "$f" --db "$T_TMP/ship.db" --dry-run >/dev/null 2>"$T_TMP/err"

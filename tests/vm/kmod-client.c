@@ -331,7 +331,9 @@ static struct idlelab_ipi_req ipi_base(uint32_t mode, uint32_t *targets,
 	r.nr_targets = n;
 	r.nr_rounds = rounds;
 	r.targets = (uintptr_t)targets;
-	r.timeout_us = 200000;
+	/* The longest round the ABI allows: an emulated CPU may go unscheduled
+	 * for a while on a busy host (200 ms once timed a round out). */
+	r.timeout_us = IDLELAB_MAX_ROUND_TIMEOUT_US;
 	return r;
 }
 
@@ -681,16 +683,44 @@ static void bad_offline(void)
 }
 
 /* A long gaps run in a thread; the main thread probes -EBUSY meanwhile. */
+/*
+ * xioctl_hold() - the holder's run: retried while the device is busy, so a
+ * probe of wait_busy() that found the device free and ran for a moment
+ * cannot make the holder itself fail with EBUSY.
+ */
+static int xioctl_hold(int fd, unsigned long cmd, void *arg)
+{
+	int e;
+
+	while ((e = xioctl(fd, cmd, arg)) == EBUSY)
+		usleep(1000);
+	return e;
+}
+
+/*
+ * wait_busy() - probe with @cmd until the device says EBUSY: the holder the
+ * caller started is inside its run.  A fixed sleep was not enough on a
+ * loaded host (once 10 of 15 probes found the device still free).  A probe
+ * that finds it free just runs its small request.  Gives up after 30 s.
+ */
+static void wait_busy(int fd, unsigned long cmd, void *req)
+{
+	int i;
+
+	for (i = 0; i < 3000 && xioctl(fd, cmd, req) != EBUSY; i++)
+		usleep(10000);
+}
+
 static void *long_gaps(void *arg)
 {
 	struct idlelab_gaps_req r = gaps_base();
 	struct idlelab_gap_sample *s = poisoned(r.nr_samples * sizeof(*s));
 
-	r.nr_windows = 100;
+	r.nr_windows = 300;	/* about 1 s: longer than the probes need */
 	r.width_us = 1000;
 	r.window_us = 3000;
 	r.samples = (uintptr_t)s;
-	*(int *)arg = xioctl(fd_c, IDLELAB_IOC_GAPS, &r);
+	*(int *)arg = xioctl_hold(fd_c, IDLELAB_IOC_GAPS, &r);
 	free(s);
 	return NULL;
 }
@@ -705,7 +735,7 @@ static void long_storm(void)
 
 	r.rounds = (uintptr_t)rd;
 	r.arrivals = (uintptr_t)ar;
-	_exit(xioctl(fd_i, IDLELAB_IOC_IPI_STORM, &r));
+	_exit(xioctl_hold(fd_i, IDLELAB_IOC_IPI_STORM, &r));
 }
 
 static void bad_busy(void)
@@ -724,7 +754,7 @@ static void bad_busy(void)
 	r.nr_samples = 4;
 	r.samples = (uintptr_t)s;
 	pthread_create(&th, NULL, long_gaps, &rc);
-	usleep(100000);
+	wait_busy(fd_c, IDLELAB_IOC_CSTATE_WAKE, &r);
 	fd2 = open(DEV(IDLELAB_DEV_CSTATE), O_RDWR);
 	for (i = 0; i < 5; i++) {
 		tally(&t, xioctl(fd_c, IDLELAB_IOC_CSTATE_WAKE, &r), EBUSY);
@@ -739,15 +769,15 @@ static void bad_busy(void)
 	printf("{\"op\":\"busy_holder\",\"dev\":\"cstate\",\"rc\":\"%s\"}\n",
 	       ename(rc));
 
-	pid = fork();
-	if (pid == 0)
-		long_storm();
-	usleep(100000);
 	memset(&m, 0, sizeof(m));
 	m.abi_version = IDLELAB_ABI_VERSION;
 	m.size = sizeof(m);
 	m.nr_cpus = 64;
 	m.cpus = (uintptr_t)c;
+	pid = fork();
+	if (pid == 0)
+		long_storm();
+	wait_busy(fd_i, IDLELAB_IOC_APIC_MAP, &m);
 	for (i = 0; i < 5; i++)
 		tally(&t, xioctl(fd_i, IDLELAB_IOC_APIC_MAP, &m), EBUSY);
 	kill(pid, SIGKILL);
