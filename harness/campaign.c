@@ -169,7 +169,7 @@ int il_campaign_parse_scaled(const char *file, const char *text, size_t len,
 	int ret;
 
 	*out = NULL;
-	if (!(scale >= IL_SCALE_MIN && scale <= IL_SCALE_MAX))
+	if (!il_scale_valid(scale))
 		return il_errorf(-EINVAL, "scale %g: must be between %g and %g",
 				 scale, IL_SCALE_MIN, IL_SCALE_MAX);
 	x.c = calloc(1, sizeof(*x.c));

@@ -121,6 +121,12 @@ int il_campaign_parse(const char *file, const char *text, size_t len,
 #define IL_SCALE_MIN	1e-6
 #define IL_SCALE_MAX	1.0
 
+/* il_scale_valid() - whether @f is a factor the campaign loader takes. */
+static inline bool il_scale_valid(double f)
+{
+	return f >= IL_SCALE_MIN && f <= IL_SCALE_MAX;	/* false for NaN */
+}
+
 /**
  * il_campaign_load_scaled() - il_campaign_load(), with every repetition
  * count and every parameter a benchmark marks as a count or a duration

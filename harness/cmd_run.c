@@ -249,7 +249,7 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		errno = 0;
 		o->scale = strtod(o->scale_s, &end);
 		if (errno || end == o->scale_s || *end ||
-		    !(o->scale >= IL_SCALE_MIN && o->scale <= IL_SCALE_MAX))
+		    !il_scale_valid(o->scale))
 			return cli_usage_error("run: --scale '%s': expected a number from %g to %g",
 					       o->scale_s, IL_SCALE_MIN,
 					       IL_SCALE_MAX);
