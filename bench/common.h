@@ -308,6 +308,13 @@ int il_spin_set(struct il_spin_ctl *c, int n);
  * completed a full pass of its loop from now on.  Same returns.
  */
 int il_spin_wait_laps(struct il_spin_ctl *c, int n);
+/**
+ * il_spin_ready() - il_spin_wait_laps() then il_spin_mark(): every active
+ * spinner is on its CPU now, and the frame can tell after the timed call
+ * whether each stayed there.  A sample function calls it right before its
+ * first timestamp.  Same returns as il_spin_wait_laps().
+ */
+int il_spin_ready(struct il_spin_ctl *c, int n);
 /** il_spin_mark() - remember the lap counts of the @n active spinners. */
 void il_spin_mark(struct il_spin_ctl *c, int n);
 /**
@@ -327,7 +334,11 @@ void il_spin_quit(struct il_spin_ctl *c);
  * on the next.  For each count N of the `targets` list, in order, the timer
  * makes exactly N spinners spin, then calls the benchmark's sample function
  * until N's "call_latency" series (group N) holds @samples values or
- * @tries calls past the warm-up were made.  The first IL_SPIN_WARMUP calls
+ * @tries calls past the warm-up were made.  A sample function calls
+ * il_spin_ready() just before its first timestamp; a call after which some
+ * target had made no progress since then is counted as dropped (the target
+ * was off its CPU throughout, so the call had fewer than N targets), which
+ * is why @tries is twice @samples.  The first IL_SPIN_WARMUP calls
  * per N are discarded: the spinner set has just changed, and the caches and
  * TLBs of the call's own path are cold.  A stop request ends the loop
  * without failing the run, so what was measured is kept.

@@ -136,6 +136,15 @@ int il_spin_wait_laps(struct il_spin_ctl *c, int n)
 	return 0;
 }
 
+int il_spin_ready(struct il_spin_ctl *c, int n)
+{
+	int ret = il_spin_wait_laps(c, n);
+
+	if (!ret)
+		il_spin_mark(c, n);
+	return ret;
+}
+
 void il_spin_mark(struct il_spin_ctl *c, int n)
 {
 	int i;
@@ -201,6 +210,12 @@ static int spin_bench_count(struct il_spin_bench *b, struct il_series *s,
 		ret = b->sample(b->arg, nt, k, &ns);
 		if (ret < 0)
 			return ret;
+		/* A target that made no progress since il_spin_ready() was
+		 * off its CPU for the whole call: the kernel had no IPI to
+		 * send it (lazy TLB, or no longer running this mm), so the
+		 * call was timed with fewer than nt targets. */
+		if (ret == IL_SPIN_KEEP && !il_spin_all_moved(&b->spin, nt))
+			ret = IL_SPIN_DROP;
 		if (k < IL_SPIN_WARMUP)
 			continue;
 		if (ret == IL_SPIN_KEEP)

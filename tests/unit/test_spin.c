@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_spin.c - the spinning-target frame of membarrier_ipi and
+ * tlb_shootdown (bench/common_spin.c): a call during which a target was off
+ * its CPU throughout is counted as dropped, never timed at N targets, and
+ * both benchmarks allow twice `samples` tries for it.
+ *
+ * The descheduled target is made deterministic: a signal sent to the
+ * spinner thread holds it in a handler that sleeps until released, so its
+ * lap counter stands still for exactly the calls the test chooses.  That is
+ * what a preempted or sleeping target looks like to the frame.
+ */
+#include "../../bench/common.h"
+#include "bench.h"
+#include "err.h"
+#include "opts.h"
+#include "series.h"
+#include "tap.h"
+#include "topo.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+static struct il_topo *topo;
+static int two_cpus;
+
+/* The stalled spinner's handshake with the timer thread. */
+static uint32_t held;		/* 1 while a spinner sits in the handler */
+static uint32_t release_word;	/* bumped to let it go */
+
+static void hold_handler(int sig)
+{
+	uint32_t r = __atomic_load_n(&release_word, __ATOMIC_ACQUIRE);
+
+	(void)sig;
+	__atomic_store_n(&held, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&release_word, __ATOMIC_ACQUIRE) == r)
+		il_futex_wait(&release_word, r, IL_WAIT_SLICE_NS);
+	__atomic_store_n(&held, 0, __ATOMIC_RELEASE);
+}
+
+struct fake {
+	struct il_spin_bench *b;
+	uint64_t stalls;	/* stalled calls past the warm-up */
+	bool stalled;
+	int bad;		/* a handshake that did not complete */
+};
+
+static bool wait_held(uint32_t want)
+{
+	uint64_t deadline = il_now_ns(CLOCK_MONOTONIC) + IL_SPIN_SETTLE_NS;
+
+	while (__atomic_load_n(&held, __ATOMIC_ACQUIRE) != want)
+		if (il_now_ns(CLOCK_MONOTONIC) > deadline)
+			return false;
+	return true;
+}
+
+/* Every third call with one target is made while spinner 0 is held. */
+static int fake_sample(void *arg, int nt, uint64_t k, uint64_t *ns)
+{
+	struct fake *f = arg;
+	uint64_t deadline;
+	int ret;
+
+	if (f->stalled) {
+		__atomic_add_fetch(&release_word, 1, __ATOMIC_ACQ_REL);
+		il_futex_wake(&release_word, 1);
+		f->bad += !wait_held(0);
+		f->stalled = false;
+	}
+	ret = il_spin_wait_laps(&f->b->spin, nt);
+	if (ret)
+		return ret;
+	/* Never on what could be the last call: the frame would then quit
+	 * with a spinner still held, and the join would wait for it. */
+	if (nt == 1 && k % 3 == 1 && k + 2 < IL_SPIN_WARMUP + f->b->tries &&
+	    f->b->s[1]->sum.count + 1 < f->b->samples) {
+		pthread_kill(f->b->pool.w[1].tid, SIGUSR1);
+		f->bad += !wait_held(1);
+		f->stalled = true;
+		f->stalls += k >= IL_SPIN_WARMUP;
+	}
+	il_spin_mark(&f->b->spin, nt);
+	/* The "call": a target that is on its CPU makes progress during it,
+	 * as it does during a real call of a few microseconds. */
+	deadline = il_now_ns(CLOCK_MONOTONIC) + 1000000;
+	while (nt && !il_spin_all_moved(&f->b->spin, nt) &&
+	       il_now_ns(CLOCK_MONOTONIC) < deadline)
+		il_cpu_relax();
+	*ns = 1000 + k;
+	return IL_SPIN_KEEP;
+}
+
+static bool prep(struct il_run *run, const char *name, const char *const *kv)
+{
+	const struct il_bench_ops *ops = il_bench_find(name);
+
+	memset(run, 0, sizeof(*run));
+	CHECKF(ops, "%s not registered", name);
+	if (!ops || il_run_init(run, ops) || il_opts_defaults(ops->opts, run->params))
+		return false;
+	for (; kv && *kv; kv++)
+		if (il_opts_set_kv(ops->opts, run->params, *kv))
+			return false;
+	run->topo = topo;
+	return il_place_parse(topo, "0-1", &run->place) == 0;
+}
+
+TEST(descheduled_target_call_is_dropped)
+{
+	static const char *const kv[] = { "targets=0,1", NULL };
+	struct il_spin_bench b = { 0 };
+	struct il_run run;
+	struct fake f = { .b = &b };
+	struct sigaction sa = { .sa_handler = hold_handler };
+	const struct il_u64_list *targets;
+	int ret;
+
+	if (!two_cpus) {
+		printf("# needs CPUs 0 and 1\n");
+		return;
+	}
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+	if (!prep(&run, "membarrier_ipi", kv)) {
+		CHECKF(0, "prep: %s", il_errmsg());
+		goto out;
+	}
+	/* The parsed targets list, read through the option table. */
+	targets = (const void *)((const char *)run.params +
+				 il_opts_find(run.ops->opts, "targets")->offset);
+	ret = il_spin_bench_init(&b, &run, targets, 30, 60);
+	CHECKF(ret == 0, "init: %s", il_errmsg());
+	ret = ret ?: il_spin_bench_start(&b, &run, NULL, fake_sample, &f);
+	CHECKF(ret == 0, "start: %s", il_errmsg());
+	ret = ret ?: il_pool_run(&b.pool);
+	CHECKF(ret == 0, "run: %s", il_errmsg());
+	CHECK(f.bad == 0);
+	if (!ret) {
+		/* N = 0: nothing to stall, nothing dropped. */
+		CHECK(b.s[0]->sum.count == 30 && b.s[0]->sum.dropped == 0);
+		/* N = 1: each held call dropped, the rest timed. */
+		CHECKF(b.s[1]->sum.count == 30, "count %" PRIu64, b.s[1]->sum.count);
+		CHECKF(f.stalls > 0 && b.s[1]->sum.dropped == f.stalls,
+		       "dropped %" PRIu64 " of %" PRIu64 " stalled calls",
+		       b.s[1]->sum.dropped, f.stalls);
+	}
+	il_spin_bench_free(&b);
+out:
+	il_run_release(&run);
+}
+
+/* Both benchmarks try up to 2 x samples calls per target count. */
+TEST(twice_the_tries)
+{
+	static const char *const names[] = { "membarrier_ipi", "tlb_shootdown" };
+	static const char *const kv[] = { "samples=50", "targets=0,1", NULL };
+	struct il_run run;
+	unsigned int i;
+	int ret;
+
+	if (!two_cpus) {
+		printf("# needs CPUs 0 and 1\n");
+		return;
+	}
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const struct il_bench_ops *ops = il_bench_find(names[i]);
+
+		if (ops && ops->supported && ops->supported()) {
+			printf("# %s unsupported here: %s\n", names[i],
+			       ops->supported());
+			continue;
+		}
+		if (!prep(&run, names[i], kv)) {
+			CHECKF(0, "%s prep: %s", names[i], il_errmsg());
+			il_run_release(&run);
+			continue;
+		}
+		ret = run.ops->setup(&run);
+		CHECKF(ret == 0, "%s setup: %s", names[i], il_errmsg());
+		if (!ret) {
+			/* Each state starts with its struct il_spin_bench. */
+			const struct il_spin_bench *b = run.priv;
+
+			CHECKF(b->samples == 50 && b->tries == 100,
+			       "%s: samples %" PRIu64 " tries %" PRIu64,
+			       names[i], b->samples, b->tries);
+			run.ops->teardown(&run);
+		}
+		il_run_release(&run);
+	}
+}
+
+int main(void)
+{
+	if (il_topo_open(&topo)) {
+		printf("not ok 1 - il_topo_open: %s\n1..1\n", il_errmsg());
+		return 1;
+	}
+	two_cpus = il_topo_cpu_online(topo, 0) && il_topo_cpu_online(topo, 1);
+	RUN(descheduled_target_call_is_dropped);
+	RUN(twice_the_tries);
+	il_topo_close(topo);
+	return tap_done();
+}
