@@ -96,9 +96,19 @@ int il_report_states(struct il_store *s, const struct il_analysis_opts *o,
  */
 int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 		      struct il_table **out);
-/** il_report_ipi() - IPI cost: machine x targets rows, a column pair per mode. */
+/**
+ * il_report_ipi() - IPI cost: one row per machine x benchmark x
+ * configuration x target count, with runs, samples, the round median and
+ * the marginal cost per target against N = 0.
+ */
 int il_report_ipi(struct il_store *s, const struct il_analysis_opts *o,
 		  struct il_table **out);
+/**
+ * il_report_ipi_fit() - per machine x benchmark x configuration, the
+ * Theil-Sen slope of per-run medians against N with Sen's 95 % interval.
+ */
+int il_report_ipi_fit(struct il_store *s, const struct il_analysis_opts *o,
+		      struct il_table **out);
 /** il_report_pairs() - median per waker->sleeper, per machine and benchmark
  * declaring a pair metric (futex_wake). */
 int il_report_pairs(struct il_store *s, const struct il_analysis_opts *o,

@@ -8,11 +8,13 @@
  * always holds the machine).
  */
 #include "groups.h"
+#include "bench.h"
 #include "err.h"
 #include "filter.h"
 #include "store.h"
 
 #include <inttypes.h>
+#include <jansson.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,4 +218,79 @@ int64_t il_grp_pct(const struct il_grp *g, double p)
 	if (!il_hist_count(g->hist))
 		return -1;
 	return (int64_t)il_hist_percentile(g->hist, p);
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* One JSON value as the text a reader would type after "key=". */
+static void value_text(const json_t *v, char *buf, size_t len)
+{
+	size_t used = 0, i;
+
+	buf[0] = '\0';
+	if (json_is_string(v)) {
+		snprintf(buf, len, "%s", json_string_value(v));
+	} else if (json_is_integer(v)) {
+		snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+	} else if (json_is_boolean(v)) {
+		snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+	} else if (json_is_array(v)) {
+		for (i = 0; i < json_array_size(v) && used + 1 < len; i++) {
+			char one[64];
+
+			value_text(json_array_get(v, i), one, sizeof(one));
+			used += (size_t)snprintf(buf + used, len - used, "%s%s",
+						 i ? "," : "", one);
+		}
+	} else {
+		char *d = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+		snprintf(buf, len, "%s", d ? d : "?");
+		free(d);
+	}
+}
+
+int il_params_label(const char *bench, const char *params, int flags,
+		    char *buf, size_t len)
+{
+	const struct il_bench_ops *ops = bench ? il_bench_find(bench) : NULL;
+	const char **keys = NULL;
+	size_t n = 0, i, used = 0;
+	const char *k;
+	json_t *root, *v;
+
+	buf[0] = '\0';
+	root = params ? json_loads(params, 0, NULL) : NULL;
+	if (!json_is_object(root)) {
+		json_decref(root);
+		return il_errorf(-EINVAL, "stored parameters are not a JSON object: %s",
+				 params ? params : "(null)");
+	}
+	keys = calloc(json_object_size(root) + 1, sizeof(*keys));
+	if (!keys) {
+		json_decref(root);
+		return il_errorf(-ENOMEM, "out of memory");
+	}
+	json_object_foreach(root, k, v) {
+		const struct il_opt *o = ops ? il_opts_find(ops->opts, k) : NULL;
+
+		if (o && (o->scale ||
+			  (o->type == IL_OPT_LIST && (flags & IL_PARAMS_DROP_LISTS))))
+			continue;
+		keys[n++] = k;
+	}
+	qsort(keys, n, sizeof(*keys), key_cmp);
+	for (i = 0; i < n && used + 1 < len; i++) {
+		char val[256];
+
+		value_text(json_object_get(root, keys[i]), val, sizeof(val));
+		used += (size_t)snprintf(buf + used, len - used, "%s%s=%s",
+					 i ? " " : "", keys[i], val);
+	}
+	free(keys);
+	json_decref(root);
+	return 0;
 }

@@ -79,6 +79,24 @@ void il_fmt_f1(char *buf, size_t len, double v);
 /** il_grp_stat() - median/p99/p99.9 of a group (published for refs). */
 int64_t il_grp_pct(const struct il_grp *g, double p);
 
+/* What il_params_label() leaves out besides the sample-count options. */
+enum {
+	IL_PARAMS_KEEP_LISTS = 0,
+	IL_PARAMS_DROP_LISTS = 1,	/* a list that became the series group */
+};
+
+/**
+ * il_params_label() - the parameters that define what a run measured, as
+ * "key=value key=value" in key order, from its stored params JSON: every
+ * key except the options @bench declares `.scale` (how many samples, not
+ * what is sampled) and, with IL_PARAMS_DROP_LISTS, its list options.  A
+ * benchmark this build does not know keeps every key.  Rows of runs whose
+ * labels differ measured different things and must not merge.
+ * Return: 0, or -EINVAL when @params is not a JSON object.  "" when none.
+ */
+int il_params_label(const char *bench, const char *params, int flags,
+		    char *buf, size_t len);
+
 struct il_bench_report;
 /**
  * il_bench_report_of() - what benchmark @bench declares for the reports

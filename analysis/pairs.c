@@ -5,7 +5,10 @@
  * CPU, the merged median wake latency (ns) in each cell and "-" where the
  * pair was not measured.  Rows are those of the metric a benchmark declares
  * as its pair metric (bench.h's report.pairs_metric; futex_wake's
- * wake_latency), one matrix per machine and benchmark.
+ * wake_latency), one matrix per machine, benchmark and configuration: the
+ * run parameters except the sample counts (il_params_label()), so runs
+ * with different idle_us, which wake from different idle depths, are
+ * never merged into one median.
  */
 #include "analysis.h"
 #include "bench.h"
@@ -19,23 +22,28 @@
 static int add(const struct il_srow *r, void *arg)
 {
 	const struct il_bench_report *d = il_bench_report_of(r->bench);
-	char key[512], a[16], b[16];
+	char key[1024], a[16], b[16], cfg[512], what[600];
 	const char *labels[6];
 
 	if (!d->pairs_metric || strcmp(r->metric, d->pairs_metric) ||
 	    r->cpu < 0 || r->cpu2 < 0)
 		return 0;
-	/* The benchmark is in the key: two that declare a pair metric get a
-	 * matrix each, never one merged. */
+	if (il_params_label(r->bench, r->params, IL_PARAMS_KEEP_LISTS, cfg,
+			    sizeof(cfg)))
+		return il_errorf(-EINVAL, "run %s: %s", r->run_uuid, il_errmsg());
+	/* The benchmark and its configuration are in the key: two that
+	 * declare a pair metric, or one run two ways, get a matrix each,
+	 * never one merged. */
+	snprintf(what, sizeof(what), "%s%s%s", r->bench, *cfg ? " " : "", cfg);
 	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%06d\x1f%06d", r->host,
-		 r->machine_uuid, r->bench, r->cpu, r->cpu2);
+		 r->machine_uuid, what, r->cpu, r->cpu2);
 	snprintf(a, sizeof(a), "%d", r->cpu);
 	snprintf(b, sizeof(b), "%d", r->cpu2);
 	labels[0] = r->host;
 	labels[1] = r->machine_uuid;
 	labels[2] = a;
 	labels[3] = b;
-	labels[4] = r->bench;
+	labels[4] = what;
 	labels[5] = NULL;
 	return il_grps_add(arg, key, labels, r);
 }
@@ -65,7 +73,7 @@ static int distinct(const struct il_grps *g, int i, int j, int l, int *out)
 static int matrix(const struct il_grps *g, int i, int j, struct il_table **out)
 {
 	int *rows = calloc(j - i, sizeof(int)), *cols = calloc(j - i, sizeof(int));
-	int nr, nc, r, c, k, ret = 0;
+	int nr, nc, r, c, k, runs, ret = 0;
 	const char **names = NULL, **cells = NULL;
 	char (*buf)[24] = NULL, (*vals)[24] = NULL, title[400];
 	struct il_table *t = NULL;
@@ -108,6 +116,13 @@ static int matrix(const struct il_grps *g, int i, int j, struct il_table **out)
 		}
 		ret = il_table_add(t, cells);
 	}
+	for (k = i, runs = 0; k < j; k++)
+		if (g->v[k].runs > runs)
+			runs = g->v[k].runs;
+	if (!ret)
+		ret = il_table_note(t, "Row: the waking CPU; column: the sleeping CPU; cell: the median of every "
+				    "sample of the runs that measured the pair with these parameters (at most %d "
+				    "run%s per cell); '-' where the pair was not measured.", runs, runs == 1 ? "" : "s");
 out:
 	if (ret)
 		il_table_free(t);

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,57 +334,71 @@ out:
 	return ret;
 }
 
+/* Cell @c of row @r of the IPI scaling table (ipi.c's column order). */
+#define IPI_CELL(t, r, c) ((t)->cells[(r) * (t)->ncols + (c)])
+
+/* True if rows @a and @b of the scaling table are one configuration. */
+static bool ipi_same_line(const struct il_table *t, int a, int b)
+{
+	return !strcmp(IPI_CELL(t, a, 1), IPI_CELL(t, b, 1)) &&
+	       !strcmp(IPI_CELL(t, a, 2), IPI_CELL(t, b, 2));
+}
+
 static int plot_ipi(struct il_store *s, const struct il_analysis_opts *o,
 		    const char *dir, struct names *nm)
 {
 	struct il_table *t;
-	int r, c, m, ret, nplot = 0;
+	int r, ret, nplot = 0;
 
 	ret = il_report_ipi(s, o, &t);
 	if (ret)
 		return ret;
-	/* Rows are sorted by machine: one plot per machine. */
+	/* Rows are sorted by machine, then configuration, then N: one plot
+	 * per machine, one line (a data block) per configuration. */
 	for (r = 0; !ret && r < t->nrows; nplot++) {
-		const char *host = t->cells[r * t->ncols];
+		const char *host = IPI_CELL(t, r, 0);
 		char data[64], name[64], *body = NULL;
 		size_t len = 0;
 		FILE *f, *bf;
-		int r0 = r;
+		int r0 = r, nlines = 0;
 
 		snprintf(data, sizeof(data), "ipi%02d.dat", nplot);
 		f = open_in(dir, data);
-		if (!f)
+		if (!f) {
+			il_table_free(t);
 			return il_errorf(-errno, "%s/%s: %s", dir, data, strerror(errno));
-		fprintf(f, "# targets, then per mode: round median (ns)\n");
-		for (; r < t->nrows && !strcmp(t->cells[r * t->ncols], host); r++) {
-			fprintf(f, "%s", t->cells[r * t->ncols + 1]);
-			for (c = 2; c < t->ncols; c += 2) {
-				const char *v = t->cells[r * t->ncols + c];
-
-				fprintf(f, " %s", strcmp(v, "-") ? v : "NaN");
-			}
-			fputc('\n', f);
 		}
-		fclose(f);
 		bf = open_memstream(&body, &len);
 		fprintf(bf, "set title 'IPI cost against target count: ' . ");
 		gp_str(bf, host);
 		fprintf(bf, " noenhanced\nset xlabel 'target CPUs (count)'\n"
 			    "set ylabel 'median time per round (ns)'\nset grid\n"
-			    "set key top left noenhanced\nset datafile missing 'NaN'\n"
+			    "set key top left noenhanced\n"
 			    "set xrange [0:*]\nset yrange [0:*]\nplot ");
-		for (m = 0; 2 + 2 * m < t->ncols; m++) {
-			char mode[96];
+		fprintf(f, "# one block per benchmark and configuration: targets, round median (ns)\n");
+		for (; r < t->nrows && !strcmp(IPI_CELL(t, r, 0), host); nlines++) {
+			char title[600];
+			int first = r;
 
-			snprintf(mode, sizeof(mode), "%s", t->cols[2 + 2 * m]);
-			*strstr(mode, " round median") = '\0';
-			fprintf(bf, "%s'%s' using 1:%d with linespoints lw 2 title ", m ? ", " : "", data, 2 + m);
-			gp_str(bf, mode);
+			if (nlines)
+				fputs("\n\n", f);
+			for (; r < t->nrows && !strcmp(IPI_CELL(t, r, 0), host) &&
+			       ipi_same_line(t, first, r); r++)
+				if (strcmp(IPI_CELL(t, r, 6), "-"))
+					fprintf(f, "%s %s\n", IPI_CELL(t, r, 3),
+						IPI_CELL(t, r, 6));
+			snprintf(title, sizeof(title), "%s%s%s", IPI_CELL(t, first, 1),
+				 strcmp(IPI_CELL(t, first, 2), "-") ? " " : "",
+				 strcmp(IPI_CELL(t, first, 2), "-") ? IPI_CELL(t, first, 2) : "");
+			fprintf(bf, "%s'%s' index %d using 1:2 with linespoints lw 2 title ",
+				nlines ? ", " : "", data, nlines);
+			gp_str(bf, title);
 		}
 		fputc('\n', bf);
 		fclose(bf);
+		fclose(f);
 		snprintf(name, sizeof(name), "ipi%02d", nplot);
-		ret = t->ncols > 2 && r > r0 ? render(dir, name, body, nm) : 0;
+		ret = r > r0 ? render(dir, name, body, nm) : 0;
 		free(body);
 	}
 	il_table_free(t);

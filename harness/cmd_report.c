@@ -130,6 +130,8 @@ static int run_kind(struct il_store *store, enum kind k,
 	}
 	if (!ret && (k == K_IPI || k == K_ALL)) {
 		ret = il_report_ipi(store, ao, &t) ?: push(&v, &n, t);
+		if (!ret)
+			ret = il_report_ipi_fit(store, ao, &t) ?: push(&v, &n, t);
 	}
 	if (!ret && (k == K_PAIRS || k == K_ALL)) {
 		ret = il_report_pairs(store, ao, &pv, &np);

@@ -82,7 +82,7 @@ int main(int argc, char **argv)
 	char alpha[37], beta[37];
 	struct il_store *s;
 	struct il_series *sv[8];
-	int ret = 0, n, i;
+	int ret = 0, n, i, k;
 	static const char *const states[] = { "POLL", "C1", "C6" };
 	static const char *const modes[] = { "physical", "logical" };
 
@@ -165,7 +165,42 @@ int main(int argc, char **argv)
 		for (i = 0; i < 4; i++)
 			sv[i] = series("call_latency", 0, -1, 1 << (i + 1), 500,
 				       6000 + (uint64_t)(1 << (i + 1)) * 1500, 300);
-		ret = save(s, alpha, "tlb_shootdown", "{\"samples\":500}", sv, 4, NULL, 0);
+		ret = save(s, alpha, "tlb_shootdown", "{\"samples\":500,\"mode\":\"madvise\"}", sv, 4, NULL, 0);
+	}
+	/*
+	 * The IPI table's configurations and baselines: two more runs of
+	 * each user-space twin with N = 0, 2, 4, 8, 16 (the fit has points to
+	 * work with), tlb_shootdown in both modes (mprotect dearer, so a
+	 * merged median would show), and futex_wake pairs with idle_us 0
+	 * (faster, no idle state entered) against the idle_us 50 matrix.
+	 */
+	for (n = 0; !ret && n < 2; n++) {
+		static const char *const tparams[] = {
+			"{\"samples\":500,\"mode\":\"madvise\"}",
+			"{\"samples\":500,\"mode\":\"mprotect\"}",
+		};
+
+		for (i = 0; i < 5; i++)
+			sv[i] = series("call_latency", 0, -1, i ? 1 << i : 0, 500,
+				       4000 + (uint64_t)(i ? 1 << i : 0) * 1200, 300);
+		ret = save(s, alpha, "membarrier_ipi", "{\"samples\":500}", sv, 5, NULL, 0);
+		for (k = 0; !ret && k < 2; k++) {
+			for (i = 0; i < 5; i++)
+				sv[i] = series("call_latency", 0, -1, i ? 1 << i : 0, 500,
+					       (k ? 9000 : 6000) +
+					       (uint64_t)(i ? 1 << i : 0) * (k ? 2500 : 1500), 300);
+			ret = save(s, alpha, "tlb_shootdown", tparams[k], sv, 5, NULL, 0);
+		}
+	}
+	if (!ret) {
+		int k = 0, a, b;
+
+		for (a = 0; a < 3; a++)
+			for (b = 0; b < 3; b++)
+				if (a != b)
+					sv[k++] = series("wake_latency", a, b, -1, 500,
+							 1500 + 200 * (a + b), 300);
+		ret = save(s, alpha, "futex_wake", "{\"idle_us\":0}", sv, k, NULL, 0);
 	}
 	if (ret)
 		fprintf(stderr, "mkfixture: %s\n", il_errmsg());

@@ -87,7 +87,7 @@ sums_before=$(cat $ins | sha256sum)
 # shellcheck disable=SC2086
 "$IDLELAB" merge --quiet "$M/out.db" $ins >"$T_TMP/out" 2>"$T_TMP/err"
 check "merge of 12 inputs exits 0" [ $? -eq 0 ]
-check "merge: every run of 12 inputs" [ "$(sqlite3 "$M/out.db" 'SELECT count(*) FROM runs')" -eq $((12 * 16)) ]
+check "merge: every run of 12 inputs" [ "$(sqlite3 "$M/out.db" 'SELECT count(*) FROM runs')" -eq $((12 * 23)) ]
 check "merge: every histogram" [ "$(sqlite3 "$M/out.db" 'SELECT count(*) FROM histograms')" -eq "$(sqlite3 "$M/out.db" 'SELECT count(*) FROM summaries')" ]
 check "merge: db check passes" "$IDLELAB" db check --db "$M/out.db"
 check "merge: inputs untouched" [ "$(cat $ins | sha256sum)" = "$sums_before" ]
@@ -153,9 +153,9 @@ check "published figures listed" sh -c "'$IDLELAB' report --db '$R' --kind refs 
 
 # --- export ----------------------------------------------------------------
 "$IDLELAB" export --db "$FX" --what runs >"$T_TMP/runs.csv"
-check "export runs csv: header + one line per run" [ "$(wc -l <"$T_TMP/runs.csv")" -eq 17 ]
+check "export runs csv: header + one line per run" [ "$(wc -l <"$T_TMP/runs.csv")" -eq 24 ]
 "$IDLELAB" export --db "$FX" --what summaries --format json >"$T_TMP/s.json"
-check "export summaries json" jq -e 'length == 40 and all(.[]; .count > 0)' "$T_TMP/s.json"
+check "export summaries json" jq -e 'length == 76 and all(.[]; .count > 0)' "$T_TMP/s.json"
 "$IDLELAB" export --db "$FX" --what buckets --format json >"$T_TMP/b.json"
 check "export buckets sum to the sample count" [ "$(jq '[.[].count] | add' "$T_TMP/b.json")" -eq "$(sqlite3 "$FX" 'SELECT sum(count) FROM summaries')" ]
 check "export buckets csv" sh -c "'$IDLELAB' export --db '$FX' --what buckets | head -1 | grep -q '^run_uuid,metric,unit,cpu,cpu2,grp,lo,hi,count$'"
