@@ -20,10 +20,13 @@ cd "$(dirname "$0")"
 
 BUILD_DEPS="gcc make pkg-config libc6-dev libhwloc-dev libpfm4-dev libnuma-dev
 libsqlite3-dev libpapi-dev libjansson-dev libyaml-dev sqlite3"
-# gnuplot-nox draws the plots of `idlelab report --format html` (optional
-# for users: without it the page has its tables and says why there are no
-# plots); rt-tests gives the cyclictest the import test runs.
-TEST_DEPS="jq gnuplot-nox rt-tests linux-source"
+# gnuplot-nox draws the plots of `idlelab report --format html`: the plain
+# ./run.sh installs it too, so a new user's page has its plots (without
+# it the page has its tables and says why there are no plots).
+USER_DEPS="gnuplot-nox"
+# rt-tests gives the cyclictest the import test runs; chromium opens the
+# HTML report headless (tests/integration/test_html_chromium.sh).
+TEST_DEPS="jq $USER_DEPS rt-tests linux-source chromium"
 # The fleet test: Ansible over real SSH into network namespaces.
 TEST_DEPS="$TEST_DEPS ansible-core ansible-lint openssh-server openssh-client iproute2"
 FLEET_DEPS="ansible-core openssh-client"
@@ -53,7 +56,7 @@ install_deps() {
 jobs() { nproc 2>/dev/null || echo 2; }
 
 cmd_run() {
-	install_deps $BUILD_DEPS
+	install_deps $BUILD_DEPS $USER_DEPS
 	make -s -j"$(jobs)"
 	db=${IDLELAB_DB:-idlelab.db}
 	sh tools/quick.sh build/idlelab "$db"
