@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// html-probe.js - put first into a copy of an idlelab HTML report by
+// tests/integration/test_html_chromium.sh.  It records every error the
+// page raises (script errors, resources that fail to load, console.error)
+// and, once the page has loaded, every image that did not decode, then
+// writes one line into the DOM that `chromium --dump-dom` prints:
+//   idlelab-probe: images=N broken=N errors=N [details]
+(function () {
+	var errors = [];
+	var origError = console.error;
+
+	console.error = function () {
+		errors.push('console.error: ' + Array.prototype.join.call(arguments, ' '));
+		return origError.apply(console, arguments);
+	};
+	// Capture phase: an <img> that fails to load fires a non-bubbling
+	// error event that only a capturing listener on window sees.
+	window.addEventListener('error', function (e) {
+		var t = e.target;
+		if (t && t !== window && (t.src || t.href))
+			errors.push('failed to load: ' + (t.getAttribute('src') || t.getAttribute('href')));
+		else
+			errors.push('script error: ' + e.message);
+	}, true);
+	window.addEventListener('load', function () {
+		var imgs = document.images, broken = [], i, p;
+
+		for (i = 0; i < imgs.length; i++)
+			if (!imgs[i].complete || imgs[i].naturalWidth === 0)
+				broken.push(imgs[i].getAttribute('src'));
+		p = document.createElement('pre');
+		p.id = 'idlelab-probe';
+		p.textContent = 'idlelab-probe: images=' + imgs.length +
+			' broken=' + broken.length + ' errors=' + errors.length +
+			(broken.length ? ' [broken: ' + broken.join(' ') + ']' : '') +
+			(errors.length ? ' [' + errors.join('; ') + ']' : '');
+		document.body.appendChild(p);
+	});
+})();
