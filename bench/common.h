@@ -191,6 +191,34 @@ static inline uint64_t il_clock_ns(const struct il_clock *c, uint64_t d)
 	return c->tsc ? il_tsc_to_ns(d) : d;
 }
 
+/*
+ * Whether TSC values read on two CPUs can be compared, as far as the
+ * kernel can tell: it uses the TSC as its clocksource, and its log has no
+ * "Marking TSC unstable" (the clocksource watchdog's verdict, printed when
+ * it switches away, and sometimes the only trace once the log has moved
+ * on).  What cannot be read makes it unverified, never reliable.
+ */
+enum il_tsc_trust {
+	IL_TSC_RELIABLE,
+	IL_TSC_UNRELIABLE,
+	IL_TSC_UNVERIFIED,
+};
+
+/**
+ * il_tsc_verdict() - the decision, from what was read.
+ * @clocksource: current_clocksource's text, or NULL when unreadable.
+ * @kmsg: the kernel log, or NULL when unreadable (@kmsg_why says why).
+ * @why: the reason, in words, for the run attribute.
+ */
+enum il_tsc_trust il_tsc_verdict(const char *clocksource, const char *kmsg,
+				 const char *kmsg_why, char *why, size_t len);
+/**
+ * il_tsc_cross_cpu() - il_tsc_verdict() on this machine: current_clocksource
+ * through sysfs.h's root, the kernel log through syslog(2) READ_ALL (root,
+ * or kernel.dmesg_restrict = 0).
+ */
+enum il_tsc_trust il_tsc_cross_cpu(char *why, size_t len);
+
 /* ---- placement ------------------------------------------------------- */
 
 /**

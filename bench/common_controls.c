@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/klog.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -195,6 +196,75 @@ void il_clock_pick(struct il_run *run, struct il_clock *c, bool cross_cpu)
 	c->tsc = true;
 	run->tsc_khz = khz;
 	il_run_attr(run, -1, "clock", "tsc %" PRIu64 " kHz", khz);
+}
+
+/* ---- is the TSC comparable across CPUs -------------------------------- */
+
+enum il_tsc_trust il_tsc_verdict(const char *clocksource, const char *kmsg,
+				 const char *kmsg_why, char *why, size_t len)
+{
+	if (!clocksource) {
+		snprintf(why, len, "unverified: the clocksource could not be read");
+		return IL_TSC_UNVERIFIED;
+	}
+	if (strcmp(clocksource, "tsc")) {
+		snprintf(why, len, "unreliable: the kernel's clocksource is '%s', not tsc",
+			 clocksource);
+		return IL_TSC_UNRELIABLE;
+	}
+	if (kmsg && strstr(kmsg, "Marking TSC unstable")) {
+		snprintf(why, len, "unreliable: the kernel log says 'Marking TSC unstable'");
+		return IL_TSC_UNRELIABLE;
+	}
+	if (!kmsg) {
+		snprintf(why, len, "unverified: clocksource tsc, but the kernel log is unavailable (%s)",
+			 kmsg_why ? kmsg_why : "unreadable");
+		return IL_TSC_UNVERIFIED;
+	}
+	snprintf(why, len, "reliable: clocksource tsc, no 'Marking TSC unstable' in the kernel log");
+	return IL_TSC_RELIABLE;
+}
+
+/* syslog(2)'s actions; glibc's <sys/klog.h> has no names for them. */
+#define IL_SYSLOG_READ_ALL	3
+#define IL_SYSLOG_SIZE_BUFFER	10
+
+/* The kernel log as one string (free() it), or NULL with @why set. */
+static char *read_kmsg(char *why, size_t len)
+{
+	int size = klogctl(IL_SYSLOG_SIZE_BUFFER, NULL, 0), n;
+	char *buf;
+
+	if (size <= 0) {
+		snprintf(why, len, "syslog(2) SIZE_BUFFER: %s",
+			 size < 0 ? strerror(errno) : "empty");
+		return NULL;
+	}
+	buf = malloc((size_t)size + 1);
+	if (!buf) {
+		snprintf(why, len, "out of memory");
+		return NULL;
+	}
+	n = klogctl(IL_SYSLOG_READ_ALL, buf, size);
+	if (n < 0) {
+		snprintf(why, len, "syslog(2) READ_ALL: %s", strerror(errno));
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+enum il_tsc_trust il_tsc_cross_cpu(char *why, size_t len)
+{
+	char cs[64], kwhy[160];
+	char *kmsg = read_kmsg(kwhy, sizeof(kwhy));
+	bool have_cs = il_fs_read(IL_CLOCKSOURCE, cs, sizeof(cs)) == 0;
+	enum il_tsc_trust v;
+
+	v = il_tsc_verdict(have_cs ? cs : NULL, kmsg, kwhy, why, len);
+	free(kmsg);
+	return v;
 }
 
 /* ---- placement ------------------------------------------------------- */

@@ -11,7 +11,19 @@
  * read before the interruption and the next TSC read of the loop after it.
  * Each gap is stored with its start time (ns since the run began, on one
  * time base for all CPUs, so simultaneous gaps line up), which makes the
- * series the gap histogram plus the raw (time, length) list.
+ * series the gap histogram plus the raw (time, length) list.  One time base
+ * needs TSCs that agree across CPUs: setup checks that the kernel trusts
+ * them (il_tsc_cross_cpu(): clocksource tsc, no "Marking TSC unstable" in
+ * its log) and records the verdict as "tsc_cross_cpu"; unless it is
+ * reliable, each CPU's times count from that CPU's own first read instead,
+ * and "gap_time_base" says so, so no cross-CPU alignment is published that
+ * the clock cannot support.
+ *
+ * Per CPU, the summaries of oslat and sysjitter: "time_lost" (the gaps'
+ * total length as parts per million of the run, attribute
+ * "time_lost_pct" exactly) and "interruption_rate" (gaps per second, in
+ * mHz; attribute "interruptions_per_s"), each a one-sample series so the
+ * report shows them.
  *
  * The loop period (elapsed time / iterations) is the detector's resolution
  * and is recorded per CPU: exactly as the attribute "loop_period_ns" (3
@@ -26,15 +38,17 @@
  *  - the loop does nothing but read, compare and count: the end check is a
  *    compare with a precomputed TSC deadline, and the stop flag is polled
  *    only once every 2^20 iterations;
- *  - recording a gap (histogram, raw buffer growth) happens outside the
- *    measured interval: the loop re-reads the TSC after it, so our own work
- *    is never reported as a gap;
+ *  - recording a gap is a store into a preallocated array, and that
+ *    bookkeeping is timed and checked like any other interval
+ *    (tsc_gaps_loop.h), so an interruption landing in it is recorded, not
+ *    lost; the series (histogram, raw list) are filled after the loop;
  *  - no SCHED_FIFO: a spinning FIFO thread would starve the CPU's kernel
  *    threads, and the interruptions are what is being measured.
  */
 #include "bench.h"
 #include "common.h"
 #include "err.h"
+#include "tsc_gaps_loop.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -52,10 +66,24 @@ struct tg_state {
 	uint64_t threshold_cycles;
 	uint64_t duration_cycles;
 	uint64_t start_tsc;		/* the common time base of all CPUs */
+	bool cross_cpu;			/* start_tsc may be used on every CPU */
+	size_t cap;			/* gap records per CPU */
+	struct il_gap_rec **rec;	/* per CPU, preallocated */
 	struct il_series **gap;		/* per CPU */
 	struct il_series **period;	/* per CPU */
+	struct il_series **lost;	/* per CPU: time_lost, ppm */
+	struct il_series **rate;	/* per CPU: interruption_rate, mHz */
 	struct il_pool pool;
 };
+
+/* What the loop's callbacks need on one CPU. */
+struct tg_cpu {
+	const struct tg_state *st;
+	struct il_series *gs;
+	uint64_t base;			/* gap times count from here */
+};
+
+#define TG_MAX_RECS	((size_t)1 << 20)
 
 static const struct il_opt tg_opts[] = {
 	{ .name = "duration_ms", .type = IL_OPT_U64,
@@ -82,68 +110,100 @@ static double tg_cycles_ns(const struct tg_state *st, double cycles)
 	return cycles * 1e6 / (double)st->khz;
 }
 
+static uint64_t tg_read(void *ctx)
+{
+	(void)ctx;
+	return il_rdtsc();
+}
+
+static bool tg_stop(void *ctx)
+{
+	(void)ctx;
+	return il_stop_requested();
+}
+
+/* The records so far into the gap series; the array is empty after. */
+static void tg_flush(void *ctx, struct il_gap_loop *L)
+{
+	const struct tg_cpu *c = ctx;
+	size_t i;
+
+	for (i = 0; i < L->n; i++) {
+		uint64_t at = L->rec[i].at;
+
+		il_series_add_timed(c->gs, il_tsc_to_ns(at > c->base ? at - c->base : 0),
+				    il_tsc_to_ns(L->rec[i].len));
+	}
+	L->n = 0;
+}
+
+static void tg_summaries(struct il_worker *w, const struct il_gap_loop *L)
+{
+	struct tg_state *st = w->pool->arg;
+	struct il_run *run = w->pool->run;
+	double elapsed = (double)(L->last - L->start), period, quiet, secs;
+	double lost_pct, per_s;
+	uint64_t clean = L->iters > L->gaps - L->book_gaps ?
+		L->iters - (L->gaps - L->book_gaps) : 0;
+
+	period = tg_cycles_ns(st, elapsed) / (double)L->iters;
+	quiet = clean ? tg_cycles_ns(st, elapsed - (double)(L->gap_sum + L->book + L->blind)) /
+		(double)clean : period;
+	secs = tg_cycles_ns(st, elapsed) / 1e9;
+	lost_pct = elapsed > 0 ? 100.0 * (double)L->gap_sum / elapsed : 0;
+	per_s = secs > 0 ? (double)L->gaps / secs : 0;
+	il_run_attr(run, w->cpu, "loop_period_ns", "%.3f", period);
+	il_run_attr(run, w->cpu, "loop_period_quiet_ns", "%.3f", quiet);
+	il_run_attr(run, w->cpu, "iterations", "%" PRIu64, L->iters);
+	il_run_attr(run, w->cpu, "gaps", "%" PRIu64, L->gaps);
+	il_run_attr(run, w->cpu, "gaps_in_bookkeeping", "%" PRIu64, L->book_gaps);
+	il_run_attr(run, w->cpu, "max_gap_ns", "%" PRIu64, il_tsc_to_ns(L->max_gap));
+	il_run_attr(run, w->cpu, "elapsed_ns", "%.0f", tg_cycles_ns(st, elapsed));
+	il_run_attr(run, w->cpu, "bookkeeping_ns", "%.0f", tg_cycles_ns(st, (double)L->book));
+	/* Only a full record array makes blind time; say how much. */
+	il_run_attr(run, w->cpu, "blind_ns", "%.0f%s", tg_cycles_ns(st, (double)L->blind),
+		    L->flushes ? " (record array flushed mid-run: interruptions during it are not seen)" : "");
+	il_run_attr(run, w->cpu, "time_lost_pct", "%.6f", lost_pct);
+	il_run_attr(run, w->cpu, "interruptions_per_s", "%.3f", per_s);
+	/* Rounded to whole ns, at least 1: the exact value is the attr. */
+	il_series_add(st->period[w->idx], period < 1.5 ? 1 : (uint64_t)(period + 0.5));
+	il_series_add(st->lost[w->idx], (uint64_t)(lost_pct * 1e4 + 0.5));
+	il_series_add(st->rate[w->idx], (uint64_t)(per_s * 1e3 + 0.5));
+}
+
 static int tg_thread(struct il_worker *w)
 {
 	struct tg_state *st = w->pool->arg;
-	struct il_series *gs = st->gap[w->idx];
-	const uint64_t thr = st->threshold_cycles;
-	uint64_t start, end, prev, t, d, iters = 0, gaps = 0, maxgap = 0;
-	uint64_t excluded = 0, t_rec, since;
-	double elapsed, period, quiet;
+	struct tg_cpu c = { .st = st, .gs = st->gap[w->idx] };
+	struct il_gap_loop L = {
+		.thr = st->threshold_cycles,
+		.duration = st->duration_cycles,
+		.rec = st->rec[w->idx],
+		.cap = st->cap,
+	};
 
-	start = il_rdtsc_ordered();
-	end = start + st->duration_cycles;
-	prev = start;
-	for (;;) {
-		t = il_rdtsc();
-		if (__builtin_expect(t - prev > thr, 0)) {
-			d = t - prev;
-			since = prev > st->start_tsc ? prev - st->start_tsc : 0;
-			il_series_add_timed(gs, il_tsc_to_ns(since),
-					    il_tsc_to_ns(d));
-			gaps++;
-			if (d > maxgap)
-				maxgap = d;
-			/* Resume timing after our own bookkeeping. */
-			t_rec = il_rdtsc();
-			excluded += d + (t_rec - t);
-			t = t_rec;
-		}
-		prev = t;
-		iters++;
-		if (__builtin_expect(t >= end, 0))
-			break;
-		if (__builtin_expect(!(iters & 0xfffff), 0) &&
-		    il_stop_requested())
-			break;
-	}
-	elapsed = (double)(prev - start);
-	period = tg_cycles_ns(st, elapsed) / (double)iters;
-	quiet = iters > gaps ?
-		tg_cycles_ns(st, elapsed - (double)excluded) /
-		(double)(iters - gaps) : period;
-	il_run_attr(w->pool->run, w->cpu, "loop_period_ns", "%.3f", period);
-	il_run_attr(w->pool->run, w->cpu, "loop_period_quiet_ns", "%.3f", quiet);
-	il_run_attr(w->pool->run, w->cpu, "iterations", "%" PRIu64, iters);
-	il_run_attr(w->pool->run, w->cpu, "gaps", "%" PRIu64, gaps);
-	il_run_attr(w->pool->run, w->cpu, "max_gap_ns", "%" PRIu64,
-		    il_tsc_to_ns(maxgap));
-	il_run_attr(w->pool->run, w->cpu, "elapsed_ns", "%.0f",
-		    tg_cycles_ns(st, elapsed));
-	/* Rounded to whole ns, at least 1: the exact value is the attr. */
-	il_series_add(st->period[w->idx],
-		      period < 1.5 ? 1 : (uint64_t)(period + 0.5));
+	/* This CPU's own TSC as the base when TSCs may disagree. */
+	c.base = st->cross_cpu ? st->start_tsc : il_rdtsc_ordered();
+	il_gap_loop_run(&L, tg_read, &c, tg_flush, tg_stop);
+	tg_flush(&c, &L);
+	tg_summaries(w, &L);
 	return 0;
 }
 
 static void tg_teardown(struct il_run *run)
 {
 	struct tg_state *st = run->priv;
+	int i;
 
 	if (st) {
 		il_pool_stop(&st->pool);
+		for (i = 0; st->rec && i < st->pl.n; i++)
+			free(st->rec[i]);
+		free(st->rec);
 		free(st->gap);
 		free(st->period);
+		free(st->lost);
+		free(st->rate);
 	}
 	il_bench_state_free(run);
 }
@@ -152,6 +212,7 @@ static int tg_setup(struct il_run *run)
 {
 	const struct tg_params *p = run->params;
 	struct tg_state *st;
+	char why[256];
 	int i, ret;
 
 	ret = il_bench_state_new(run, sizeof(*st), NULL);
@@ -173,9 +234,22 @@ static int tg_setup(struct il_run *run)
 	st->duration_cycles = p->duration_ms * st->khz;
 	il_run_attr(run, -1, "threshold_cycles", "%" PRIu64,
 		    st->threshold_cycles);
+	st->cross_cpu = il_tsc_cross_cpu(why, sizeof(why)) == IL_TSC_RELIABLE;
+	il_run_attr(run, -1, "tsc_cross_cpu", "%s", why);
+	il_run_attr(run, -1, "gap_time_base", "%s", st->cross_cpu ?
+		    "common: ns since the run began, comparable across CPUs" :
+		    "per CPU: ns since that CPU's first read; not comparable across CPUs (see tsc_cross_cpu)");
+	/* Room for every gap the run can hold, up to 1 Mi records (16 MiB)
+	 * per CPU; past that the array is flushed mid-run (blind_ns). */
+	st->cap = p->duration_ms * 1000000 / p->threshold_ns + 2;
+	if (st->cap > TG_MAX_RECS)
+		st->cap = TG_MAX_RECS;
+	st->rec = calloc((size_t)st->pl.n, sizeof(*st->rec));
 	st->gap = calloc((size_t)st->pl.n, sizeof(*st->gap));
 	st->period = calloc((size_t)st->pl.n, sizeof(*st->period));
-	if (!st->gap || !st->period) {
+	st->lost = calloc((size_t)st->pl.n, sizeof(*st->lost));
+	st->rate = calloc((size_t)st->pl.n, sizeof(*st->rate));
+	if (!st->rec || !st->gap || !st->period || !st->lost || !st->rate) {
 		ret = il_errorf(-ENOMEM, "out of memory");
 		goto fail;
 	}
@@ -184,7 +258,16 @@ static int tg_setup(struct il_run *run)
 					   -1, -1, true);
 		st->period[i] = il_run_series(run, "loop_period", "ns",
 					      st->pl.cpus[i], -1, -1, false);
-		if (!st->gap[i] || !st->period[i]) {
+		st->lost[i] = il_run_series(run, "time_lost", "ppm",
+					    st->pl.cpus[i], -1, -1, false);
+		st->rate[i] = il_run_series(run, "interruption_rate", "mHz",
+					    st->pl.cpus[i], -1, -1, false);
+		/* Touched now, so the loop's stores never page-fault. */
+		st->rec[i] = malloc(st->cap * sizeof(*st->rec[i]));
+		if (st->rec[i])
+			memset(st->rec[i], 0, st->cap * sizeof(*st->rec[i]));
+		if (!st->gap[i] || !st->period[i] || !st->lost[i] ||
+		    !st->rate[i] || !st->rec[i]) {
 			ret = il_errorf(-ENOMEM, "out of memory for a series");
 			goto fail;
 		}
@@ -220,7 +303,7 @@ static uint64_t tg_estimate_ns(const void *params,
 const struct il_bench_ops il_bench_tsc_gaps = {
 	.name = "tsc_gaps",
 	.summary = "interruptions of a spinning CPU above a threshold, with their times (IRQs on, like sysjitter/oslat)",
-	.timestamps = "gap: from one TSC read of a tight loop to the next one, recorded when longer than threshold_ns, with its start time since the run began; loop_period: the loop's elapsed TSC time divided by its iterations",
+	.timestamps = "gap: from one TSC read of a tight loop to the next one (or across the loop's own bookkeeping), recorded when longer than threshold_ns, with its start time since the run began (per CPU when the TSC is not reliable across CPUs); loop_period: the loop's elapsed TSC time divided by its iterations; time_lost, interruption_rate: the gaps' total over the elapsed time, their count per second",
 	.flags = 0,		/* any placement; one spinner per distinct CPU */
 	.default_cpus = "all",
 	.opts = tg_opts,
