@@ -27,6 +27,7 @@
 #define IDLELAB_BENCH_COMMON_H
 
 #include <pthread.h>
+#include <sys/types.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -388,7 +389,40 @@ enum {
  */
 typedef int (*il_spin_sample_fn)(void *arg, int nt, uint64_t k, uint64_t *ns);
 
+/*
+ * The busy baseline (common_busy.c): one forked process per listed CPU,
+ * spinning while its CPU is not a target, asleep while it is.
+ */
+struct il_busy_shared;
+struct il_busy {
+	int n;
+	pid_t *pid;
+	struct il_busy_shared *sh;
+	size_t size;
+};
+
+/**
+ * il_busy_start() - fork one process bound to each of @cpus[0..@n-1].
+ * They start asleep.  Release with il_busy_stop(), also after a failure.
+ * Return: 0, or a negative errno with a message.
+ */
+int il_busy_start(struct il_busy *b, const int *cpus, int n);
+/**
+ * il_busy_set() - CPUs [0, @targets) of the list asleep (they are the
+ * targets), the rest spinning; returns once each process reports it.
+ * Return: 0; -EINTR on a stop request; -ETIMEDOUT or -ECHILD with a message.
+ */
+int il_busy_set(struct il_busy *b, int targets);
+/** il_busy_stop() - end and reap the processes (bounded); idempotent. */
+void il_busy_stop(struct il_busy *b);
+
+/* The `baseline` parameter of the spinning-target benchmarks. */
+enum { IL_BASELINE_IDLE, IL_BASELINE_BUSY };
+extern const char *const il_baseline_names[];
+
 struct il_spin_bench {
+	bool busy;		/* baseline busy: set before ..._start() */
+	struct il_busy busyp;	/* its processes, on cpus[1..n-1] */
 	struct il_clock clk;	/* the benchmark picks it (il_clock_pick) */
 	int n;			/* placed CPUs */
 	int *cpus;		/* [0] the timer's, [1..] the spinners' */

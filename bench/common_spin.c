@@ -9,6 +9,7 @@
  */
 #include "common.h"
 #include "err.h"
+#include "topo.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -173,6 +174,8 @@ void il_spin_quit(struct il_spin_ctl *c)
 
 /* ---- the frame of the spinning-target benchmarks --------------------- */
 
+const char *const il_baseline_names[] = { "idle", "busy", NULL };
+
 int il_spin_bench_init(struct il_spin_bench *b, struct il_run *run,
 		       const struct il_u64_list *targets, uint64_t samples,
 		       uint64_t tries)
@@ -233,7 +236,12 @@ static int spin_bench_timer(struct il_spin_bench *b)
 	for (i = 0; i < b->targets->n && !ret; i++) {
 		int nt = (int)b->targets->v[i];
 
-		ret = il_spin_set(&b->spin, nt);
+		/* The busy processes leave the new targets' CPUs first,
+		 * so a target spinner never shares its CPU with one. */
+		if (b->busy)
+			ret = il_busy_set(&b->busyp, nt);
+		if (!ret)
+			ret = il_spin_set(&b->spin, nt);
 		if (!ret)
 			ret = spin_bench_count(b, b->s[i], nt);
 	}
@@ -252,6 +260,35 @@ static int spin_bench_thread(struct il_worker *w)
 	/* Always, or the spinners would never return. */
 	il_spin_quit(&b->spin);
 	return ret;
+}
+
+/*
+ * How each target CPU relates to the timer's (hwloc): an SMT sibling shares
+ * its core's pipeline with the timer, which a busy or idle sibling changes
+ * more than any IPI does.  Plus the baseline, in words.
+ */
+static void record_relations(struct il_spin_bench *b, struct il_run *run)
+{
+	char list[200];
+	size_t used = 0;
+	int i;
+
+	for (i = 1; run->topo && i < b->n; i++)
+		il_run_attr(run, b->cpus[i], "relation_to_timer", "%s (timer CPU %d)",
+			    il_relation_name(il_topo_relation(run->topo, b->cpus[0],
+							      b->cpus[i])),
+			    b->cpus[0]);
+	list[0] = '\0';
+	for (i = 1; i < b->n && used < sizeof(list); i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d",
+					 i > 1 ? "," : "", b->cpus[i]);
+	if (b->busy)
+		il_run_attr(run, -1, "baseline",
+			    "busy: of CPUs %s, those not targets at N spin in a separate process (its own mm, so no IPI from this one)",
+			    b->n > 1 ? list : "none");
+	else
+		il_run_attr(run, -1, "baseline",
+			    "idle: of CPUs %s, those not targets at N sleep", b->n > 1 ? list : "none");
 }
 
 int il_spin_bench_start(struct il_spin_bench *b, struct il_run *run,
@@ -274,6 +311,13 @@ int il_spin_bench_start(struct il_spin_bench *b, struct il_run *run,
 	ret = il_spin_init(&b->spin, b->maxn, touch);
 	if (ret)
 		return ret;
+	record_relations(b, run);
+	if (b->busy) {
+		/* Before the threads exist: fork() copies only this one. */
+		ret = il_busy_start(&b->busyp, b->cpus + 1, b->n - 1);
+		if (ret)
+			return ret;
+	}
 	/* Thread 0 is the timer on cpus[0]; thread i is spinner i - 1. */
 	return il_pool_start(&b->pool, run, 1 + b->maxn, b->cpus, NULL,
 			     spin_bench_thread, b);
@@ -283,6 +327,7 @@ void il_spin_bench_free(struct il_spin_bench *b)
 {
 	/* The threads first: the spinners use the spin state until joined. */
 	il_pool_stop(&b->pool);
+	il_busy_stop(&b->busyp);
 	il_spin_free(&b->spin);
 	free(b->s);
 	free(b->cpus);

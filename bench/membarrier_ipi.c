@@ -46,6 +46,7 @@
 struct mb_params {
 	uint64_t samples;
 	struct il_u64_list targets;
+	int baseline;
 };
 
 static const struct il_opt mb_opts[] = {
@@ -58,6 +59,11 @@ static const struct il_opt mb_opts[] = {
 	  .offset = offsetof(struct mb_params, targets),
 	  .min = 0, .max = IL_MAX_CPUS - 1, .def = "0,1", .unit = "count",
 	  .help = "numbers of spinning target CPUs, each at most the placed CPUs minus one (0 = no remote CPU, the baseline)" },
+	{ .name = "baseline", .type = IL_OPT_ENUM,
+	  .offset = offsetof(struct mb_params, baseline),
+	  .def = "idle", .unit = "",
+	  .help = "what the placed CPUs that are not targets do: idle (sleep) or busy (spin in a separate process that gets no IPI from this one, so N=0 has as many busy CPUs as N=k)",
+	  .choices = il_baseline_names },
 	IL_OPT_END
 };
 
@@ -152,6 +158,7 @@ static int mb_setup(struct il_run *run)
 	}
 	il_clock_pick(run, &b->clk, false);
 	record_target_cpus(run, b->cpus + 1, b->maxn);
+	b->busy = p->baseline == IL_BASELINE_BUSY;
 	ret = il_spin_bench_start(b, run, NULL, mb_sample, b);
 	if (ret)
 		goto fail;

@@ -52,6 +52,7 @@ struct ts_params {
 	uint64_t samples;
 	struct il_u64_list targets;
 	int mode;
+	int baseline;
 };
 
 struct ts_state {
@@ -76,6 +77,11 @@ static const struct il_opt ts_opts[] = {
 	  .def = "madvise", .unit = "",
 	  .help = "the timed call: madvise(MADV_DONTNEED) or mprotect(PROT_READ)",
 	  .choices = ts_modes },
+	{ .name = "baseline", .type = IL_OPT_ENUM,
+	  .offset = offsetof(struct ts_params, baseline),
+	  .def = "idle", .unit = "",
+	  .help = "what the placed CPUs that are not targets do: idle (sleep) or busy (spin in a separate process that gets no IPI from this one, so N=0 has as many busy CPUs as N=k)",
+	  .choices = il_baseline_names },
 	IL_OPT_END
 };
 
@@ -157,6 +163,7 @@ static int ts_setup(struct il_run *run)
 		il_run_attr(run, st->b.cpus[0], "numa_node",
 			    "unknown: the page could not be bound to a node");
 	il_clock_pick(run, &st->b.clk, false);
+	st->b.busy = p->baseline == IL_BASELINE_BUSY;
 	ret = il_spin_bench_start(&st->b, run, st->page, ts_sample, st);
 	if (ret)
 		goto fail;

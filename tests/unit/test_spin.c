@@ -3,7 +3,9 @@
  * test_spin.c - the spinning-target frame of membarrier_ipi and
  * tlb_shootdown (bench/common_spin.c): a call during which a target was off
  * its CPU throughout is counted as dropped, never timed at N targets, and
- * both benchmarks allow twice `samples` tries for it.
+ * both benchmarks allow twice `samples` tries for it; and the busy
+ * baseline: the non-target CPUs spin in a separate process, asleep where
+ * the CPU is a target, with the SMT relation of each target recorded.
  *
  * The descheduled target is made deterministic: a signal sent to the
  * spinner thread holds it in a handler that sleeps until released, so its
@@ -15,6 +17,7 @@
 #include "err.h"
 #include "opts.h"
 #include "series.h"
+#include "store.h"
 #include "tap.h"
 #include "topo.h"
 
@@ -24,6 +27,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct il_topo *topo;
 static int two_cpus;
@@ -196,6 +200,151 @@ TEST(twice_the_tries)
 	}
 }
 
+/* The one-letter scheduler state of @pid from /proc, or '?'. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return '?';
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/* Wait (bounded) until @pid's state is @want; return the last seen. */
+static char wait_state(pid_t pid, char want)
+{
+	uint64_t deadline = il_now_ns(CLOCK_MONOTONIC) + 2000000000ull;
+	char c;
+
+	while ((c = proc_state(pid)) != want && il_now_ns(CLOCK_MONOTONIC) < deadline)
+		usleep(1000);
+	return c;
+}
+
+struct busy_probe {
+	struct il_spin_bench *b;
+	char seen[2];		/* the busy child's state at N = 0 and N = 1 */
+	pid_t pid;
+};
+
+static int busy_sample(void *arg, int nt, uint64_t k, uint64_t *ns)
+{
+	struct busy_probe *bp = arg;
+	int ret = il_spin_ready(&bp->b->spin, nt);
+
+	if (ret)
+		return ret;
+	if (k == 0) {
+		bp->pid = bp->b->busyp.pid[0];
+		/* Spinning (R) where CPU 1 is no target, asleep where it is. */
+		bp->seen[nt] = wait_state(bp->pid, nt ? 'S' : 'R');
+		ret = il_spin_ready(&bp->b->spin, nt);
+		if (ret)
+			return ret;
+	}
+	*ns = 1000;
+	return IL_SPIN_KEEP;
+}
+
+TEST(busy_baseline)
+{
+	static const char *const kv[] = { "targets=0,1", "baseline=busy", NULL };
+	struct il_spin_bench b = { 0 };
+	struct busy_probe bp = { .b = &b };
+	const struct il_u64_list *targets;
+	struct il_run run;
+	struct il_run_attr a;
+	bool busy_attr = false, rel_attr = false;
+	int i, ret;
+
+	if (!two_cpus) {
+		printf("# needs CPUs 0 and 1\n");
+		return;
+	}
+	if (!prep(&run, "membarrier_ipi", kv)) {
+		CHECKF(0, "prep (baseline=busy): %s", il_errmsg());
+		il_run_release(&run);
+		return;
+	}
+	targets = (const void *)((const char *)run.params +
+				 il_opts_find(run.ops->opts, "targets")->offset);
+	ret = il_spin_bench_init(&b, &run, targets, 20, 40);
+	b.busy = true;
+	ret = ret ?: il_spin_bench_start(&b, &run, NULL, busy_sample, &bp);
+	CHECKF(ret == 0, "start: %s", il_errmsg());
+	if (!ret) {
+		CHECK(b.busyp.n == 1 && b.busyp.pid[0] > 0 && b.busyp.pid[0] != getpid());
+		ret = il_pool_run(&b.pool);
+		CHECKF(ret == 0, "run: %s", il_errmsg());
+	}
+	CHECKF(bp.seen[0] == 'R', "busy process at N=0: state %c", bp.seen[0]);
+	CHECKF(bp.seen[1] == 'S', "busy process at N=1: state %c", bp.seen[1]);
+	il_spin_bench_free(&b);
+	/* Reaped: the pid is gone. */
+	CHECK(bp.pid > 0 && kill(bp.pid, 0) == -1 && errno == ESRCH);
+	for (i = 0; i < run.nattrs; i++) {
+		il_run_attr_get(&run, i, &a);
+		if (a.cpu == -1 && !strcmp(a.key, "baseline") && !strncmp(a.value, "busy:", 5))
+			busy_attr = true;
+		if (a.cpu == 1 && !strcmp(a.key, "relation_to_timer") &&
+		    strstr(a.value, "(timer CPU 0)"))
+			rel_attr = true;
+	}
+	CHECK(busy_attr);
+	CHECK(rel_attr);
+	il_run_release(&run);
+}
+
+/* The real benchmarks run end to end with baseline=busy. */
+TEST(busy_baseline_real_runs)
+{
+	static const char *const names[] = { "membarrier_ipi", "tlb_shootdown" };
+	static const char *const kv[] = { "samples=200", "targets=0,1", "baseline=busy", NULL };
+	struct il_run run;
+	unsigned int i;
+	int ret, g, k;
+
+	if (!two_cpus) {
+		printf("# needs CPUs 0 and 1\n");
+		return;
+	}
+	for (i = 0; i < 2; i++) {
+		const struct il_bench_ops *ops = il_bench_find(names[i]);
+
+		if (ops && ops->supported && ops->supported()) {
+			printf("# %s unsupported here: %s\n", names[i], ops->supported());
+			continue;
+		}
+		if (!prep(&run, names[i], kv)) {
+			CHECKF(0, "%s prep: %s", names[i], il_errmsg());
+			il_run_release(&run);
+			continue;
+		}
+		ret = run.ops->setup(&run);
+		CHECKF(ret == 0, "%s setup: %s", names[i], il_errmsg());
+		if (!ret) {
+			ret = run.ops->run(&run);
+			run.ops->teardown(&run);
+			CHECKF(ret == 0, "%s run: %s", names[i], il_errmsg());
+		}
+		for (g = 0; g <= 1; g++)
+			for (k = 0; k < run.nseries; k++)
+				if (run.series[k]->group == g)
+					CHECKF(run.series[k]->sum.count == 200,
+					       "%s N=%d: %" PRIu64 " samples", names[i], g,
+					       run.series[k]->sum.count);
+		il_run_release(&run);
+	}
+}
+
 int main(void)
 {
 	if (il_topo_open(&topo)) {
@@ -205,6 +354,8 @@ int main(void)
 	two_cpus = il_topo_cpu_online(topo, 0) && il_topo_cpu_online(topo, 1);
 	RUN(descheduled_target_call_is_dropped);
 	RUN(twice_the_tries);
+	RUN(busy_baseline);
+	RUN(busy_baseline_real_runs);
 	il_topo_close(topo);
 	return tap_done();
 }
