@@ -301,7 +301,9 @@ static int fit_table(const struct ipi_ctx *c, struct il_table **out)
 	return 0;
 }
 
-int il_report_ipi(struct il_store *s, const struct il_analysis_opts *o,
+/* Collect the rows once and build one of the two tables from them. */
+static int report(struct il_store *s, const struct il_analysis_opts *o,
+		  int (*build)(const struct ipi_ctx *c, struct il_table **out),
 		  struct il_table **out)
 {
 	struct ipi_ctx c;
@@ -311,22 +313,19 @@ int il_report_ipi(struct il_store *s, const struct il_analysis_opts *o,
 	ret = collect(s, o, &c);
 	if (ret)
 		return ret;
-	ret = scaling_table(&c, out);
+	ret = build(&c, out);
 	ctx_free(&c);
 	return ret;
+}
+
+int il_report_ipi(struct il_store *s, const struct il_analysis_opts *o,
+		  struct il_table **out)
+{
+	return report(s, o, scaling_table, out);
 }
 
 int il_report_ipi_fit(struct il_store *s, const struct il_analysis_opts *o,
 		      struct il_table **out)
 {
-	struct ipi_ctx c;
-	int ret;
-
-	*out = NULL;
-	ret = collect(s, o, &c);
-	if (ret)
-		return ret;
-	ret = fit_table(&c, out);
-	ctx_free(&c);
-	return ret;
+	return report(s, o, fit_table, out);
 }

@@ -416,9 +416,16 @@ int il_busy_set(struct il_busy *b, int targets);
 /** il_busy_stop() - end and reap the processes (bounded); idempotent. */
 void il_busy_stop(struct il_busy *b);
 
-/* The `baseline` parameter of the spinning-target benchmarks. */
+/* The `baseline` parameter of the spinning-target benchmarks: one entry of
+ * their option tables, an int field of their params struct @ptype. */
 enum { IL_BASELINE_IDLE, IL_BASELINE_BUSY };
 extern const char *const il_baseline_names[];
+#define IL_OPT_BASELINE(ptype, field)					\
+	{ .name = "baseline", .type = IL_OPT_ENUM,			\
+	  .offset = offsetof(ptype, field),				\
+	  .def = "idle", .unit = "",					\
+	  .help = "what the placed CPUs that are not targets do: idle (sleep) or busy (spin in a separate process that gets no IPI from this one, so N=0 has as many busy CPUs as N=k)", \
+	  .choices = il_baseline_names }
 
 struct il_spin_bench {
 	bool busy;		/* baseline busy: set before ..._start() */

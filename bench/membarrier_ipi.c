@@ -59,11 +59,7 @@ static const struct il_opt mb_opts[] = {
 	  .offset = offsetof(struct mb_params, targets),
 	  .min = 0, .max = IL_MAX_CPUS - 1, .def = "0,1", .unit = "count",
 	  .help = "numbers of spinning target CPUs, each at most the placed CPUs minus one (0 = no remote CPU, the baseline)" },
-	{ .name = "baseline", .type = IL_OPT_ENUM,
-	  .offset = offsetof(struct mb_params, baseline),
-	  .def = "idle", .unit = "",
-	  .help = "what the placed CPUs that are not targets do: idle (sleep) or busy (spin in a separate process that gets no IPI from this one, so N=0 has as many busy CPUs as N=k)",
-	  .choices = il_baseline_names },
+	IL_OPT_BASELINE(struct mb_params, baseline),
 	IL_OPT_END
 };
 

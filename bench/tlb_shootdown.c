@@ -77,11 +77,7 @@ static const struct il_opt ts_opts[] = {
 	  .def = "madvise", .unit = "",
 	  .help = "the timed call: madvise(MADV_DONTNEED) or mprotect(PROT_READ)",
 	  .choices = ts_modes },
-	{ .name = "baseline", .type = IL_OPT_ENUM,
-	  .offset = offsetof(struct ts_params, baseline),
-	  .def = "idle", .unit = "",
-	  .help = "what the placed CPUs that are not targets do: idle (sleep) or busy (spin in a separate process that gets no IPI from this one, so N=0 has as many busy CPUs as N=k)",
-	  .choices = il_baseline_names },
+	IL_OPT_BASELINE(struct ts_params, baseline),
 	IL_OPT_END
 };
 
