@@ -6,7 +6,8 @@
 # resource that fails to load, console.error); the probe that checks it
 # (tests/helpers/html-probe.js) runs first in a copy of the page and writes
 # its verdict into the DOM that --dump-dom prints.  The same check run on a
-# copy with one PNG removed must fail, so a broken image cannot pass.  A
+# copy with one PNG removed must fail, and so must one whose script throws,
+# so a broken image or a console error cannot pass.  A
 # screenshot of the real page is left at $BUILD/html-report.png for a
 # person to look at.
 . tests/lib.sh
@@ -57,6 +58,15 @@ probe "$B" "$T_TMP/bad"
 diag "$(cat "$T_TMP/bad")"
 check "a missing PNG is caught" sh -c \
 	"grep -q 'broken=1 ' '$T_TMP/bad' && grep -q 'ipi00.png' '$T_TMP/bad'"
+
+# And a page whose script fails: a console error is caught too.
+E=$T_TMP/scripterr
+cp -r "$H" "$E"
+sed -i 's#</body>#<script>undefined_function_of_the_test();</script></body>#' "$E/index.html"
+probe "$E" "$T_TMP/err.probe"
+diag "$(head -c 300 "$T_TMP/err.probe")"
+check "a script error is caught" sh -c \
+	"grep -q 'broken=0 errors=1 .*undefined_function_of_the_test' '$T_TMP/err.probe'"
 
 rm -f "$SHOT"
 chrome --window-size=1280,3000 --hide-scrollbars --screenshot="$SHOT" \
