@@ -179,7 +179,7 @@ void ab_table_notes(struct il_table *t, int ns, const struct il_analysis_opts *o
 		      IL_AB_EXACT_MAX);
 	il_table_note(t, "Sk p: two-sided Mann-Whitney (Wilcoxon rank-sum) p-value of no shift; Sk p (Holm): Holm-adjusted over all %d p-values of this table; the verdict uses the adjusted p.",
 		      ntests);
-	il_table_note(t, "A CI containing 0 is no evidence of a change, not evidence of no change%s.",
+	il_table_note(t, "A CI containing 0 is no evidence of a change; it does not show that the sides are equal%s.",
 		      o->equivalence_pct > 0 ? "" : "; give --equivalence PCT to test for equivalence (TOST)");
 	if (o->equivalence_pct > 0)
 		il_table_note(t, "Sk TOST +-%g%%: two one-sided tests at 5 %% each: equivalent when the 90 %% Moses interval lies inside -%g%% .. +%g%% (as ratios).",
