@@ -17,6 +17,7 @@
  */
 #include "ab.h"
 #include "err.h"
+#include "splitmix.h"
 
 #include <errno.h>
 #include <math.h>
@@ -26,15 +27,6 @@
 struct rng {
 	uint64_t s[4];
 };
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static uint64_t rotl(uint64_t x, int k)
 {
@@ -65,7 +57,7 @@ static void rng_seed(struct rng *r, uint64_t seed)
 	int i;
 
 	for (i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&seed);
+		r->s[i] = il_splitmix64(&seed);
 }
 
 static uint64_t binomial(struct rng *r, uint64_t n, double p)

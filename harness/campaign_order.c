@@ -22,6 +22,7 @@
  */
 #include "campaign_internal.h"
 #include "err.h"
+#include "splitmix.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -87,15 +88,6 @@ void cs_inherit_order(const struct settings *d, struct settings *g)
 		g->order_seed = d->seed_set ? d->order_seed : IL_ORDER_SEED_DEFAULT;
 }
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* Stable: equal repetitions keep their expansion order. */
 static int by_repetition(const void *a, const void *b)
 {
@@ -123,7 +115,7 @@ void cp_order_group(struct il_plan_entry *v, int n, enum il_plan_order order,
 			int j;
 
 			do
-				r = splitmix64(&st);
+				r = il_splitmix64(&st);
 			while (r >= lim);
 			j = (int)(r % (uint64_t)(i + 1));
 			t = v[i];

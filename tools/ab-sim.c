@@ -33,6 +33,7 @@
 #include "ab.h"
 #include "err.h"
 #include "series.h"
+#include "splitmix.h"
 #include "store.h"
 
 #include <getopt.h>
@@ -50,19 +51,9 @@ struct cfg {
 	const char *db;
 };
 
-/* splitmix64: a small, well-mixed stream, enough for a simulation. */
-static uint64_t next_u64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static double unit_open(uint64_t *x)
 {
-	return ((next_u64(x) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+	return ((il_splitmix64(x) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
 static double gauss(uint64_t *x)
@@ -152,7 +143,7 @@ static int one_campaign(const struct cfg *c, uint64_t *rng, struct tally *t)
 		for (b = 0; b < 2 && h[b]; b++)
 			for (r = 0; r < c->runs; r++)
 				il_hist_merge(h[b], s[b * c->runs + r]->hist);
-		ret = h[0] && h[1] ? il_ab_pooled_bootstrap(h[0], h[1], next_u64(rng),
+		ret = h[0] && h[1] ? il_ab_pooled_bootstrap(h[0], h[1], il_splitmix64(rng),
 							   c->bootstrap, med, mean) : -ENOMEM;
 		il_hist_free(h[0]);
 		il_hist_free(h[1]);
