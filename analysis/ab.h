@@ -32,12 +32,18 @@
  */
 #define IL_AB_EXACT_MAX	50
 
-/* The per-run statistics the A/B table compares, in its row order. */
+/*
+ * The per-run statistics the A/B table compares, in its row order: the
+ * first IL_AB_NSTATS always, the Harrell-Davis deciles with --deciles.
+ */
 enum il_ab_stat {
 	IL_AB_MEDIAN,
 	IL_AB_P99,
 	IL_AB_MEAN,
-	IL_AB_NSTATS
+	IL_AB_NSTATS,
+	IL_AB_HD10 = IL_AB_NSTATS,	/* .. IL_AB_HD90, one per decile */
+	IL_AB_HD90 = IL_AB_HD10 + 8,
+	IL_AB_NALL
 };
 
 const char *il_ab_stat_name(enum il_ab_stat s);
@@ -45,6 +51,12 @@ const char *il_ab_stat_name(enum il_ab_stat s);
 /** il_ab_run_stat() - statistic @s of one run's histogram and summary. */
 double il_ab_run_stat(enum il_ab_stat s, const struct il_hist *h,
 		      const struct il_summary *sum);
+
+/**
+ * il_ab_hd_quantile() - the Harrell-Davis @p-quantile (0 < p < 1) of the
+ * values in @h (ab_hd.c); NaN for an empty histogram.
+ */
+double il_ab_hd_quantile(const struct il_hist *h, double p);
 
 /* The shift of y against x, in the units of the values given. */
 struct il_ab_shift {

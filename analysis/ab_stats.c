@@ -42,8 +42,16 @@ const char *il_ab_stat_name(enum il_ab_stat s)
 		return "p99";
 	case IL_AB_MEAN:
 		return "mean";
-	case IL_AB_NSTATS:
+	default:
 		break;
+	}
+	if (s >= IL_AB_HD10 && s <= IL_AB_HD90) {
+		static const char *const dec[] = {
+			"HD p10", "HD p20", "HD p30", "HD p40", "HD p50",
+			"HD p60", "HD p70", "HD p80", "HD p90",
+		};
+
+		return dec[s - IL_AB_HD10];
 	}
 	return "?";
 }
@@ -58,9 +66,11 @@ double il_ab_run_stat(enum il_ab_stat s, const struct il_hist *h,
 		return (double)il_hist_percentile(h, 99);
 	case IL_AB_MEAN:
 		return sum->mean;
-	case IL_AB_NSTATS:
+	default:
 		break;
 	}
+	if (s >= IL_AB_HD10 && s <= IL_AB_HD90)
+		return il_ab_hd_quantile(h, (s - IL_AB_HD10 + 1) / 10.0);
 	return NAN;
 }
 

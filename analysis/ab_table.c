@@ -137,7 +137,8 @@ int ab_table_row(struct il_table *t, const struct ab_row *w, int ns,
 		if (!w->runs[k])
 			continue;
 		snprintf(v[i + 1], 96, "%" PRIu64, w->samples[k]);
-		snprintf(v[i + 2], 96, "%.1f", w->value[k]);
+		if (!isnan(w->value[k]))
+			snprintf(v[i + 2], 96, "%.1f", w->value[k]);
 	}
 	for (k = 1; k < ns; k++, i += sc) {
 		const struct il_ab_result *r = &w->res[k];
@@ -181,6 +182,8 @@ void ab_table_notes(struct il_table *t, int ns, const struct il_analysis_opts *o
 		      ntests);
 	il_table_note(t, "A CI containing 0 is no evidence of a change; it does not show that the sides are equal%s.",
 		      o->equivalence_pct > 0 ? "" : "; give --equivalence PCT to test for equivalence (TOST)");
+	if (o->deciles)
+		il_table_note(t, "HD p10 .. HD p90 (--deciles): the shift function, the Harrell-Davis decile of each run compared like the other statistics; the same shift at every decile is a shift of the whole distribution, a shift growing toward p90 a change of the tail.");
 	if (o->equivalence_pct > 0)
 		il_table_note(t, "Sk TOST +-%g%%: two one-sided tests at 5 %% each: equivalent when the 90 %% Moses interval lies inside -%g%% .. +%g%% (as ratios).",
 			      o->equivalence_pct, o->equivalence_pct, o->equivalence_pct);

@@ -10,6 +10,7 @@
 #ifndef IDLELAB_ANALYSIS_H
 #define IDLELAB_ANALYSIS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -88,6 +89,8 @@ struct il_analysis_opts {
 					 * for scripts that pass --seed) */
 	int resamples;			/* bootstrap replicates (likewise) */
 	double equivalence_pct;		/* compare: TOST margin in %, 0 none */
+	bool deciles;			/* compare: the Harrell-Davis shift
+					 * function, one row per decile */
 };
 
 /** il_report_states() - seed 002's per idle state x wake source table. */

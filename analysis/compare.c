@@ -265,7 +265,8 @@ static double run_value(const struct item *it, enum il_ab_stat st)
 {
 	if (it->ref)
 		return st == IL_AB_MEDIAN ? (double)it->p50 :
-		       st == IL_AB_P99 ? (double)it->p99 : it->sum.mean;
+		       st == IL_AB_P99 ? (double)it->p99 :
+		       st == IL_AB_MEAN ? it->sum.mean : NAN;
 	return il_ab_run_stat(st, it->hist, &it->sum);
 }
 
@@ -339,7 +340,7 @@ static int key_rows(const struct key *k, const char *cpu, int ns,
 		if (!ret && !vals[s])
 			ret = il_errorf(-ENOMEM, "out of memory");
 	}
-	for (st = 0; !ret && st < IL_AB_NSTATS; st++) {
+	for (st = 0; !ret && st < (o->deciles ? IL_AB_NALL : IL_AB_NSTATS); st++) {
 		struct ab_row *w = orow_new(rows);
 
 		if (!w) {

@@ -23,7 +23,7 @@
 static const char report_usage[] =
 	"usage: idlelab report [--db FILE] [--format md|csv|json|html] [--output PATH]\n"
 	"                      [--kind table|states|compare|ipi|pairs|refs|all]\n"
-	"                      [--compare FILTER]... [--equivalence PCT]\n"
+	"                      [--compare FILTER]... [--equivalence PCT] [--deciles]\n"
 	"                      [--bench NAME] [--run UUID]\n\n"
 	"Print tables read from the dataset (see idlelab-report(1)).\n\n";
 
@@ -207,6 +207,8 @@ int cmd_report(int argc, char **argv)
 		CLI_CALLBACK('e', "equivalence", &ao.equivalence_pct, "PCT",
 			     "compare: also test equivalence within +-PCT % (TOST)",
 			     set_equivalence),
+		CLI_FLAG('D', "deciles", &ao.deciles,
+			 "compare: also the shift of each Harrell-Davis decile"),
 		CLI_CALLBACK('s', "seed", &ao.seed, "N",
 			     "ignored (was the bootstrap seed; kept for scripts)",
 			     set_seed),

@@ -7,7 +7,8 @@
 # bootstrap covers it far less often; and the report itself, on
 # simulated datasets written to SQLite: a true 10 % shift is found, no
 # shift is "no evidence of a change" (never "no change"), 3 runs a side
-# are too few for any 95 % interval and say so, TOST with --equivalence.
+# are too few for any 95 % interval and say so, TOST with --equivalence,
+# the Harrell-Davis shift function with --deciles.
 . tests/lib.sh
 
 SIM=$PWD/$BUILD/tools/ab-sim
@@ -45,6 +46,9 @@ sed 's/^/#   /' "$T_TMP/shift.csv"
 check "three rows (median, p99, mean), each naming 10 runs a side" sh -c "[ \"\$(awk -F, 'NR > 2 && !/^#/ && \$7 == 10 && \$10 == 10' '$T_TMP/shift.csv' | wc -l)\" -eq 3 ]"
 check "true +10 %: median shift found" sh -c "grep '^timer_wake,wake_latency,-,1,median' '$T_TMP/shift.csv' | grep -q 'higher than S1 (Holm p < 0.05)'"
 check "the notes say Holm and the runs behind each interval" sh -c "grep -q 'Holm-adjusted over all 3 p-values' '$T_TMP/shift.csv' && grep -q 'Sk runs: the runs of side k behind' '$T_TMP/shift.csv'"
+
+report "$T_TMP/shift.db" --deciles >"$T_TMP/dec.csv"
+check "--deciles: nine Harrell-Davis decile rows more, all shifted" sh -c "[ \"\$(grep -c '^timer_wake,wake_latency,-,1,HD p[1-9]0,.*higher than S1' '$T_TMP/dec.csv')\" -eq 9 ] && grep -q 'the shift function' '$T_TMP/dec.csv'"
 
 "$SIM" --db "$T_TMP/null.db" --runs 10 --samples 2000 --shift 0 --run-sd 0.3 --seed 4
 report "$T_TMP/null.db" --equivalence 2% >"$T_TMP/null.csv"
