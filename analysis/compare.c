@@ -260,7 +260,6 @@ static int holm_all(struct ab_rows *rows, int ns, int *ntests)
 	return 0;
 }
 
-
 static double run_value(const struct item *it, enum il_ab_stat st)
 {
 	if (it->ref)
@@ -326,7 +325,21 @@ static struct ab_row *orow_new(struct ab_rows *rows)
 	return &rows->v[rows->n++];
 }
 
-/* The three statistics' rows of key @k and CPU label @cpu (NULL: all). */
+/* The median of @n values (n >= 1), without reordering them. */
+static int median_of(const double *v, int n, double *out)
+{
+	double *tmp = malloc(n * sizeof(double));
+
+	if (!tmp)
+		return il_errorf(-ENOMEM, "out of memory");
+	memcpy(tmp, v, n * sizeof(double));
+	qsort(tmp, n, sizeof(double), dbl_cmp);
+	*out = n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+	free(tmp);
+	return 0;
+}
+
+/* The statistics' rows of key @k and CPU label @cpu (NULL: all). */
 static int key_rows(const struct key *k, const char *cpu, int ns,
 		    const struct il_analysis_opts *o, struct ab_rows *rows)
 {
@@ -353,9 +366,7 @@ static int key_rows(const struct key *k, const char *cpu, int ns,
 		w->grp = k->grp;
 		w->st = st;
 		snprintf(w->cpu, sizeof(w->cpu), "%s", cpu ? cpu : "all");
-		for (s = 0; s < ns; s++) {
-			double *sorted = vals[s] + 0;
-
+		for (s = 0; !ret && s < ns; s++) {
 			w->runs[s] = r[s].n;
 			w->value[s] = NAN;
 			w->holm[s] = NAN;
@@ -365,19 +376,8 @@ static int key_rows(const struct key *k, const char *cpu, int ns,
 				w->samples[s] += r[s].v[i].sum.count;
 				w->ref |= r[s].v[i].ref;
 			}
-			if (r[s].n) {
-				double *tmp = malloc(r[s].n * sizeof(double));
-
-				if (!tmp) {
-					ret = il_errorf(-ENOMEM, "out of memory");
-					break;
-				}
-				memcpy(tmp, sorted, r[s].n * sizeof(double));
-				qsort(tmp, r[s].n, sizeof(double), dbl_cmp);
-				w->value[s] = r[s].n % 2 ? tmp[r[s].n / 2] :
-					(tmp[r[s].n / 2 - 1] + tmp[r[s].n / 2]) / 2;
-				free(tmp);
-			}
+			if (r[s].n)
+				ret = median_of(vals[s], r[s].n, &w->value[s]);
 		}
 		for (s = 1; !ret && s < ns; s++)
 			if (r[0].n && r[s].n && !w->ref)
