@@ -63,6 +63,32 @@ check "TOST 2 % on a 10 % shift: not shown equivalent" sh -c "grep '^timer_wake,
 report "$T_TMP/few.db" >"$T_TMP/few.csv"
 check "3 vs 3 runs: the interval is said to be impossible" sh -c "grep '^timer_wake,wake_latency,-,1,median' '$T_TMP/few.csv' | grep -q 'not possible with 3 vs 3 runs.*too few runs (3 vs 3) for a 95% interval'"
 
+# --- campaign order: interleaved and seeded random, recorded per run --
+cat >"$T_TMP/ord.yaml" <<'YAML'
+name: ab-order
+defaults:
+  repetitions: 2
+groups:
+  - bench: timer_wake
+    name: il
+    cpus: "0"
+    order: interleaved
+    matrix: {interval_us: [200, 300], samples: 20}
+  - bench: timer_wake
+    name: rnd
+    cpus: "0"
+    order: random
+    order_seed: 7
+    matrix: {interval_us: [200, 300], samples: 20}
+YAML
+"$IDLELAB" run "$T_TMP/ord.yaml" --dry-run >"$T_TMP/dry" 2>&1
+check "dry-run prints each group's order and seed" sh -c "grep -q '^order: group il interleaved' '$T_TMP/dry' && grep -q '^order: group rnd random, seed 7' '$T_TMP/dry'"
+"$IDLELAB" run "$T_TMP/ord.yaml" --db "$T_TMP/ord.db" >"$T_TMP/out" 2>&1
+check "the ordered campaign runs" [ $? -eq 0 ]
+check "interleaved runs alternate in time: 200 300 200 300" sh -c "[ \"\$(sqlite3 '$T_TMP/ord.db' \"SELECT group_concat(v, ' ') FROM (SELECT json_extract(params, '\\$.interval_us') v FROM runs WHERE plan_index < 4 ORDER BY start_ns)\")\" = '200 300 200 300' ]"
+check "every run stores its plan order" sh -c "[ \"\$(sqlite3 '$T_TMP/ord.db' \"SELECT group_concat(value, ',') FROM (SELECT DISTINCT value FROM run_attrs WHERE key = 'plan_order' ORDER BY value)\")\" = 'interleaved,random seed=7' ]"
+expect_exit "campaign: bad order value" 2 sh -c "sed 's/order: interleaved/order: abab/' '$T_TMP/ord.yaml' >'$T_TMP/bad.yaml' && '$IDLELAB' run '$T_TMP/bad.yaml' --dry-run"
+
 expect_exit "report: bad --equivalence" 2 "$IDLELAB" report --db "$T_TMP/few.db" \
 	--compare params.arm=A --compare params.arm=B --equivalence 2x
 expect_exit "report: --equivalence 0 refused" 2 "$IDLELAB" report --db "$T_TMP/few.db" \
