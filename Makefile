@@ -54,7 +54,7 @@ TEST_HELPER_BINS := $(TEST_HELPERS:tests/helpers/%.c=$(BUILD)/tests/%)
 MIGRATIONS := $(sort $(wildcard schemas/[0-9]*.sql))
 MANPAGES := $(wildcard man/*.1)
 
-.PHONY: all tests test install clean vmtest
+.PHONY: all tests test install clean vmtest tools
 all: $(BUILD)/idlelab
 
 $(BUILD)/idlelab: $(CLI_OBJS) $(BUILD)/libidlelab.a
@@ -84,7 +84,17 @@ $(BUILD)/tests/%: tests/helpers/%.c $(BUILD)/libidlelab.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libidlelab.a $(LDLIBS)
 
-tests: $(BUILD)/idlelab $(TEST_BINS) $(TEST_HELPER_BINS)
+# Standalone tools linked against the library: ab-sim (issue 12).
+TOOL_SRCS := tools/ab-sim.c
+TOOL_BINS := $(TOOL_SRCS:tools/%.c=$(BUILD)/tools/%)
+
+$(BUILD)/tools/%: tools/%.c $(BUILD)/libidlelab.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libidlelab.a $(LDLIBS)
+
+tools: $(TOOL_BINS)
+
+tests: $(BUILD)/idlelab $(TEST_BINS) $(TEST_HELPER_BINS) $(TOOL_BINS)
 
 test: tests
 	BUILD=$(BUILD) sh tests/run.sh

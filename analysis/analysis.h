@@ -10,6 +10,7 @@
 #ifndef IDLELAB_ANALYSIS_H
 #define IDLELAB_ANALYSIS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -83,16 +84,25 @@ struct il_analysis_opts {
 	int ncompare;
 	struct il_filter **compare;	/* the sides, >= 2 for the compare kind */
 	const char *const *compare_text;
-	uint64_t seed;			/* bootstrap PRNG seed */
-	int resamples;			/* bootstrap replicates */
+	uint64_t seed;			/* bootstrap PRNG seed (no kind
+					 * uses it since issue 12; kept
+					 * for scripts that pass --seed) */
+	int resamples;			/* bootstrap replicates (likewise) */
+	double equivalence_pct;		/* compare: TOST margin in %, 0 none */
+	bool deciles;			/* compare: the Harrell-Davis shift
+					 * function, one row per decile */
 };
 
 /** il_report_states() - seed 002's per idle state x wake source table. */
 int il_report_states(struct il_store *s, const struct il_analysis_opts *o,
 		     struct il_table **out);
 /**
- * il_report_compare() - one column per side, delta % of median and mean
- * against the first side with a seeded bootstrap 95 % interval.
+ * il_report_compare() - the A/B table, with the run as the unit: per
+ * benchmark x metric x targets x CPU x statistic (median, p99, mean of
+ * each run), the runs of every side, and for each side after the first the
+ * Hodges-Lehmann shift against the first with its Moses 95 % interval,
+ * the Mann-Whitney p-value, Holm-adjusted over the table, a verdict in
+ * words and, with @o->equivalence_pct, TOST (compare.c, ab_stats.c).
  */
 int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 		      struct il_table **out);

@@ -1,29 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * compare.c - the A/B table: two or more sides, each chosen by a filter
- * (filter.c), one column group per side, and for every side after the
- * first the change of the median and of the mean against the first side
- * with a bootstrap 95 % confidence interval.  This is how the seeds'
- * "-5.1 %" and "~10 %" claims are made or refuted.
+ * (filter.c); for every side after the first, the shift of each per-run
+ * statistic against the first side, with its distribution-free interval,
+ * its p-value and a verdict in words.  This is how the seeds' "-5.1 %"
+ * and "~10 %" claims are made or refuted.
  *
- * Rows are benchmark x metric x target count; everything a side selected
- * for one row (all its runs, CPUs and pairs) merges into one histogram.
+ * The run is the unit (issue 12).  Samples within a run are autocorrelated
+ * and the spread between runs dominates, so pooling every sample of a side
+ * and resampling them as independent draws made intervals about 30x too
+ * narrow.  Here each run contributes one value per row: its median, p99
+ * or mean (ab_stats.c does the statistics; tools/ab-sim.c checks their
+ * coverage by simulation).
  *
- * Design notes - the bootstrap.  Each replicate draws a side's n samples
- * from its merged histogram's bucket distribution (the value of a bucket
- * is its midpoint; buckets are at most 0.1 % wide).  Drawing n values one
- * by one would cost n per replicate, so the counts are drawn as one
- * multinomial, bucket by bucket as conditional binomials: O(buckets) per
- * replicate whatever n is.  Binomials with fewer than 30 expected events
- * on either side are drawn exactly (Bernoulli trials or geometric gaps);
- * larger ones by the normal approximation, whose error is far below the
- * interval's width at such counts.  Raw samples, where stored, agree with
- * the histogram within its 0.1 % resolution, so the histogram is used for
- * every side alike.  The generator is xoshiro256** seeded from --seed
- * through splitmix64, so the same database and seed print the same
- * intervals on every machine.  The interval is the percentile interval
- * (2.5 % and 97.5 % of the replicates' deltas).
+ * Rows are benchmark x metric x target count x CPU x statistic.  A run's
+ * summaries for one benchmark, metric and target count are kept per CPU
+ * (or per pair) when every side measured the same set of CPUs, so that
+ * CPUs that differ are not mixed; otherwise (e.g. two hosts measured on
+ * different CPUs) a run's CPUs are merged into one histogram first and
+ * the CPU column says "all".
  */
+#include "ab.h"
+#include "ab_table.h"
 #include "analysis.h"
 #include "err.h"
 #include "groups.h"
@@ -34,165 +32,241 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SIDES 8
+#define MAX_SIDES AB_MAX_SIDES
 
-struct rng {
-	uint64_t s[4];
+/* One run's summaries for one key and CPU label, merged. */
+struct item {
+	char *run;
+	char cpu[32];
+	bool ref;
+	struct il_summary sum;
+	struct il_hist *hist;
+	int64_t p50, p99;		/* reference rows: as published */
 };
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+struct items {
+	int n, cap;
+	struct item *v;
+};
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+/* Benchmark x metric x target count, and what each side holds of it. */
+struct key {
+	char *key;
+	char *bench, *metric, *unit;
+	int64_t grp;
+	struct items side[MAX_SIDES];
+};
+
+struct keys {
+	int n, cap;
+	struct key *v;
+};
+
+struct collect {
+	struct keys *keys;
+	int side;
+};
+
+static int item_merge(struct item *it, const struct il_srow *r)
+{
+	il_summary_merge(&it->sum, &r->sum);
+	return r->hist ? il_hist_merge(it->hist, r->hist) : 0;
 }
 
-static uint64_t rotl(uint64_t x, int k)
+static struct item *item_new(struct items *s, const char *run, const char *cpu)
 {
-	return (x << k) | (x >> (64 - k));
+	struct item *it;
+
+	if (s->n == s->cap) {
+		int cap = s->cap ? s->cap * 2 : 16;
+		struct item *v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->v = v;
+		s->cap = cap;
+	}
+	it = &s->v[s->n];
+	memset(it, 0, sizeof(*it));
+	it->run = strdup(run);
+	it->hist = il_hist_new();
+	snprintf(it->cpu, sizeof(it->cpu), "%s", cpu);
+	il_summary_init(&it->sum);
+	if (!it->run || !it->hist) {
+		free(it->run);
+		il_hist_free(it->hist);
+		return NULL;
+	}
+	s->n++;
+	return it;
 }
 
-static uint64_t rng_next(struct rng *r)
-{
-	uint64_t res = rotl(r->s[1] * 5, 7) * 9, t = r->s[1] << 17;
-
-	r->s[2] ^= r->s[0];
-	r->s[3] ^= r->s[1];
-	r->s[1] ^= r->s[2];
-	r->s[0] ^= r->s[3];
-	r->s[2] ^= t;
-	r->s[3] = rotl(r->s[3], 45);
-	return res;
-}
-
-/* Uniform in (0, 1): never 0, so log() below is finite. */
-static double rng_unit(struct rng *r)
-{
-	return ((rng_next(r) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-}
-
-static void rng_seed(struct rng *r, uint64_t seed)
+static void items_free(struct items *s)
 {
 	int i;
 
-	for (i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&seed);
-}
-
-static uint64_t binomial(struct rng *r, uint64_t n, double p)
-{
-	double mu, sd, x, u1, u2;
-	uint64_t k = 0, i;
-
-	if (!n || p <= 0)
-		return 0;
-	if (p >= 1)
-		return n;
-	if (n < 64) {
-		for (i = 0; i < n; i++)
-			k += rng_unit(r) < p;
-		return k;
+	for (i = 0; i < s->n; i++) {
+		free(s->v[i].run);
+		il_hist_free(s->v[i].hist);
 	}
-	if ((double)n * p < 30) {
-		/* Geometric gaps between successes: O(np). */
-		double lq = log1p(-p), pos = 0;
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
 
-		for (;;) {
-			pos += floor(log(rng_unit(r)) / lq) + 1;
-			if (pos > (double)n)
-				return k;
-			k++;
-		}
+static struct key *key_get(struct keys *k, const struct il_srow *r)
+{
+	char buf[256];
+	struct key *p;
+	int i;
+
+	snprintf(buf, sizeof(buf), "%s\x1f%s\x1f%010" PRId64, r->bench, r->metric, r->grp);
+	for (i = k->n - 1; i >= 0; i--)
+		if (!strcmp(k->v[i].key, buf))
+			return &k->v[i];
+	if (k->n == k->cap) {
+		int cap = k->cap ? k->cap * 2 : 16;
+		struct key *v = realloc(k->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		k->v = v;
+		k->cap = cap;
 	}
-	if ((double)n * (1 - p) < 30)
-		return n - binomial(r, n, 1 - p);
-	mu = (double)n * p;
-	sd = sqrt(mu * (1 - p));
-	/* Two statements: the draws' order must not depend on the compiler. */
-	u1 = rng_unit(r);
-	u2 = rng_unit(r);
-	x = floor(mu + sd * sqrt(-2 * log(u1)) * cos(2 * M_PI * u2) + 0.5);
-	if (x < 0)
+	p = &k->v[k->n];
+	memset(p, 0, sizeof(*p));
+	p->key = strdup(buf);
+	p->bench = strdup(r->bench);
+	p->metric = strdup(r->metric);
+	p->unit = strdup(r->unit);
+	p->grp = r->grp;
+	k->n++;
+	if (!p->key || !p->bench || !p->metric || !p->unit)
+		return NULL;
+	return p;
+}
+
+static void cpu_label(const struct il_srow *r, char *buf, size_t len)
+{
+	if (r->cpu < 0)
+		snprintf(buf, len, "-");
+	else if (r->cpu2 >= 0)
+		snprintf(buf, len, "%d->%d", r->cpu, r->cpu2);
+	else
+		snprintf(buf, len, "%d", r->cpu);
+}
+
+static int add(const struct il_srow *r, void *arg)
+{
+	struct collect *c = arg;
+	struct key *k;
+	struct items *s;
+	struct item *it = NULL;
+	char cpu[32];
+	int i;
+
+	if (r->is_ref && !r->hist)
 		return 0;
-	return x > (double)n ? n : (uint64_t)x;
-}
-
-struct dist {
-	int nb;
-	double *val;
-	uint64_t *cnt;
-	uint64_t *draw;
-	uint64_t n;
-};
-
-static int dist_visit(uint64_t lo, uint64_t hi, uint64_t count, void *arg)
-{
-	struct dist *d = arg;
-
-	d->val[d->nb] = ((double)lo + (double)hi) / 2;
-	d->cnt[d->nb++] = count;
-	d->n += count;
-	return 0;
-}
-
-static int count_visit(uint64_t lo, uint64_t hi, uint64_t count, void *arg)
-{
-	(void)lo;
-	(void)hi;
-	(void)count;
-	(*(int *)arg)++;
-	return 0;
-}
-
-static int dist_init(struct dist *d, const struct il_hist *h)
-{
-	int nb = 0;
-
-	memset(d, 0, sizeof(*d));
-	il_hist_foreach(h, count_visit, &nb);
-	d->val = calloc(nb + 1, sizeof(*d->val));
-	d->cnt = calloc(nb + 1, sizeof(*d->cnt));
-	d->draw = calloc(nb + 1, sizeof(*d->draw));
-	if (!d->val || !d->cnt || !d->draw)
+	k = key_get(c->keys, r);
+	if (!k)
 		return il_errorf(-ENOMEM, "out of memory");
-	il_hist_foreach(h, dist_visit, d);
+	s = &k->side[c->side];
+	cpu_label(r, cpu, sizeof(cpu));
+	for (i = s->n - 1; i >= 0 && !it; i--)
+		if (!strcmp(s->v[i].run, r->run_uuid) && !strcmp(s->v[i].cpu, cpu))
+			it = &s->v[i];
+	if (!it) {
+		it = item_new(s, r->run_uuid, cpu);
+		if (!it)
+			return il_errorf(-ENOMEM, "out of memory");
+		it->ref = r->is_ref;
+		it->p50 = r->p50;
+		it->p99 = r->p99;
+	}
+	return item_merge(it, r);
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct key *)a)->key, ((const struct key *)b)->key);
+}
+
+static void keys_free(struct keys *k)
+{
+	int i, j;
+
+	for (i = 0; i < k->n; i++) {
+		free(k->v[i].key);
+		free(k->v[i].bench);
+		free(k->v[i].metric);
+		free(k->v[i].unit);
+		for (j = 0; j < MAX_SIDES; j++)
+			items_free(&k->v[i].side[j]);
+	}
+	free(k->v);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The sorted distinct CPU labels of @s into @out (at most @max), or -1
+ * when there are more.
+ */
+static int cpu_set(const struct items *s, const char **out, int max)
+{
+	int i, j, n = 0;
+
+	for (i = 0; i < s->n; i++) {
+		for (j = 0; j < n && strcmp(out[j], s->v[i].cpu); j++)
+			;
+		if (j < n)
+			continue;
+		if (n == max)
+			return -1;
+		out[n++] = s->v[i].cpu;
+	}
+	qsort(out, n, sizeof(*out), str_cmp);
+	return n;
+}
+
+#define MAX_CPUS 256
+
+struct ab_rows {
+	int n, cap;
+	struct ab_row *v;
+};
+
+/* Holm over every p-value of the table: one family, said in the notes. */
+static int holm_all(struct ab_rows *rows, int ns, int *ntests)
+{
+	double *p = calloc((size_t)rows->n * ns + 1, sizeof(double));
+	int i, s, k = 0;
+
+	if (!p)
+		return il_errorf(-ENOMEM, "out of memory");
+	for (i = 0; i < rows->n; i++)
+		for (s = 1; s < ns; s++)
+			p[k++] = rows->v[i].res[s].s.p;
+	il_ab_holm(p, k, p);
+	*ntests = 0;
+	for (i = 0, k = 0; i < rows->n; i++)
+		for (s = 1; s < ns; s++, k++) {
+			rows->v[i].holm[s] = p[k];
+			*ntests += !isnan(p[k]);
+		}
+	free(p);
 	return 0;
 }
 
-static void dist_free(struct dist *d)
+static double run_value(const struct item *it, enum il_ab_stat st)
 {
-	free(d->val);
-	free(d->cnt);
-	free(d->draw);
-}
-
-/* One replicate: a multinomial draw of n over the buckets; median, mean. */
-static void resample(struct rng *r, struct dist *d, double *med, double *mean)
-{
-	uint64_t left = d->n, rank, acc = 0;
-	double pleft = 1, sum = 0;
-	int i;
-
-	for (i = 0; i < d->nb; i++) {
-		double p = (double)d->cnt[i] / (double)d->n;
-
-		d->draw[i] = i == d->nb - 1 ? left : binomial(r, left, pleft > 0 ? p / pleft : 1);
-		left -= d->draw[i];
-		pleft -= p;
-		sum += d->val[i] * (double)d->draw[i];
-	}
-	*mean = sum / (double)d->n;
-	rank = (d->n + 1) / 2;
-	for (i = 0; i < d->nb; i++) {
-		acc += d->draw[i];
-		if (acc >= rank) {
-			*med = d->val[i];
-			return;
-		}
-	}
-	*med = d->val[d->nb - 1];
+	if (it->ref)
+		return st == IL_AB_MEDIAN ? (double)it->p50 :
+		       st == IL_AB_P99 ? (double)it->p99 :
+		       st == IL_AB_MEAN ? it->sum.mean : NAN;
+	return il_ab_run_stat(st, it->hist, &it->sum);
 }
 
 static int dbl_cmp(const void *a, const void *b)
@@ -202,212 +276,195 @@ static int dbl_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The 95 % percentile interval of the deltas of median and of mean. */
-static int bootstrap(const struct il_hist *a, const struct il_hist *b,
-		     const struct il_analysis_opts *o, uint64_t salt,
-		     double ci_med[2], double ci_mean[2])
+/*
+ * The runs of side @s for CPU label @cpu (NULL: every CPU, each run's
+ * merged) as merged items in @out (owned), in run order.
+ */
+static int side_runs(const struct items *s, const char *cpu, struct items *out)
 {
-	int B = o->resamples > 0 ? o->resamples : 1000, i, ret;
-	double *dm = calloc(B, sizeof(double)), *da = calloc(B, sizeof(double));
-	struct dist x, y;
-	struct rng r;
+	int i, j, ret;
 
-	ret = dist_init(&x, a) ?: dist_init(&y, b);
-	if (ret || !dm || !da) {
-		ret = ret ?: il_errorf(-ENOMEM, "out of memory");
-		goto out;
-	}
-	/* One stream per row, so adding a row never shifts the others. */
-	rng_seed(&r, o->seed ^ (salt * 0x9e3779b97f4a7c15ULL));
-	for (i = 0; i < B; i++) {
-		double m1, a1, m2, a2;
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < s->n; i++) {
+		const struct item *it = &s->v[i];
+		struct item *o = NULL;
 
-		resample(&r, &x, &m1, &a1);
-		resample(&r, &y, &m2, &a2);
-		dm[i] = (m2 - m1) / m1 * 100;
-		da[i] = (a2 - a1) / a1 * 100;
+		if (cpu && strcmp(it->cpu, cpu))
+			continue;
+		for (j = 0; j < out->n && !o; j++)
+			if (!strcmp(out->v[j].run, it->run))
+				o = &out->v[j];
+		if (!o) {
+			o = item_new(out, it->run, cpu ? cpu : "all");
+			if (!o)
+				return il_errorf(-ENOMEM, "out of memory");
+			o->ref = it->ref;
+			o->p50 = it->p50;
+			o->p99 = it->p99;
+		}
+		il_summary_merge(&o->sum, &it->sum);
+		ret = il_hist_merge(o->hist, it->hist);
+		if (ret)
+			return ret;
 	}
-	qsort(dm, B, sizeof(double), dbl_cmp);
-	qsort(da, B, sizeof(double), dbl_cmp);
-	ci_med[0] = dm[(int)floor(0.025 * (B - 1))];
-	ci_med[1] = dm[(int)ceil(0.975 * (B - 1))];
-	ci_mean[0] = da[(int)floor(0.025 * (B - 1))];
-	ci_mean[1] = da[(int)ceil(0.975 * (B - 1))];
-out:
-	dist_free(&x);
-	dist_free(&y);
-	free(dm);
-	free(da);
+	return 0;
+}
+
+static struct ab_row *orow_new(struct ab_rows *rows)
+{
+	if (rows->n == rows->cap) {
+		int cap = rows->cap ? rows->cap * 2 : 32;
+		struct ab_row *v = realloc(rows->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		rows->v = v;
+		rows->cap = cap;
+	}
+	memset(&rows->v[rows->n], 0, sizeof(rows->v[0]));
+	return &rows->v[rows->n++];
+}
+
+/* The median of @n values (n >= 1), without reordering them. */
+static int median_of(const double *v, int n, double *out)
+{
+	double *tmp = malloc(n * sizeof(double));
+
+	if (!tmp)
+		return il_errorf(-ENOMEM, "out of memory");
+	memcpy(tmp, v, n * sizeof(double));
+	qsort(tmp, n, sizeof(double), dbl_cmp);
+	*out = n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;
+	free(tmp);
+	return 0;
+}
+
+/* The statistics' rows of key @k and CPU label @cpu (NULL: all). */
+static int key_rows(const struct key *k, const char *cpu, int ns,
+		    const struct il_analysis_opts *o, struct ab_rows *rows)
+{
+	struct items r[MAX_SIDES] = { 0 };
+	double *vals[MAX_SIDES] = { 0 };
+	int s, i, st, ret = 0;
+
+	for (s = 0; !ret && s < ns; s++) {
+		ret = side_runs(&k->side[s], cpu, &r[s]);
+		vals[s] = calloc(r[s].n + 1, sizeof(double));
+		if (!ret && !vals[s])
+			ret = il_errorf(-ENOMEM, "out of memory");
+	}
+	for (st = 0; !ret && st < (o->deciles ? IL_AB_NALL : IL_AB_NSTATS); st++) {
+		struct ab_row *w = orow_new(rows);
+
+		if (!w) {
+			ret = il_errorf(-ENOMEM, "out of memory");
+			break;
+		}
+		w->bench = k->bench;
+		w->metric = k->metric;
+		w->unit = k->unit;
+		w->grp = k->grp;
+		w->st = st;
+		snprintf(w->cpu, sizeof(w->cpu), "%s", cpu ? cpu : "all");
+		for (s = 0; !ret && s < ns; s++) {
+			w->runs[s] = r[s].n;
+			w->value[s] = NAN;
+			w->holm[s] = NAN;
+			w->res[s].s.p = NAN;
+			for (i = 0; i < r[s].n; i++) {
+				vals[s][i] = run_value(&r[s].v[i], st);
+				w->samples[s] += r[s].v[i].sum.count;
+				w->ref |= r[s].v[i].ref;
+			}
+			if (r[s].n)
+				ret = median_of(vals[s], r[s].n, &w->value[s]);
+		}
+		for (s = 1; !ret && s < ns; s++)
+			if (r[0].n && r[s].n && !w->ref)
+				ret = il_ab_compare(vals[0], r[0].n, vals[s], r[s].n,
+						    0.95, o->equivalence_pct, &w->res[s]);
+	}
+	for (s = 0; s < ns; s++) {
+		items_free(&r[s]);
+		free(vals[s]);
+	}
 	return ret;
 }
 
-static int add(const struct il_srow *r, void *arg)
+/* The rows of key @k: per CPU when every side has the same CPU set. */
+static int add_key(const struct key *k, int ns, const struct il_analysis_opts *o,
+		   struct ab_rows *rows, bool *pooled)
 {
-	char key[256], n[24];
-	const char *labels[6];
+	const char *set0[MAX_CPUS], *set[MAX_CPUS];
+	int n0 = -2, s, i, n, ret = 0;
+	bool same = true;
 
-	if (r->is_ref && !r->hist)
-		return 0;
-	snprintf(key, sizeof(key), "%s\x1f%s\x1f%010" PRId64, r->bench, r->metric, r->grp);
-	il_fmt_u64(n, sizeof(n), r->grp);
-	labels[0] = r->bench;
-	labels[1] = r->metric;
-	labels[2] = n;
-	labels[3] = r->unit;
-	labels[4] = NULL;
-	return il_grps_add(arg, key, labels, r);
-}
-
-static struct il_grp *find(struct il_grps *g, const char *key)
-{
-	int i;
-
-	for (i = 0; i < g->n; i++)
-		if (!strcmp(g->v[i].key, key))
-			return &g->v[i];
-	return NULL;
+	for (s = 0; s < ns && same; s++) {
+		if (!k->side[s].n)
+			continue;
+		n = cpu_set(&k->side[s], n0 == -2 ? set0 : set, MAX_CPUS);
+		if (n < 0)
+			same = false;
+		else if (n0 == -2)
+			n0 = n;
+		else if (n != n0)
+			same = false;
+		else
+			for (i = 0; i < n && same; i++)
+				same = !strcmp(set0[i], set[i]);
+	}
+	if (!same || n0 < 1) {
+		*pooled |= !same;
+		return key_rows(k, NULL, ns, o, rows);
+	}
+	for (i = 0; !ret && i < n0; i++)
+		ret = key_rows(k, set0[i], ns, o, rows);
+	return ret;
 }
 
 int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 		      struct il_table **out)
 {
-	struct il_grps g[MAX_SIDES] = { 0 }, keys = { 0 };
-	int ns = o->ncompare, ncols, i, k, ret = 0;
-	char (*colbuf)[80] = NULL;
-	const char **cols = NULL, **cells = NULL;
-	char (*vals)[64] = NULL;
+	struct keys keys = { 0 };
+	struct ab_rows rows = { 0 };
 	struct il_table *t = NULL;
+	int ns = o->ncompare, i, ntests = 0, ret = 0;
+	bool pooled = false;
 
 	*out = NULL;
 	if (ns < 2 || ns > MAX_SIDES)
 		return il_errorf(-EINVAL, "compare needs 2 to %d --compare filters, got %d",
 				 MAX_SIDES, ns);
-	for (k = 0; !ret && k < ns; k++)
-		ret = il_rows_foreach(s, o->bench, o->compare[k], add, &g[k]);
-	if (ret)
-		goto out;
-	/* The rows: the union of every side's keys, sorted. */
-	for (k = 0; !ret && k < ns; k++)
-		for (i = 0; !ret && i < g[k].n; i++) {
-			struct il_srow none = { .p50 = -1, .p99 = -1, .p999 = -1 };
+	for (i = 0; !ret && i < ns; i++) {
+		struct collect c = { &keys, i };
 
-			il_summary_init(&none.sum);
-			if (!find(&keys, g[k].v[i].key))
-				ret = il_grps_add(&keys, g[k].v[i].key,
-						  (const char *const *)g[k].v[i].label, &none);
-		}
+		ret = il_rows_foreach(s, o->bench, o->compare[i], add, &c);
+	}
 	if (ret)
 		goto out;
-	il_grps_sort(&keys);
-	ncols = 4 + 3 * ns + 5 * (ns - 1);
-	cols = calloc(ncols, sizeof(*cols));
-	cells = calloc(ncols, sizeof(*cells));
-	colbuf = calloc(ncols, sizeof(*colbuf));
-	vals = calloc(ncols, sizeof(*vals));
-	if (!cols || !cells || !colbuf || !vals) {
-		ret = il_errorf(-ENOMEM, "out of memory");
+	if (keys.n)
+		qsort(keys.v, keys.n, sizeof(*keys.v), key_cmp);
+	for (i = 0; !ret && i < keys.n; i++)
+		ret = add_key(&keys.v[i], ns, o, &rows, &pooled);
+	if (!ret)
+		ret = holm_all(&rows, ns, &ntests);
+	if (ret)
 		goto out;
-	}
-	cols[0] = "Benchmark";
-	cols[1] = "Metric";
-	cols[2] = "Targets";
-	cols[3] = "Unit";
-	i = 4;
-	for (k = 0; k < ns; k++) {
-		snprintf(colbuf[i], 80, "S%d n", k + 1);
-		snprintf(colbuf[i + 1], 80, "S%d median", k + 1);
-		snprintf(colbuf[i + 2], 80, "S%d mean", k + 1);
-		i += 3;
-	}
-	for (k = 1; k < ns; k++) {
-		snprintf(colbuf[i], 80, "S%d vs S1 median %%", k + 1);
-		snprintf(colbuf[i + 1], 80, "S%d median 95%% CI", k + 1);
-		snprintf(colbuf[i + 2], 80, "S%d vs S1 mean %%", k + 1);
-		snprintf(colbuf[i + 3], 80, "S%d mean 95%% CI", k + 1);
-		snprintf(colbuf[i + 4], 80, "S%d note", k + 1);
-		i += 5;
-	}
-	for (i = 4; i < ncols; i++)
-		cols[i] = colbuf[i];
-	t = il_table_new("A/B comparison", ncols, cols);
+	t = ab_table_new(ns, o);
 	if (!t) {
 		ret = il_errorf(-ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; i < ns; i++)
-		il_table_note(t, "S%d: %s", i + 1, o->compare_text[i]);
-	il_table_note(t, "Delta %% = (Sk - S1) / S1; 95%% CI: percentile bootstrap, %d resamples of each side's merged histogram, seed %" PRIu64 ".",
-		      o->resamples > 0 ? o->resamples : 1000, o->seed);
-	for (i = 0; !ret && i < keys.n; i++) {
-		struct il_grp *p[MAX_SIDES];
-		int c = 4;
-
-		for (k = 0; k < ncols; k++)
-			snprintf(vals[k], 64, "-");
-		for (k = 0; k < 4; k++)
-			cells[k] = keys.v[i].label[k];
-		for (k = 0; k < ns; k++, c += 3) {
-			p[k] = find(&g[k], keys.v[i].key);
-			if (!p[k] || !p[k]->sum.count) {
-				p[k] = NULL;
-				continue;
-			}
-			il_fmt_u64(vals[c], 64, (int64_t)p[k]->sum.count);
-			il_fmt_u64(vals[c + 1], 64, il_grp_pct(p[k], 50));
-			il_fmt_f1(vals[c + 2], 64, p[k]->sum.mean);
-		}
-		for (k = 1; !ret && k < ns; k++, c += 5) {
-			double m1, m2, ci_med[2] = { 0, 0 }, ci_mean[2] = { 0, 0 };
-			int zero;
-
-			if (!p[0] || !p[k]) {
-				snprintf(vals[c + 4], 64, "missing on a side");
-				continue;
-			}
-			m1 = (double)il_grp_pct(p[0], 50);
-			m2 = (double)il_grp_pct(p[k], 50);
-			if (m1 > 0 && m2 >= 0)
-				snprintf(vals[c], 64, "%+.2f", (m2 - m1) / m1 * 100);
-			if (p[0]->sum.mean > 0)
-				snprintf(vals[c + 2], 64, "%+.2f",
-					 (p[k]->sum.mean - p[0]->sum.mean) / p[0]->sum.mean * 100);
-			if (p[0]->ref || p[k]->ref) {
-				snprintf(vals[c + 4], 64, "reference figures: no interval");
-				continue;
-			}
-			ret = bootstrap(p[0]->hist, p[k]->hist, o,
-					(uint64_t)i * MAX_SIDES + (uint64_t)k, ci_med, ci_mean);
-			if (ret)
-				break;
-			snprintf(vals[c + 1], 64, "[%+.2f, %+.2f]", ci_med[0], ci_med[1]);
-			snprintf(vals[c + 3], 64, "[%+.2f, %+.2f]", ci_mean[0], ci_mean[1]);
-			zero = 0;
-			if (ci_med[0] <= 0 && ci_med[1] >= 0)
-				zero |= 1;
-			if (ci_mean[0] <= 0 && ci_mean[1] >= 0)
-				zero |= 2;
-			snprintf(vals[c + 4], 64, "%s",
-				 zero == 3 ? "CI contains 0: no significant change" :
-				 zero == 1 ? "median CI contains 0" :
-				 zero == 2 ? "mean CI contains 0" : "significant");
-		}
-		for (k = 4; k < ncols; k++)
-			cells[k] = vals[k];
-		if (!ret)
-			ret = il_table_add(t, cells);
-	}
+	ab_table_notes(t, ns, o, pooled, ntests);
+	for (i = 0; !ret && i < rows.n; i++)
+		ret = ab_table_row(t, &rows.v[i], ns, o);
 out:
 	if (ret) {
 		il_table_free(t);
 		t = NULL;
 	}
 	*out = t;
-	for (k = 0; k < MAX_SIDES; k++)
-		il_grps_free(&g[k]);
-	il_grps_free(&keys);
-	free(cols);
-	free(cells);
-	free(colbuf);
-	free(vals);
+	keys_free(&keys);
+	free(rows.v);
 	return ret;
 }

@@ -12,6 +12,8 @@
  *     repetitions: 1              #   >= 1
  *     raw: false                  #   keep raw samples
  *     events: null                #   null = default counter set; "a,b" or [a, b]
+ *     order: sequential           #   sequential, interleaved (ABAB) or random
+ *     order_seed: 1               #   only with order: random (default 1)
  *     params: {samples: 1000}     #   applied to every group whose benchmark
  *                                 #   has that parameter, ignored by others
  *   environment:                  # optional; see envctl.h, restored afterwards
@@ -26,7 +28,7 @@
  *       name: tw-fast             #   optional (default: the bench name)
  *       cpus: ["0", "1"]          #   scalar or list: one dimension of the plan
  *       repetitions: 2
- *       raw / events              #   as in defaults
+ *       raw / events / order      #   as in defaults
  *       params: {priority: 90}    #   fixed values
  *       matrix:                   #   the cross product of the lists;
  *         interval_us: [200, 1000]#   a scalar is a one-element list
@@ -35,7 +37,11 @@
  * Expansion order is deterministic: groups in file order; within a group,
  * placements in list order, then matrix combinations with the *last*
  * matrix key varying fastest (an odometer over the keys in file order),
- * then repetitions 1..R.  Entry i of that order has plan index i.
+ * then repetitions 1..R.  The group's order: then rearranges its entries
+ * (campaign_order.c): sequential keeps that order; interleaved runs
+ * repetition 1 of every configuration, then repetition 2, ... (ABAB);
+ * random is a permutation seeded by order_seed (default 1) plus the
+ * group's number.  Entry i of the result has plan index i.
  *
  * Each entry's parameters are one typed block (the benchmark's params
  * struct), filled once from the file's text by the option table, so
@@ -68,6 +74,18 @@ struct il_topo;
 /* A bound on the expanded plan, so a typo'd matrix cannot eat the RAM. */
 #define IL_PLAN_MAX	100000
 
+/* The order of a group's runs in the plan (campaign_order.c). */
+enum il_plan_order {
+	IL_ORDER_SEQUENTIAL,
+	IL_ORDER_INTERLEAVED,
+	IL_ORDER_RANDOM,
+};
+
+#define IL_ORDER_SEED_DEFAULT	1
+
+/** il_plan_order_name() - "sequential", "interleaved" or "random". */
+const char *il_plan_order_name(enum il_plan_order o);
+
 /* One planned run. */
 struct il_plan_entry {
 	int64_t index;			/* position in the expanded plan */
@@ -88,6 +106,8 @@ struct il_plan_entry {
 	char *params_str;		/* the same joined by ";" ("" if none) */
 	int repetition;			/* 1..repetitions */
 	int repetitions;
+	enum il_plan_order order;	/* its group's */
+	uint64_t order_seed;		/* its group's (used by random) */
 	char hash[17];			/* FNV-1a 64, hex */
 };
 

@@ -10,6 +10,7 @@
  *   campaign_schema.c defaults and groups: the keys, their types, inheritance
  *   campaign_env.c    the environment: block (one function, for envctl's table)
  *   campaign_plan.c   expansion into plan entries, the resume hash, estimates
+ *   campaign_order.c  the order: and order_seed: keys, the plan's run order
  */
 #ifndef IDLELAB_CAMPAIGN_INTERNAL_H
 #define IDLELAB_CAMPAIGN_INTERNAL_H
@@ -59,6 +60,10 @@ struct settings {
 	char *events;
 	int nparams;
 	struct raw_kv *params;
+	enum il_plan_order order;	/* campaign_order.c */
+	uint64_t order_seed;
+	bool order_set, seed_set;
+	int seed_line;
 };
 
 struct group_src {
@@ -127,6 +132,14 @@ int cs_parse_param(struct ctx *x, const struct il_bench_ops *ops,
 int cs_parse_group(struct ctx *x, const yaml_node_t *n, struct group_src *g);
 int cs_inherit(struct ctx *x, struct group_src *g);
 int cs_check_placements(struct ctx *x, const struct group_src *g);
+
+/* campaign_order.c */
+int cs_parse_order(struct ctx *x, const yaml_node_t *n, const char *key,
+		   struct settings *s);
+int cs_check_order(struct ctx *x, const struct settings *s);
+void cs_inherit_order(const struct settings *d, struct settings *g);
+void cp_order_group(struct il_plan_entry *v, int n, enum il_plan_order order,
+		    uint64_t seed, int gno);
 
 /* campaign_plan.c */
 void cp_entry_free(struct il_plan_entry *e);

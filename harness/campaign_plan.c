@@ -300,7 +300,7 @@ int cp_expand_group(struct ctx *x, const struct group_src *g, int gno)
 	double d = g->s.repetitions * x->scale + 0.5;
 	int reps = d < 1 ? 1 : (int)d;
 	struct combo cb;
-	int p, i, r, ret = 0;
+	int first = x->c->nplan, p, i, r, ret = 0;
 
 	if (!idx)
 		return il_errorf(-ENOMEM, "out of memory");
@@ -325,6 +325,9 @@ int cp_expand_group(struct ctx *x, const struct group_src *g, int gno)
 		}
 	}
 	free(idx);
+	if (!ret)
+		cp_order_group(x->c->plan + first, x->c->nplan - first,
+			       g->s.order, g->s.order_seed, gno);
 	return ret;
 }
 

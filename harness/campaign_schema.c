@@ -163,7 +163,8 @@ int cs_check_list_param(struct ctx *x, const struct il_bench_ops *ops,
 }
 
 static const char *const defaults_keys[] = {
-	"cpus", "repetitions", "raw", "events", "params", NULL,
+	"cpus", "repetitions", "raw", "events", "params", "order",
+	"order_seed", NULL,
 };
 
 int cs_parse_defaults(struct ctx *x, const yaml_node_t *n)
@@ -189,20 +190,22 @@ int cs_parse_defaults(struct ctx *x, const yaml_node_t *n)
 			ret = cy_get_bool(x, vn, k, &s->raw);
 		} else if (!strcmp(k, "events")) {
 			ret = parse_events(x, vn, s);
+		} else if (!strncmp(k, "order", 5)) {
+			ret = cs_parse_order(x, vn, k, s);
 		} else {
 			ret = parse_params(x, vn, s);
 		}
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return cs_check_order(x, s);
 }
 
 /* ---- groups ------------------------------------------------------------ */
 
 static const char *const group_keys[] = {
 	"bench", "name", "cpus", "repetitions", "raw", "events", "params",
-	"matrix", NULL,
+	"matrix", "order", "order_seed", NULL,
 };
 
 static int fail_unknown_bench(struct ctx *x, int line, const char *name)
@@ -367,6 +370,8 @@ int cs_parse_group(struct ctx *x, const yaml_node_t *n, struct group_src *g)
 			g->has_raw = true;
 		} else if (!strcmp(k, "events")) {
 			ret = parse_events(x, vn, &g->s);
+		} else if (!strncmp(k, "order", 5)) {
+			ret = cs_parse_order(x, vn, k, &g->s);
 		}
 		if (ret)
 			return ret;
@@ -492,6 +497,10 @@ int cs_inherit(struct ctx *x, struct group_src *g)
 		g->s.repetitions = d->repetitions ? d->repetitions : 1;
 	if (!g->has_raw)
 		g->s.raw = d->raw;
+	cs_inherit_order(d, &g->s);
+	ret = cs_check_order(x, &g->s);
+	if (ret)
+		return ret;
 	if (!g->s.events_set && d->events_set && d->events) {
 		g->s.events = strdup(d->events);
 		if (!g->s.events)

@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,7 @@
 static const char report_usage[] =
 	"usage: idlelab report [--db FILE] [--format md|csv|json|html] [--output PATH]\n"
 	"                      [--kind table|states|compare|ipi|pairs|refs|all]\n"
-	"                      [--compare FILTER]... [--seed N] [--resamples N]\n"
+	"                      [--compare FILTER]... [--equivalence PCT] [--deciles]\n"
 	"                      [--bench NAME] [--run UUID]\n\n"
 	"Print tables read from the dataset (see idlelab-report(1)).\n\n";
 
@@ -83,6 +84,17 @@ static int add_side(const struct cli_option *o, const char *arg)
 	return 0;
 }
 
+/*
+ * --seed and --resamples drove the pooled bootstrap the A/B table used
+ * before its intervals became run-level and exact (issue 12).  They are
+ * still accepted, so scripts keep working, and say that they do nothing.
+ */
+static void ignored_notice(const char *opt)
+{
+	fprintf(stderr, "idlelab: report: notice: %s is ignored: the A/B intervals are run-level Moses intervals and draw no random numbers\n",
+		opt);
+}
+
 static int set_seed(const struct cli_option *o, const char *arg)
 {
 	char *end;
@@ -91,6 +103,7 @@ static int set_seed(const struct cli_option *o, const char *arg)
 	*(uint64_t *)o->value = strtoull(arg, &end, 0);
 	if (errno || !*arg || *end || *arg == '-')
 		return cli_usage_error("report: --seed: '%s' is not a non-negative integer", arg);
+	ignored_notice("--seed");
 	return 0;
 }
 
@@ -103,6 +116,22 @@ static int set_resamples(const struct cli_option *o, const char *arg)
 	*n = (int)strtol(arg, &end, 10);
 	if (errno || !*arg || *end || *n < 100 || *n > 1000000)
 		return cli_usage_error("report: --resamples: '%s' is not an integer in 100..1000000", arg);
+	ignored_notice("--resamples");
+	return 0;
+}
+
+/* --equivalence PCT[%]: the TOST margin, in (0, 100). */
+static int set_equivalence(const struct cli_option *o, const char *arg)
+{
+	double *d = o->value;
+	char *end;
+
+	errno = 0;
+	*d = strtod(arg, &end);
+	if (end != arg && *end == '%')
+		end++;
+	if (errno || end == arg || *end || !(*d > 0 && *d < 100))
+		return cli_usage_error("report: --equivalence: '%s' is not a margin in %% between 0 and 100 (e.g. 2%%)", arg);
 	return 0;
 }
 
@@ -177,10 +206,16 @@ int cmd_report(int argc, char **argv)
 			     "(host, machine, source, reference, bench, metric,\n"
 			     "campaign, run, params.NAME, attr.NAME, fp.PATH)",
 			     add_side),
-		CLI_CALLBACK('s', "seed", &ao.seed, "N", "bootstrap seed (default 1)",
+		CLI_CALLBACK('e', "equivalence", &ao.equivalence_pct, "PCT",
+			     "compare: also test equivalence within +-PCT % (TOST)",
+			     set_equivalence),
+		CLI_FLAG('D', "deciles", &ao.deciles,
+			 "compare: also the shift of each Harrell-Davis decile"),
+		CLI_CALLBACK('s', "seed", &ao.seed, "N",
+			     "ignored (was the bootstrap seed; kept for scripts)",
 			     set_seed),
 		CLI_CALLBACK('r', "resamples", &ao.resamples, "N",
-			     "bootstrap replicates (default 1000)", set_resamples),
+			     "ignored (was the bootstrap replicates)", set_resamples),
 		CLI_STRING('b', "bench", &ro.bench, "NAME", "only this benchmark"),
 		CLI_STRING('u', "run", &ro.run_uuid, "UUID",
 			   "only this run (table kind)"),

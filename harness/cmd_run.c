@@ -178,6 +178,11 @@ static int run_one(struct il_store *store, struct il_topo *topo,
 		return il_store_skipped(store, machine, &req, msg, out);
 	}
 	il_envctl_run_attrs(ctl, &run);
+	/* The plan's run order, so a dataset says how its arms alternated. */
+	if (e->order == IL_ORDER_RANDOM)
+		il_run_attr(&run, -1, "plan_order", "random seed=%" PRIu64, e->order_seed);
+	else
+		il_run_attr(&run, -1, "plan_order", "%s", il_plan_order_name(e->order));
 	ret = il_run_execute(store, machine, &req, &run, counters, out);
 	il_counters_close(counters);
 	il_run_release(&run);

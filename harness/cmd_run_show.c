@@ -46,6 +46,19 @@ void run_dry_run(const struct plan_state *ps, bool resume)
 		printf("scale: %g (repetitions, counts and run lengths)\n",
 		       c->scale);
 	run_print_env(c, stdout);
+	for (i = 0; i < c->nplan; i++) {
+		const struct il_plan_entry *e = &c->plan[i];
+
+		/* Once per group, in plan order: groups stay contiguous. */
+		if (e->order == IL_ORDER_SEQUENTIAL ||
+		    (i && c->plan[i - 1].group_no == e->group_no))
+			continue;
+		if (e->order == IL_ORDER_RANDOM)
+			printf("order: group %s random, seed %" PRIu64 "\n", e->group,
+			       e->order_seed);
+		else
+			printf("order: group %s %s\n", e->group, il_plan_order_name(e->order));
+	}
 	printf("%6s  %-18s %-16s %-14s %7s  %-16s %9s  %s\n", "index", "group",
 	       "bench", "cpus", "rep", "param_hash", "estimate", "params");
 	for (i = 0; i < c->nplan; i++) {

@@ -129,15 +129,12 @@ static void save(struct il_store *s, int n, const char *mode, uint64_t base)
 		 mode, se);
 }
 
-/* The row's cells for S2, as [delta, ci, delta, ci, note]. */
-static struct il_table *compare(struct il_store *s, const char *a, const char *b,
-				uint64_t seed)
+static struct il_table *compare(struct il_store *s, const char *a, const char *b)
 {
 	struct il_filter *f[2];
 	const char *txt[2] = { a, b };
 	struct il_analysis_opts o = { .ncompare = 2, .compare = f,
-				      .compare_text = txt, .seed = seed,
-				      .resamples = 400 };
+				      .compare_text = txt };
 	struct il_table *t = NULL;
 
 	CHECK(il_filter_parse(a, &f[0]) == 0);
@@ -148,44 +145,58 @@ static struct il_table *compare(struct il_store *s, const char *a, const char *b
 	return t;
 }
 
-TEST(bootstrap)
+/*
+ * The A/B table takes the run as its unit (issue 12): 8 runs a side, each
+ * with its own offset of up to +-3 %, b 10 % above a, c like a.  Columns:
+ * 6 keys, 3 per side (runs, samples, median of runs), then shift, CI, p,
+ * p (Holm), verdict.  One run a side is too few for any interval.
+ */
+TEST(run_level)
 {
 	char path[] = "/tmp/test_analysis.XXXXXX";
-	struct il_table *t, *t2;
+	struct il_table *t;
 	struct il_store *s;
-	double lo, hi;
-	int fd = mkstemp(path);
+	double lo, hi, dm;
+	int fd = mkstemp(path), i;
 
 	CHECK(fd >= 0);
 	close(fd);
 	CHECK(il_store_open(path, IL_STORE_CREATE, &s) == 0);
 	CHECK(il_store_put_machine(s, "11111111-0000-4000-8000-000000000000", "m", NULL, NULL) == 0);
-	save(s, 1, "a", 10000);
-	save(s, 2, "b", 11000);		/* +10 % */
-	save(s, 3, "c", 10000);		/* a again, new draws */
-	t = compare(s, "params.mode=a", "params.mode=b", 1);
-	CHECK(t && t->nrows == 1 && t->ncols == 15);
-	if (t && t->nrows == 1) {
-		/* cols: 4 keys, 3 per side, then delta med, CI, delta mean, CI, note */
-		double dm = atof(t->cells[10]);
+	for (i = 0; i < 8; i++) {
+		uint64_t off = 9700 + (uint64_t)(i * 5 % 8) * 75;
 
-		CHECKF(dm > 8 && dm < 12, "median delta %s", t->cells[10]);
-		CHECK(sscanf(t->cells[11], "[%lf, %lf]", &lo, &hi) == 2);
-		CHECKF(lo > 0 && lo < dm && hi > dm, "%s", t->cells[11]);
-		CHECK(sscanf(t->cells[13], "[%lf, %lf]", &lo, &hi) == 2);
-		CHECKF(lo > 0, "%s", t->cells[13]);
-		CHECKF(!strcmp(t->cells[14], "significant"), "%s", t->cells[14]);
+		save(s, 1 + 3 * i, "a", off);
+		save(s, 2 + 3 * i, "b", off * 11 / 10);	/* +10 % */
+		save(s, 3 + 3 * i, "c", 9700 + (uint64_t)(i * 3 % 8) * 75);
 	}
-	t2 = compare(s, "params.mode=a", "params.mode=b", 1);
-	CHECK(t2 && t && !strcmp(t2->cells[11], t->cells[11]) &&
-	      !strcmp(t2->cells[13], t->cells[13]));
-	il_table_free(t2);
+	save(s, 100, "d", 10000);
+	save(s, 101, "e", 10000);
+	t = compare(s, "params.mode=a", "params.mode=b");
+	CHECK(t && t->nrows == 3 && t->ncols == 17);
+	if (t && t->nrows == 3 && t->ncols == 17) {
+		CHECKF(!strcmp(t->cells[4], "median"), "%s", t->cells[4]);
+		CHECKF(!strcmp(t->cells[6], "8") && !strcmp(t->cells[9], "8"),
+		       "runs %s %s", t->cells[6], t->cells[9]);
+		dm = atof(t->cells[12]);
+		CHECKF(dm > 8 && dm < 12, "median shift %s", t->cells[12]);
+		CHECK(sscanf(t->cells[13], "[%lf, %lf]", &lo, &hi) == 2);
+		CHECKF(lo > 0 && lo < dm && hi > dm, "%s", t->cells[13]);
+		CHECKF(!strcmp(t->cells[16], "higher than S1 (Holm p < 0.05)"), "%s", t->cells[16]);
+	}
 	il_table_free(t);
-	t = compare(s, "params.mode=a", "params.mode=c", 5);
-	if (t && t->nrows == 1) {
+	t = compare(s, "params.mode=a", "params.mode=c");
+	if (t && t->nrows == 3 && t->ncols == 17) {
 		CHECK(sscanf(t->cells[13], "[%lf, %lf]", &lo, &hi) == 2);
 		CHECKF(lo < 0 && hi > 0, "%s", t->cells[13]);
-		CHECKF(strstr(t->cells[14], "contains 0") != NULL, "%s", t->cells[14]);
+		CHECKF(!strcmp(t->cells[16], "no evidence of a change (CI contains 0)"),
+		       "%s", t->cells[16]);
+	}
+	il_table_free(t);
+	t = compare(s, "params.mode=d", "params.mode=e");
+	if (t && t->nrows == 3 && t->ncols == 17) {
+		CHECKF(!strcmp(t->cells[13], "not possible with 1 vs 1 runs"), "%s", t->cells[13]);
+		CHECKF(strstr(t->cells[16], "too few runs (1 vs 1)") != NULL, "%s", t->cells[16]);
 	}
 	il_table_free(t);
 	il_store_close(s);
@@ -297,7 +308,7 @@ int main(void)
 {
 	RUN(filter_syntax);
 	RUN(table_formats);
-	RUN(bootstrap);
+	RUN(run_level);
 	RUN(reports_select_by_declaration);
 	return tap_done();
 }

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ab.h - the statistics of the A/B table (compare.c), kept apart from the
+ * database so that tools/ab-sim.c runs synthetic campaigns through exactly
+ * the code the report uses.
+ *
+ * The unit is the run: each run of an arm gives one value of a statistic
+ * (its median, p99 or mean).  Samples within a run are autocorrelated and
+ * the spread between runs dominates, so single samples are not independent
+ * draws and must not be resampled as if they were (issue 12).
+ *
+ * ab_stats.c: the shift between two arms as a Hodges-Lehmann estimate with
+ * its distribution-free Moses interval and the Mann-Whitney p-value, the
+ * TOST equivalence check, and Holm's adjustment.  ab_bootstrap.c: the old
+ * pooled-sample bootstrap, kept only so that the simulator can show how
+ * badly it covers; no report calls it.
+ *
+ * Errors follow err.h.
+ */
+#ifndef IDLELAB_ANALYSIS_AB_H
+#define IDLELAB_ANALYSIS_AB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+/*
+ * Above this many runs in either arm, or with tied values, the null
+ * distribution of U is the normal approximation with the tie-corrected
+ * variance; at or below it and without ties it is exact.
+ */
+#define IL_AB_EXACT_MAX	50
+
+/*
+ * The per-run statistics the A/B table compares, in its row order: the
+ * first IL_AB_NSTATS always, the Harrell-Davis deciles with --deciles.
+ */
+enum il_ab_stat {
+	IL_AB_MEDIAN,
+	IL_AB_P99,
+	IL_AB_MEAN,
+	IL_AB_NSTATS,
+	IL_AB_HD10 = IL_AB_NSTATS,	/* .. IL_AB_HD90, one per decile */
+	IL_AB_HD90 = IL_AB_HD10 + 8,
+	IL_AB_NALL
+};
+
+const char *il_ab_stat_name(enum il_ab_stat s);
+
+/** il_ab_run_stat() - statistic @s of one run's histogram and summary. */
+double il_ab_run_stat(enum il_ab_stat s, const struct il_hist *h,
+		      const struct il_summary *sum);
+
+/**
+ * il_ab_hd_quantile() - the Harrell-Davis @p-quantile (0 < p < 1) of the
+ * values in @h (ab_hd.c); NaN for an empty histogram.
+ */
+double il_ab_hd_quantile(const struct il_hist *h, double p);
+
+/* The shift of y against x, in the units of the values given. */
+struct il_ab_shift {
+	int m, n;		/* values in x and in y */
+	bool exact;		/* exact null distribution, else normal */
+	bool ci_ok;		/* false: too few values for the level */
+	double est;		/* Hodges-Lehmann: median of y_j - x_i */
+	double lo, hi;		/* Moses interval, when ci_ok */
+	double level;		/* its attained level (exact: >= asked) */
+	double u;		/* Mann-Whitney U: pairs y > x, ties 1/2 */
+	double p;		/* two-sided p of U under no shift */
+};
+
+/**
+ * il_ab_shift() - Hodges-Lehmann shift of @y against @x with a Moses
+ * interval at level @conf (0.95) and the two-sided Mann-Whitney p-value.
+ * Return: 0, -EINVAL if either side is empty, -ENOMEM.
+ */
+int il_ab_shift(const double *x, int m, const double *y, int n, double conf,
+		struct il_ab_shift *out);
+
+/* The verdict of a TOST equivalence check. */
+enum il_ab_equiv {
+	IL_AB_EQUIV_NONE,	/* no margin was asked for */
+	IL_AB_EQUIV_SHOWN,	/* the 90 % interval lies inside the margin */
+	IL_AB_EQUIV_NOT_SHOWN,	/* it does not, or cannot exist */
+};
+
+/*
+ * One row of the A/B table: per-run values of a statistic in two arms,
+ * compared as ratios, i.e. on the log scale: a shift of -5 % means the
+ * values of b are 0.95 times those of a.  The log makes a relative shift
+ * additive, so the Hodges-Lehmann estimate and its interval map back to
+ * percentages exactly.
+ */
+struct il_ab_result {
+	bool positive;		/* every value > 0; else nothing below */
+	struct il_ab_shift s;	/* on log values */
+	double pct, lo_pct, hi_pct;	/* the same as % of a */
+	enum il_ab_equiv equiv;
+	double eq_lo_pct, eq_hi_pct;	/* the 90 % interval, when computed */
+	bool eq_ci_ok;
+};
+
+/**
+ * il_ab_compare() - compare the per-run values @a (m) and @b (n): the
+ * shift of b against a in %, its @conf interval, the p-value and, when
+ * @margin_pct > 0, TOST at level 0.05 with the margin +-@margin_pct %
+ * (equivalent when the 90 % interval lies inside it).
+ * Return: 0 or -errno (err.h).
+ */
+int il_ab_compare(const double *a, int m, const double *b, int n,
+		  double conf, double margin_pct, struct il_ab_result *out);
+
+/**
+ * il_ab_holm() - Holm's step-down adjustment of the @k p-values @p into
+ * @adj (may be @p); a NaN p is no test, is skipped and stays NaN.
+ */
+void il_ab_holm(const double *p, int k, double *adj);
+
+/**
+ * il_ab_pooled_bootstrap() - the method the A/B table used before issue
+ * 12: every sample of an arm pooled into one histogram and resampled as
+ * if independent.  The 95 % percentile interval of the change of the
+ * median, in % of @a's, from @resamples replicates seeded by @seed.
+ * Kept for tools/ab-sim only, to show its coverage.
+ */
+int il_ab_pooled_bootstrap(const struct il_hist *a, const struct il_hist *b,
+			   uint64_t seed, int resamples, double ci_med[2],
+			   double ci_mean[2]);
+
+#endif

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ab_stats.c - the run-level statistics of the A/B table (ab.h): the
+ * Hodges-Lehmann shift, its Moses interval, the Mann-Whitney p-value,
+ * TOST and Holm's adjustment.  Nothing here reads the database.
+ *
+ * Design notes.
+ * - The Moses interval is a pair of order statistics of the m*n pairwise
+ *   differences y_j - x_i: [D(k), D(mn + 1 - k)], where k is the largest
+ *   integer with P(U <= k - 1) <= (1 - conf) / 2 under no shift.  It is
+ *   distribution-free: its coverage is 1 - 2 P(U <= k - 1) whatever the
+ *   distribution of the runs, provided the two arms differ by a shift.
+ *   When even k = 1 is too wide (P(U = 0) = 1 / C(m + n, m) > alpha / 2,
+ *   e.g. 3 runs against 3 at 95 %) no interval at that level exists and
+ *   ci_ok is false: the report says so in words.
+ * - Exact null distribution of U for m, n <= IL_AB_EXACT_MAX without ties,
+ *   by the recursion on the largest observation (an x adds no pair, a y
+ *   adds m pairs), in probabilities, so nothing overflows: O(m n (m n)).
+ *   Otherwise the normal approximation, mean mn/2 and the variance with
+ *   the tie correction (mn/12) ((N + 1) - sum(t^3 - t) / (N (N - 1))),
+ *   with a continuity correction of 1/2 for the p-value; k is then the
+ *   integer nearest to mn/2 - z sd.
+ * - Two-sided p: twice the smaller tail, at most 1.
+ * - TOST: equivalence within +-margin at level alpha is shown exactly when
+ *   the 1 - 2 alpha interval lies inside the margin (the two one-sided
+ *   tests, each at alpha); here alpha = 0.05, so the 90 % Moses interval.
+ */
+#include "ab.h"
+#include "err.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *il_ab_stat_name(enum il_ab_stat s)
+{
+	switch (s) {
+	case IL_AB_MEDIAN:
+		return "median";
+	case IL_AB_P99:
+		return "p99";
+	case IL_AB_MEAN:
+		return "mean";
+	default:
+		break;
+	}
+	if (s >= IL_AB_HD10 && s <= IL_AB_HD90) {
+		static const char *const dec[] = {
+			"HD p10", "HD p20", "HD p30", "HD p40", "HD p50",
+			"HD p60", "HD p70", "HD p80", "HD p90",
+		};
+
+		return dec[s - IL_AB_HD10];
+	}
+	return "?";
+}
+
+double il_ab_run_stat(enum il_ab_stat s, const struct il_hist *h,
+		      const struct il_summary *sum)
+{
+	switch (s) {
+	case IL_AB_MEDIAN:
+		return (double)il_hist_percentile(h, 50);
+	case IL_AB_P99:
+		return (double)il_hist_percentile(h, 99);
+	case IL_AB_MEAN:
+		return sum->mean;
+	default:
+		break;
+	}
+	if (s >= IL_AB_HD10 && s <= IL_AB_HD90)
+		return il_ab_hd_quantile(h, (s - IL_AB_HD10 + 1) / 10.0);
+	return NAN;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * P(U = u), u = 0..m*n, for m x's and n y's without ties, into @f (m*n+1
+ * doubles).  row[j] holds the distribution for (i, j) as i grows.
+ */
+static int u_null_exact(int m, int n, double *f)
+{
+	int mn = m * n, i, j, u;
+	double **row = calloc(n + 1, sizeof(*row));
+	double *tmp = calloc(mn + 1, sizeof(*tmp));
+	int ret = 0;
+
+	if (!row || !tmp) {
+		ret = il_errorf(-ENOMEM, "out of memory");
+		goto out;
+	}
+	for (j = 0; j <= n; j++) {
+		row[j] = calloc(mn + 1, sizeof(double));
+		if (!row[j]) {
+			ret = il_errorf(-ENOMEM, "out of memory");
+			goto out;
+		}
+		row[j][0] = 1;		/* i = 0: U = 0 for sure */
+	}
+	for (i = 1; i <= m; i++) {
+		/* j = 0: no y, U = 0 (row[0] stays as it is). */
+		for (j = 1; j <= n; j++) {
+			double px = (double)i / (i + j), py = (double)j / (i + j);
+
+			/* row[j] is (i-1, j); row[j-1] is already (i, j-1). */
+			for (u = 0; u <= i * j; u++) {
+				double a = u <= (i - 1) * j ? row[j][u] : 0;
+				double b = u >= i && u - i <= i * (j - 1) ? row[j - 1][u - i] : 0;
+
+				tmp[u] = px * a + py * b;
+			}
+			memcpy(row[j], tmp, (i * j + 1) * sizeof(double));
+		}
+	}
+	memcpy(f, row[n], (mn + 1) * sizeof(double));
+out:
+	if (row)
+		for (j = 0; j <= n; j++)
+			free(row[j]);
+	free(row);
+	free(tmp);
+	return ret;
+}
+
+/* U of y over x, ties counted 1/2, and whether the pooled values tie. */
+static double mann_whitney_u(const double *x, int m, const double *y, int n)
+{
+	double u = 0;
+	int i, j;
+
+	for (i = 0; i < m; i++)
+		for (j = 0; j < n; j++)
+			u += y[j] > x[i] ? 1 : y[j] == x[i] ? 0.5 : 0;
+	return u;
+}
+
+/* sum(t^3 - t) over the tie groups of the pooled sample; -1 on ENOMEM. */
+static double tie_sum(const double *x, int m, const double *y, int n)
+{
+	double *v = malloc((m + n) * sizeof(double)), s = 0;
+	int i, j;
+
+	if (!v)
+		return -1;
+	memcpy(v, x, m * sizeof(double));
+	memcpy(v + m, y, n * sizeof(double));
+	qsort(v, m + n, sizeof(double), dbl_cmp);
+	for (i = 0; i < m + n; i = j) {
+		for (j = i + 1; j < m + n && v[j] == v[i]; j++)
+			;
+		s += pow(j - i, 3) - (j - i);
+	}
+	free(v);
+	return s;
+}
+
+static double median_sorted(const double *d, size_t k)
+{
+	return k % 2 ? d[k / 2] : (d[k / 2 - 1] + d[k / 2]) / 2;
+}
+
+/* The standard normal quantile, by bisection on erfc (only a few calls). */
+static double z_of(double upper_tail)
+{
+	double lo = 0, hi = 40;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (0.5 * erfc(mid / M_SQRT2) > upper_tail)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+int il_ab_shift(const double *x, int m, const double *y, int n, double conf,
+		struct il_ab_shift *out)
+{
+	size_t mn = (size_t)m * (size_t)n, i, j, k = 0;
+	double alpha2 = (1 - conf) / 2, ties, *d;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->m = m;
+	out->n = n;
+	out->lo = out->hi = out->p = NAN;
+	if (m < 1 || n < 1)
+		return il_errorf(-EINVAL, "a shift needs values on both sides (%d, %d)", m, n);
+	d = malloc(mn * sizeof(double));
+	if (!d)
+		return il_errorf(-ENOMEM, "out of memory");
+	for (i = 0; i < (size_t)m; i++)
+		for (j = 0; j < (size_t)n; j++)
+			d[k++] = y[j] - x[i];
+	qsort(d, mn, sizeof(double), dbl_cmp);
+	out->est = median_sorted(d, mn);
+	out->u = mann_whitney_u(x, m, y, n);
+	ties = tie_sum(x, m, y, n);
+	if (ties < 0) {
+		free(d);
+		return il_errorf(-ENOMEM, "out of memory");
+	}
+	out->exact = ties == 0 && m <= IL_AB_EXACT_MAX && n <= IL_AB_EXACT_MAX;
+	if (out->exact) {
+		double *f = malloc((mn + 1) * sizeof(double)), cdf = 0, tail;
+
+		ret = f ? u_null_exact(m, n, f) : il_errorf(-ENOMEM, "out of memory");
+		if (ret) {
+			free(f);
+			free(d);
+			return ret;
+		}
+		/* k: the largest with P(U <= k - 1) <= alpha / 2. */
+		for (k = 0; k < mn && cdf + f[k] <= alpha2 * (1 + 1e-12); k++)
+			cdf += f[k];
+		/* Now P(U <= k - 1) = cdf, and k >= 1 iff an interval exists. */
+		if (k >= 1 && 2 * k <= mn + 1) {
+			out->ci_ok = true;
+			out->lo = d[k - 1];
+			out->hi = d[mn - k];
+			out->level = 1 - 2 * cdf;
+		}
+		/* Tails at the observed U (an integer without ties). */
+		tail = 0;
+		for (i = 0; i <= (size_t)out->u; i++)
+			tail += f[i];
+		out->p = tail;
+		tail = 0;
+		for (i = (size_t)out->u; i <= mn; i++)
+			tail += f[i];
+		out->p = fmin(1, 2 * fmin(out->p, tail));
+		free(f);
+	} else {
+		double N = m + n, mu = (double)mn / 2;
+		double var = (double)mn / 12 * ((N + 1) - ties / (N * (N - 1)));
+		double sd = sqrt(var > 0 ? var : 0), dev, z;
+		double c = floor(mu - z_of(alpha2) * sd + 0.5);
+
+		if (c >= 1 && sd > 0) {
+			k = (size_t)c;
+			out->ci_ok = true;
+			out->lo = d[k - 1];
+			out->hi = d[mn - k];
+			out->level = conf;
+		}
+		dev = fabs(out->u - mu);
+		dev = dev >= 0.5 ? dev - 0.5 : 0;
+		z = sd > 0 ? dev / sd : 0;
+		out->p = fmin(1, erfc(z / M_SQRT2));
+	}
+	free(d);
+	return 0;
+}
+
+int il_ab_compare(const double *a, int m, const double *b, int n,
+		  double conf, double margin_pct, struct il_ab_result *out)
+{
+	double *la = malloc((m + 1) * sizeof(double));
+	double *lb = malloc((n + 1) * sizeof(double));
+	struct il_ab_shift eq;
+	int i, ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->pct = out->lo_pct = out->hi_pct = NAN;
+	out->eq_lo_pct = out->eq_hi_pct = NAN;
+	out->s.p = NAN;
+	if (!la || !lb) {
+		ret = il_errorf(-ENOMEM, "out of memory");
+		goto out;
+	}
+	out->positive = true;
+	for (i = 0; i < m; i++) {
+		out->positive &= a[i] > 0;
+		la[i] = a[i] > 0 ? log(a[i]) : 0;
+	}
+	for (i = 0; i < n; i++) {
+		out->positive &= b[i] > 0;
+		lb[i] = b[i] > 0 ? log(b[i]) : 0;
+	}
+	if (!out->positive)
+		goto out;
+	ret = il_ab_shift(la, m, lb, n, conf, &out->s);
+	if (ret)
+		goto out;
+	out->pct = expm1(out->s.est) * 100;
+	if (out->s.ci_ok) {
+		out->lo_pct = expm1(out->s.lo) * 100;
+		out->hi_pct = expm1(out->s.hi) * 100;
+	}
+	if (margin_pct <= 0)
+		goto out;
+	ret = il_ab_shift(la, m, lb, n, 0.90, &eq);
+	if (ret)
+		goto out;
+	out->eq_ci_ok = eq.ci_ok;
+	out->equiv = IL_AB_EQUIV_NOT_SHOWN;
+	if (eq.ci_ok) {
+		out->eq_lo_pct = expm1(eq.lo) * 100;
+		out->eq_hi_pct = expm1(eq.hi) * 100;
+		/* The margin as a ratio, both ways: 1/(1+d) .. 1+d. */
+		if (eq.lo > -log1p(margin_pct / 100) && eq.hi < log1p(margin_pct / 100))
+			out->equiv = IL_AB_EQUIV_SHOWN;
+	}
+out:
+	free(la);
+	free(lb);
+	return ret;
+}
+
+struct pidx {
+	double p;
+	int i;
+};
+
+static int pidx_cmp(const void *a, const void *b)
+{
+	const struct pidx *x = a, *y = b;
+
+	return x->p < y->p ? -1 : x->p > y->p ? 1 : x->i - y->i;
+}
+
+void il_ab_holm(const double *p, int k, double *adj)
+{
+	struct pidx *v = malloc((k + 1) * sizeof(*v));
+	double run = 0;
+	int i, nt = 0;
+
+	if (!v) {
+		/* Without memory the conservative answer is Bonferroni's. */
+		for (i = 0; i < k; i++)
+			adj[i] = isnan(p[i]) ? p[i] : fmin(1, p[i] * k);
+		return;
+	}
+	for (i = 0; i < k; i++)
+		if (!isnan(p[i]))
+			v[nt++] = (struct pidx){ p[i], i };
+	qsort(v, nt, sizeof(*v), pidx_cmp);
+	for (i = 0; i < nt; i++) {
+		double a = fmin(1, (double)(nt - i) * v[i].p);
+
+		run = fmax(run, a);	/* step-down: never below an earlier one */
+		v[i].p = run;
+	}
+	for (i = 0; i < k; i++)
+		if (isnan(p[i]))
+			adj[i] = p[i];
+	for (i = 0; i < nt; i++)
+		adj[v[i].i] = v[i].p;
+	free(v);
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_ab_stats.c - the run-level A/B statistics (analysis/ab_stats.c)
+ * against values worked out by hand from the Mann-Whitney null
+ * distribution: the exact p-value and Moses interval of 5 against 5
+ * (C(10,5) = 252 orderings), the smallest samples for which a 95 %
+ * interval exists at all, the normal approximation with ties, the
+ * percent mapping of the log-scale shift, TOST and Holm.
+ */
+#include "ab.h"
+#include "tap.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+static int near(double a, double b, double tol)
+{
+	return fabs(a - b) <= tol;
+}
+
+TEST(exact_five_against_five)
+{
+	const double x[] = { 1, 2, 3, 4, 5 }, y[] = { 6, 7, 8, 9, 10 };
+	struct il_ab_shift s;
+
+	CHECK(il_ab_shift(x, 5, y, 5, 0.95, &s) == 0);
+	CHECK(s.exact);
+	CHECKF(s.u == 25, "U %g", s.u);
+	/* Only the most extreme ordering each way: 2 / 252. */
+	CHECKF(near(s.p, 2.0 / 252, 1e-12), "p %.10f", s.p);
+	/* The 25 differences are 1..9 with counts 1 2 3 4 5 4 3 2 1. */
+	CHECKF(s.est == 5, "HL %g", s.est);
+	/* P(U <= 2) = 4/252 <= 0.025 < P(U <= 3) = 7/252: k = 3, so the
+	 * 3rd smallest and 3rd largest differences, level 1 - 8/252. */
+	CHECK(s.ci_ok);
+	CHECKF(s.lo == 2 && s.hi == 8, "[%g, %g]", s.lo, s.hi);
+	CHECKF(near(s.level, 1 - 8.0 / 252, 1e-12), "level %.6f", s.level);
+}
+
+TEST(exact_no_shift_is_symmetric)
+{
+	const double x[] = { 1, 4, 5, 8 }, y[] = { 2, 3, 6, 7 };
+	struct il_ab_shift s;
+
+	CHECK(il_ab_shift(x, 4, y, 4, 0.95, &s) == 0);
+	CHECK(s.exact);
+	CHECKF(s.u == 8, "U %g", s.u);	/* mn / 2: the middle */
+	CHECKF(s.p == 1, "p %g", s.p);
+	CHECK(s.ci_ok && s.lo < 0 && s.hi > 0);
+}
+
+TEST(too_few_runs_no_interval)
+{
+	const double x[] = { 1, 2, 3 }, y[] = { 7, 8, 9 };
+	const double x4[] = { 1, 2, 3, 4 }, y4[] = { 7, 8, 9, 10 };
+	struct il_ab_shift s;
+
+	/* 3 vs 3: P(U = 0) = 1/20 > 0.025, no 95 % interval can exist. */
+	CHECK(il_ab_shift(x, 3, y, 3, 0.95, &s) == 0);
+	CHECK(!s.ci_ok);
+	CHECK(isnan(s.lo) && isnan(s.hi));
+	CHECKF(near(s.p, 0.1, 1e-12), "p %g", s.p);
+	/* 4 vs 4: 1/70 <= 0.025, the interval is the full range. */
+	CHECK(il_ab_shift(x4, 4, y4, 4, 0.95, &s) == 0);
+	CHECK(s.ci_ok);
+	CHECKF(s.lo == 3 && s.hi == 9, "[%g, %g]", s.lo, s.hi);
+	/* At 90 %, 3 vs 3 is possible: 1/20 <= 0.05. */
+	CHECK(il_ab_shift(x, 3, y, 3, 0.90, &s) == 0);
+	CHECK(s.ci_ok);
+	CHECK(il_ab_shift(x, 1, y, 0, 0.95, &s) == -EINVAL);
+}
+
+TEST(normal_with_ties)
+{
+	double x[60], y[60];
+	struct il_ab_shift s;
+	int i;
+
+	/* Values with ties on a grid; y shifted by exactly 3. */
+	for (i = 0; i < 60; i++) {
+		x[i] = (i * 7) % 20;
+		y[i] = x[i] + 3;
+	}
+	CHECK(il_ab_shift(x, 60, y, 60, 0.95, &s) == 0);
+	CHECK(!s.exact);
+	CHECK(s.ci_ok);
+	CHECKF(s.est == 3, "HL %g", s.est);
+	CHECKF(s.lo <= 3 && s.hi >= 3 && s.lo > 0, "[%g, %g]", s.lo, s.hi);
+	CHECKF(s.p < 0.05, "p %g", s.p);
+	/* No shift: the middle, p near 1. */
+	CHECK(il_ab_shift(x, 60, x, 60, 0.95, &s) == 0);
+	CHECKF(s.p > 0.99 && s.lo <= 0 && s.hi >= 0, "p %g [%g, %g]", s.p, s.lo, s.hi);
+}
+
+TEST(exact_matches_normal_roughly)
+{
+	double x[50], y[50];
+	struct il_ab_shift e, n;
+	int i;
+
+	/* Interleaved distinct values, y a little higher. */
+	for (i = 0; i < 50; i++) {
+		x[i] = 2.0 * i;
+		y[i] = 2.0 * i + 7.5;
+	}
+	CHECK(il_ab_shift(x, 50, y, 50, 0.95, &e) == 0);
+	CHECK(e.exact);
+	/* One tie makes the same data take the normal path. */
+	y[0] = x[0];
+	CHECK(il_ab_shift(x, 50, y, 50, 0.95, &n) == 0);
+	CHECK(!n.exact);
+	CHECKF(near(e.p, n.p, 0.05), "exact %g normal %g", e.p, n.p);
+}
+
+TEST(percent_and_tost)
+{
+	double a[20], b[20], c[20];
+	struct il_ab_result r;
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		a[i] = 1000 + i;
+		b[i] = a[i] * 1.10;
+		c[i] = (1000 + (i * 7) % 20 + 0.25) * 1.001;
+	}
+	CHECK(il_ab_compare(a, 20, b, 20, 0.95, 2, &r) == 0);
+	CHECK(r.positive);
+	CHECKF(near(r.pct, 10, 1e-9), "shift %g %%", r.pct);
+	CHECK(r.lo_pct > 0 && r.hi_pct > r.lo_pct);
+	CHECK(r.equiv == IL_AB_EQUIV_NOT_SHOWN);
+	/* Nearly equal runs: equivalent within 2 %, and no evidence of a
+	 * change either. */
+	CHECK(il_ab_compare(a, 20, c, 20, 0.95, 2, &r) == 0);
+	CHECKF(r.lo_pct <= 0 && r.hi_pct >= 0, "[%g, %g]", r.lo_pct, r.hi_pct);
+	CHECKF(r.equiv == IL_AB_EQUIV_SHOWN, "90%% [%g, %g]", r.eq_lo_pct, r.eq_hi_pct);
+	/* Without a margin, no TOST. */
+	CHECK(il_ab_compare(a, 20, c, 20, 0.95, 0, &r) == 0);
+	CHECK(r.equiv == IL_AB_EQUIV_NONE);
+	/* A zero value has no ratio. */
+	a[3] = 0;
+	CHECK(il_ab_compare(a, 20, b, 20, 0.95, 0, &r) == 0);
+	CHECK(!r.positive && isnan(r.pct));
+}
+
+TEST(holm)
+{
+	const double p[] = { 0.01, 0.04, 0.03, NAN, 0.5 };
+	double adj[5];
+
+	il_ab_holm(p, 5, adj);
+	/* Four tests: 0.01*4, 0.03*3, max(0.04*2, 0.09), max(0.5, 0.09). */
+	CHECKF(near(adj[0], 0.04, 1e-12), "%g", adj[0]);
+	CHECKF(near(adj[2], 0.09, 1e-12), "%g", adj[2]);
+	CHECKF(near(adj[1], 0.09, 1e-12), "%g", adj[1]);
+	CHECKF(near(adj[4], 0.5, 1e-12), "%g", adj[4]);
+	CHECK(isnan(adj[3]));
+}
+
+/* Reference values computed with mpmath's regularized betainc. */
+TEST(harrell_davis)
+{
+	static const uint64_t ties[] = { 10, 10, 10, 20, 20, 20, 20, 20, 50, 50 };
+	struct il_hist *h = il_hist_new(), *t = il_hist_new();
+	struct il_summary sum;
+	int i;
+
+	CHECK(h && t);
+	if (!h || !t)
+		goto out;
+	for (i = 1; i <= 10; i++)
+		il_hist_record(h, 10 * (uint64_t)i);
+	for (i = 0; i < 10; i++)
+		il_hist_record(t, ties[i]);
+	CHECKF(near(il_ab_hd_quantile(h, 0.1), 15.6488482334, 1e-6), "%.10f",
+	       il_ab_hd_quantile(h, 0.1));
+	CHECKF(near(il_ab_hd_quantile(h, 0.5), 55, 1e-6), "%.10f", il_ab_hd_quantile(h, 0.5));
+	CHECKF(near(il_ab_hd_quantile(h, 0.9), 94.3511517666, 1e-6), "%.10f",
+	       il_ab_hd_quantile(h, 0.9));
+	CHECKF(near(il_ab_hd_quantile(t, 0.3), 14.6509724232, 1e-6), "%.10f",
+	       il_ab_hd_quantile(t, 0.3));
+	/* The statistic the table asks for: decile 9 of 9 is p90. */
+	il_summary_init(&sum);
+	CHECK(near(il_ab_run_stat(IL_AB_HD90, h, &sum), 94.3511517666, 1e-6));
+	CHECK(!strcmp(il_ab_stat_name(IL_AB_HD10), "HD p10"));
+	il_hist_reset(t);
+	CHECK(isnan(il_ab_hd_quantile(t, 0.5)));
+out:
+	il_hist_free(h);
+	il_hist_free(t);
+}
+
+int main(void)
+{
+	RUN(exact_five_against_five);
+	RUN(exact_no_shift_is_symmetric);
+	RUN(too_few_runs_no_interval);
+	RUN(normal_with_ties);
+	RUN(exact_matches_normal_roughly);
+	RUN(percent_and_tost);
+	RUN(holm);
+	RUN(harrell_davis);
+	return tap_done();
+}
