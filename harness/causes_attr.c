@@ -212,10 +212,12 @@ static int build(struct timeline *tl, const struct il_trace *t,
 	if (!tk)
 		return -ENOMEM;
 	for (i = 0; i < pc->n; i++) {
-		tk[n++] = (struct tick){ to_ns(c, pc->ev[i].ts), &pc->ev[i], false };
+		int64_t at = to_ns(c, pc->ev[i].ts);
+
+		tk[n++] = (struct tick){ at, &pc->ev[i], false };
 		if (pc->ev[i].type == IL_TEV_NMI)
-			tk[n++] = (struct tick){ tk[n - 1].t - pc->ev[i].b,
-						 &pc->ev[i], true };
+			tk[n++] = (struct tick){ at - pc->ev[i].b, &pc->ev[i],
+						 true };
 	}
 	qsort(tk, n, sizeof(*tk), cmp_tick);
 	idle_owner = owner_id(tl, IL_CAUSE_IDLE, "idle");
