@@ -104,6 +104,17 @@ int il_report_ipi(struct il_store *s, const struct il_analysis_opts *o,
 int il_report_pairs(struct il_store *s, const struct il_analysis_opts *o,
 		    struct il_table ***out, int *nout);
 
+/**
+ * il_report_causes() - the --causes runs: @tot, time lost per cause kind
+ * per run and CPU (with lost events and unavailable captures as notes),
+ * and @top, each run's largest attributed samples with their causes in
+ * words (causes.c).
+ */
+int il_report_causes(struct il_store *s, const struct il_analysis_opts *o,
+		     struct il_table **tot, struct il_table **top);
+/* The cause kinds in the order of the causes table's columns. */
+extern const char *const il_cause_kinds[];
+
 /** il_report_refs() - reference machines' lone published figures. */
 int il_report_refs(struct il_store *s, const struct il_analysis_opts *o,
 		   struct il_table **out);
