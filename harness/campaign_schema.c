@@ -202,7 +202,7 @@ int cs_parse_defaults(struct ctx *x, const yaml_node_t *n)
 
 static const char *const group_keys[] = {
 	"bench", "name", "cpus", "repetitions", "raw", "events", "params",
-	"matrix", NULL,
+	"matrix", "causes", NULL,
 };
 
 static int fail_unknown_bench(struct ctx *x, int line, const char *name)
@@ -367,6 +367,8 @@ int cs_parse_group(struct ctx *x, const yaml_node_t *n, struct group_src *g)
 			g->has_raw = true;
 		} else if (!strcmp(k, "events")) {
 			ret = parse_events(x, vn, &g->s);
+		} else if (!strcmp(k, "causes")) {
+			ret = cy_get_bool(x, vn, k, &g->causes);
 		}
 		if (ret)
 			return ret;
