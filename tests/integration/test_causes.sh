@@ -30,6 +30,17 @@ tracefs_state() {
 	if grep -q " $TR tracefs " /proc/mounts; then ls "$TR/instances"; fi
 }
 
+# --- bad input, refused before anything is measured ------------------------
+expect_exit "--causes-threshold abc is a usage error" 2 \
+	"$IDLELAB" bench tsc_gaps --causes --causes-threshold abc --db "$DB"
+expect_exit "--causes-buffer-kb 0 is a usage error" 2 \
+	"$IDLELAB" bench tsc_gaps --causes --causes-buffer-kb 0 --db "$DB"
+printf 'name: bad\ngroups:\n  - {bench: tsc_gaps, causes: maybe}\n' >"$T_TMP/bad.yaml"
+expect_exit "causes: maybe in a campaign is refused" 2 \
+	"$IDLELAB" run "$T_TMP/bad.yaml" --db "$DB" --dry-run
+check "the message names file, line and key" \
+	grep -q "bad.yaml:3: key 'causes'" "$T_TMP/err"
+
 # The CPU measured: the last one, the disturbances' source the first.
 CPU=$(($(nproc) - 1))
 if [ "$(id -u)" != 0 ]; then
@@ -138,9 +149,31 @@ tracefs_state >"$T_TMP/after"
 check "tracefs is as it was found (mount and instances)" cmp -s "$T_TMP/before" "$T_TMP/after"
 check "the trace journal is gone" test ! -e "$IDLELAB_STATE_DIR/trace-journal.json"
 
-# --- 5. bad input ---------------------------------------------------------
-expect_exit "--causes-threshold abc is a usage error" 2 \
-	"$IDLELAB" bench tsc_gaps --causes --causes-threshold abc --db "$DB"
-expect_exit "--causes-buffer-kb 0 is a usage error" 2 \
-	"$IDLELAB" bench tsc_gaps --causes --causes-buffer-kb 0 --db "$DB"
+# --- 5. a campaign group with causes: true, and one without ---------------
+cat >"$T_TMP/c.yaml" <<EOF
+name: causes-keys
+groups:
+  - {bench: tsc_gaps, cpus: "$CPU", causes: true, params: {duration_ms: 100}}
+  - {bench: tsc_gaps, name: plain, cpus: "$CPU", params: {duration_ms: 100}}
+EOF
+"$IDLELAB" run "$T_TMP/c.yaml" --db "$DB" >/dev/null 2>&1
+check "idlelab run with causes: true succeeds" test $? -eq 0
+check "only the causes: true run has a capture" test "$(q "SELECT group_concat(r.plan_index || ':' || coalesce(t.status, 'none'))
+	FROM runs r LEFT JOIN trace_captures t ON t.run_uuid = r.uuid
+	WHERE r.campaign = 'causes-keys' ORDER BY r.plan_index")" = "0:ok,1:none"
+
+# --- 6. merge, db check, export -------------------------------------------
+M=$T_TMP/m.db
+"$IDLELAB" merge "$M" "$DB" >/dev/null && "$IDLELAB" merge "$M" "$DB" >/dev/null
+for tab in trace_captures trace_cpus cause_samples causes cause_totals; do
+	check "merge copies $tab exactly once" test \
+		"$(sqlite3 -batch -noheader "$M" "SELECT count(*) FROM $tab")" = "$(q "SELECT count(*) FROM $tab")"
+done
+check "db check passes on the merged file" "$IDLELAB" db check --db "$M"
+sqlite3 "$M" "UPDATE causes SET share = 2 WHERE rowid = (SELECT min(rowid) FROM causes)"
+"$IDLELAB" db check --db "$M" >"$T_TMP/chk" 2>&1
+check "db check finds a share outside [0, 1]" grep -q "share outside" "$T_TMP/chk"
+"$IDLELAB" export --db "$DB" --what causes --format csv >"$T_TMP/exp.csv"
+check "export --what causes has a row per cause" test \
+	"$(($(wc -l <"$T_TMP/exp.csv") - 1))" -ge "$(q "SELECT count(*) FROM causes")"
 t_done
