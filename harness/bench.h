@@ -140,6 +140,20 @@ struct il_run {
 void il_causes_note_slow(struct il_run *r, const struct il_series *s,
 			 uint64_t t_start, uint64_t v_ns);
 
+#define IL_CAUSES_SMI_VALID	(1U << 0)
+#define IL_CAUSES_NMI_VALID	(1U << 1)
+
+/**
+ * il_causes_note_counts() - il_causes_note() for a sample whose module
+ * also counted the SMIs (MSR 0x34) and NMIs inside its window: tracefs
+ * never sees an SMI, so these become causes of kind "smi" (and "nmi"
+ * where the trace has no nmi_handler event for the window), with their
+ * count and no duration.
+ */
+void il_causes_note_counts(struct il_run *r, const struct il_series *s,
+			   uint64_t t_start, uint64_t v_ns, uint32_t smi,
+			   uint32_t nmi, uint32_t valid);
+
 /**
  * il_causes_note() - a sample of @s that --causes may attribute: its
  * window starts at @t_start, in the benchmark's clock (TSC cycles when it

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bench.h"
 #include "series.h"
 #include "trace_capture.h"
 
@@ -55,6 +56,7 @@ struct il_cause_sample {
 	int64_t t_ns;			/* window start, ns since the run's t0 */
 	uint64_t value_ns;		/* window length: the sample */
 	int idle_state;			/* state entered in the window, -1: none */
+	uint32_t smi, nmi, counts_valid;	/* from a module, see the note */
 	uint64_t unexplained_ns;
 	int ncauses;
 	struct il_cause *causes;
@@ -64,7 +66,12 @@ struct il_cause_sample {
 struct il_causes_note {
 	uint64_t t;			/* start, in the benchmark's clock */
 	uint64_t v;			/* ns */
+	/* Counted by a module inside the window (il_causes_note_counts());
+	 * IL_CAUSES_SMI_VALID / IL_CAUSES_NMI_VALID say which are real. */
+	uint32_t smi, nmi;
+	uint32_t valid;
 };
+
 
 struct il_causes_notes {
 	const struct il_series *series;

@@ -169,7 +169,8 @@ static int event_owner(struct timeline *tl, const struct il_trace *t,
 	case IL_TEV_SWITCH:
 		if (e->a == 0)
 			return owner_id(tl, IL_CAUSE_IDLE, "idle");
-		if (is_own(t, e->a))
+		if (is_own(t, e->a) || (t->self_comm &&
+		    !strncmp(e->name, t->self_comm, strlen(t->self_comm))))
 			return OWNER_SELF;
 		if (e->b < 100)
 			snprintf(name, sizeof(name), "%s/%d (RT %d)", e->name,
@@ -355,6 +356,37 @@ static int assign(const struct timeline *tl, size_t p,
 	return 0;
 }
 
+/* The module's counts as causes: SMIs always (tracefs cannot see them),
+ * NMIs only where no nmi_handler event already stands for them. */
+static int add_counts(struct il_cause_sample *w)
+{
+	struct il_cause *c;
+	int have_nmi = 0, k;
+
+	for (k = 0; k < w->ncauses; k++)
+		have_nmi |= !strcmp(w->causes[k].kind, IL_CAUSE_NMI);
+	for (k = 0; k < 2; k++) {
+		bool smi = k == 0;
+		uint32_t n = smi ? w->smi : w->nmi;
+
+		if (!n || !(w->counts_valid & (smi ? IL_CAUSES_SMI_VALID :
+					       IL_CAUSES_NMI_VALID)) ||
+		    (!smi && have_nmi))
+			continue;
+		c = realloc(w->causes, (size_t)(w->ncauses + 1) * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		w->causes = c;
+		c = &c[w->ncauses++];
+		memset(c, 0, sizeof(*c));
+		snprintf(c->kind, sizeof(c->kind), "%s", smi ? IL_CAUSE_SMI : IL_CAUSE_NMI);
+		snprintf(c->name, sizeof(c->name), "%s", smi ?
+			 "SMI (MSR 0x34 count, untimed)" : "NMI (module count, untimed)");
+		c->count = n;
+	}
+	return 0;
+}
+
 int il_causes_attribute(const struct il_trace *t, uint64_t t0, uint64_t khz,
 			struct il_cause_sample *win, size_t nwin,
 			const int *win_cpu)
@@ -393,6 +425,8 @@ int il_causes_attribute(const struct il_trace *t, uint64_t t0, uint64_t khz,
 			while (p < tl->nseg && tl->seg[p].t1 <= win[ord[i]].t_ns)
 				p++;
 			ret = assign(tl, p, &win[ord[i]]);
+			if (!ret)
+				ret = add_counts(&win[ord[i]]);
 		}
 	}
 out:
@@ -425,7 +459,10 @@ void il_causes_describe(const struct il_cause_sample *s, char *buf,
 	fmt_ns(s->value_ns, d, sizeof(d));
 	off = (size_t)snprintf(buf, len, "%s:", d);
 	for (i = 0; i < s->ncauses && off < len; i++) {
-		fmt_ns(s->causes[i].ns, d, sizeof(d));
+		if (!s->causes[i].ns && s->causes[i].count)	/* untimed */
+			snprintf(d, sizeof(d), "%" PRIu64 "x", s->causes[i].count);
+		else
+			fmt_ns(s->causes[i].ns, d, sizeof(d));
 		off += (size_t)snprintf(buf + off, len - off, "%s %s %s %s",
 					i ? ";" : "", d, s->causes[i].kind,
 					s->causes[i].name);

@@ -27,8 +27,8 @@
  */
 #define EVENTS_PER_S	8000
 
-void il_causes_note_slow(struct il_run *r, const struct il_series *s,
-			 uint64_t t_start, uint64_t v_ns)
+static void note(struct il_run *r, const struct il_series *s,
+		 const struct il_causes_note *x)
 {
 	struct il_causes_run *c = r->causes;
 	struct il_causes_notes *n = NULL;
@@ -53,7 +53,25 @@ void il_causes_note_slow(struct il_run *r, const struct il_series *s,
 		n->v = v;
 		n->cap = cap;
 	}
-	n->v[n->n++] = (struct il_causes_note){ t_start, v_ns };
+	n->v[n->n++] = *x;
+}
+
+void il_causes_note_slow(struct il_run *r, const struct il_series *s,
+			 uint64_t t_start, uint64_t v_ns)
+{
+	struct il_causes_note x = { t_start, v_ns, 0, 0, 0 };
+
+	note(r, s, &x);
+}
+
+void il_causes_note_counts(struct il_run *r, const struct il_series *s,
+			   uint64_t t_start, uint64_t v_ns, uint32_t smi,
+			   uint32_t nmi, uint32_t valid)
+{
+	struct il_causes_note x = { t_start, v_ns, smi, nmi, valid };
+
+	if (r->causes)
+		note(r, s, &x);
 }
 
 static void unavailable(struct il_causes_run *c, const char *why)
@@ -99,6 +117,10 @@ void il_causes_begin(struct il_run *run)
 		unavailable(c, il_errmsg());
 		return;
 	}
+	/* A module's workers (kmod/include/idlelab_kcommon.h) are the
+	 * benchmark itself, not threads that took the CPU from it. */
+	if (run->ops->flags & IL_BF_KMOD)
+		c->trace->self_comm = "idlelab/";
 	/* The zero of noted samples on the mono clock, for readable times. */
 	c->t0_mono = il_now_ns(CLOCK_MONOTONIC);
 	c->t0_tsc = il_rdtsc_ordered();
@@ -154,6 +176,11 @@ static int add_windows(struct il_causes_run *c, const struct il_run *run,
 		(*w)[*nw].index = k;
 		(*w)[*nw].t_ns = t;
 		(*w)[*nw].value_ns = v;
+		if (!timed) {
+			(*w)[*nw].smi = nt->v[k].smi;
+			(*w)[*nw].nmi = nt->v[k].nmi;
+			(*w)[*nw].counts_valid = nt->v[k].valid;
+		}
 		(*w)[*nw].cpu = cpu;
 		(*wcpu)[*nw] = cpu;
 		(*nw)++;

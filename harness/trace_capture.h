@@ -74,6 +74,8 @@ struct il_trace {
 	 * the CPU is the sample itself, not a cause. */
 	int ntids;
 	pid_t *tids;
+	/* Tasks whose comm starts so are the benchmark's too (NULL: none). */
+	const char *self_comm;
 	uint64_t nevents;
 	/* private */
 	struct tracefs_instance *inst;

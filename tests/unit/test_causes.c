@@ -178,6 +178,33 @@ TEST(describe)
 	release(w, 5);
 }
 
+TEST(module_counts)
+{
+	struct il_cause_sample w[5];
+	const struct il_cause *c;
+
+	windows(w);
+	/* w[0]: 2 SMIs and 1 NMI, no nmi_handler in it: both are causes. */
+	w[0].smi = 2;
+	w[0].nmi = 1;
+	w[0].counts_valid = IL_CAUSES_SMI_VALID | IL_CAUSES_NMI_VALID;
+	/* w[2]: the traced NMI stands for the module's count already. */
+	w[2].nmi = 1;
+	w[2].counts_valid = IL_CAUSES_NMI_VALID;
+	/* w[1]: a count not valid (MSR unreadable) is no cause at all. */
+	w[1].smi = 5;
+	attribute(IL_TRACE_CLOCK_MONO, 1, 0, w, 5);
+	c = find(&w[0], "smi", "SMI (MSR 0x34 count, untimed)");
+	CHECK(c && c->count == 2 && c->ns == 0);
+	c = find(&w[0], "nmi", "NMI (module count, untimed)");
+	CHECK(c && c->count == 1);
+	CHECK(w[2].ncauses == 1 && ns_of(&w[2], "nmi", "nmi") == 300);
+	CHECK(!find(&w[1], "smi", "SMI (MSR 0x34 count, untimed)"));
+	/* Untimed causes explain no time. */
+	CHECK(w[0].unexplained_ns == 400);
+	release(w, 5);
+}
+
 int main(void)
 {
 	RUN(preemption_with_nested_irq);
@@ -185,5 +212,6 @@ int main(void)
 	RUN(nmi_and_edges);
 	RUN(tsc_clock);
 	RUN(describe);
+	RUN(module_counts);
 	return tap_done();
 }
