@@ -112,6 +112,12 @@ int il_report_pairs(struct il_store *s, const struct il_analysis_opts *o,
  */
 int il_report_causes(struct il_store *s, const struct il_analysis_opts *o,
 		     struct il_table **tot, struct il_table **top);
+/**
+ * il_states_entered() - append to the states table @t the --causes runs'
+ * samples grouped by the idle state really entered (causes_states.c).
+ */
+int il_states_entered(struct il_store *s, const struct il_analysis_opts *o,
+		      struct il_table *t);
 /* The cause kinds in the order of the causes table's columns. */
 extern const char *const il_cause_kinds[];
 

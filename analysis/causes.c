@@ -154,6 +154,7 @@ static int load_causes(sqlite3 *db, sqlite3_stmt *sc, const char *run,
 		snprintf(c->kind, sizeof(c->kind), "%s", col(sc, 0));
 		snprintf(c->name, sizeof(c->name), "%s", col(sc, 1));
 		c->ns = (uint64_t)sqlite3_column_int64(sc, 2);
+		c->count = (uint64_t)sqlite3_column_int64(sc, 3);
 	}
 	sqlite3_reset(sc);
 	return rc == SQLITE_DONE ? 0 : query_fail(db);
@@ -171,7 +172,7 @@ static int outliers(sqlite3 *db, const struct il_analysis_opts *o,
 		" WHERE x.rk <= ?2 AND (?1 IS NULL OR r.bench = ?1)"
 		" ORDER BY r.start_ns, x.run_uuid, x.value_ns DESC";
 	static const char causes_sql[] =
-		"SELECT kind, name, dur_ns FROM causes WHERE run_uuid = ?1"
+		"SELECT kind, name, dur_ns, events FROM causes WHERE run_uuid = ?1"
 		" AND metric = ?2 AND cpu = ?3 AND sample = ?4 ORDER BY dur_ns DESC";
 	static const char *const cols[] = { "Run", "Benchmark", "Metric", "CPU",
 		"At (ms)", "Idle state", "Sample and its causes" };

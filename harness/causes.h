@@ -53,6 +53,7 @@ struct il_cause_sample {
 	const struct il_series *series;
 	uint64_t index;			/* the sample's index in its series */
 	int cpu;			/* where its window is looked at */
+	bool keep;			/* an outlier, stored (else only counted) */
 	int64_t t_ns;			/* window start, ns since the run's t0 */
 	uint64_t value_ns;		/* window length: the sample */
 	int idle_state;			/* state entered in the window, -1: none */
@@ -79,6 +80,16 @@ struct il_causes_notes {
 	struct il_causes_note *v;
 };
 
+/* Every noted sample of one series and CPU, by the idle state entered. */
+struct il_cause_state {
+	const struct il_series *series;
+	int cpu;
+	int state;			/* -1: not idle, or unknown */
+	char name[64];			/* cpuidle's name, or why there is none */
+	struct il_summary sum;
+	struct il_hist *hist;
+};
+
 /* What --causes asks for, and the capture behind it. */
 struct il_causes_run {
 	uint64_t threshold_ns;		/* 0: each series' p99 */
@@ -94,7 +105,18 @@ struct il_causes_run {
 	size_t nsamples;
 	struct il_cause_sample *samples;
 	uint64_t attribution_ns;	/* how long attributing took */
+	int nstates;
+	struct il_cause_state *states;	/* il_causes_states() */
 };
+
+/**
+ * il_causes_states() - fold the attributed windows @w (every noted sample,
+ * not only the outliers) into @c->states by the idle state entered
+ * (causes_states.c).  Return: 0 or -ENOMEM (message set).
+ */
+int il_causes_states(struct il_causes_run *c, const struct il_cause_sample *w,
+		     size_t n);
+void il_causes_states_free(struct il_causes_run *c);
 
 /** il_causes_note_slow() - see il_causes_note() in bench.h. */
 void il_causes_note_slow(struct il_run *r, const struct il_series *s,

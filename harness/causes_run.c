@@ -148,8 +148,8 @@ static int add_windows(struct il_causes_run *c, const struct il_run *run,
 		uint64_t v = timed ? s->raw[2 * k + 1] : nt->v[k].v;
 		int64_t t;
 
-		if (!timed && v < thr)
-			continue;
+		/* Every noted sample goes in, for the idle state it met
+		 * (il_causes_states()); only outliers are kept after. */
 		if (timed) {
 			t = (int64_t)s->raw[2 * k];
 		} else {
@@ -176,6 +176,7 @@ static int add_windows(struct il_causes_run *c, const struct il_run *run,
 		(*w)[*nw].index = k;
 		(*w)[*nw].t_ns = t;
 		(*w)[*nw].value_ns = v;
+		(*w)[*nw].keep = timed || v >= thr;
 		if (!timed) {
 			(*w)[*nw].smi = nt->v[k].smi;
 			(*w)[*nw].nmi = nt->v[k].nmi;
@@ -186,6 +187,20 @@ static int add_windows(struct il_causes_run *c, const struct il_run *run,
 		(*nw)++;
 	}
 	return 0;
+}
+
+/* Keep the outliers at the front of @w, freeing the others' causes. */
+static size_t keep_outliers(struct il_cause_sample *w, size_t n)
+{
+	size_t k, m = 0;
+
+	for (k = 0; k < n; k++) {
+		if (w[k].keep)
+			w[m++] = w[k];
+		else
+			free(w[k].causes);
+	}
+	return m;
 }
 
 void il_causes_end(struct il_run *run)
@@ -212,8 +227,10 @@ void il_causes_end(struct il_run *run)
 				  &w, &wcpu, &nw, &cap);
 	if (!ret)
 		ret = il_causes_attribute(c->trace, t0, c->khz, w, nw, wcpu);
+	if (!ret)
+		ret = il_causes_states(c, w, nw);
 	c->samples = w;
-	c->nsamples = nw;
+	c->nsamples = keep_outliers(w, nw);
 	free(wcpu);
 	/* Put tracefs back now: storing the run may take a while. */
 	if (il_trace_close(c->trace) && !ret)
@@ -231,6 +248,7 @@ void il_causes_free(struct il_causes_run *c)
 	if (!c)
 		return;
 	il_trace_free(c->trace);
+	il_causes_states_free(c);
 	for (k = 0; k < c->nsamples; k++)
 		free(c->samples[k].causes);
 	free(c->samples);

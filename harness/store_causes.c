@@ -179,6 +179,44 @@ static int put_samples(struct il_store *s, const char *uuid,
 	return ret;
 }
 
+static int put_states(struct il_store *s, const char *uuid,
+		      const struct il_causes_run *c)
+{
+	sqlite3_stmt *st = NULL;
+	uint8_t *blob;
+	size_t len;
+	int ret, i;
+
+	if (!c->nstates)
+		return 0;
+	ret = prep(s, "INSERT INTO cause_states (run_uuid, metric, unit, cpu, state, state_name, count, min, max, mean, stddev, hist) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+		   &st);
+	for (i = 0; !ret && i < c->nstates; i++) {
+		const struct il_cause_state *x = &c->states[i];
+
+		ret = il_hist_encode(x->hist, &blob, &len);
+		if (ret) {
+			ret = il_errorf(ret, "out of memory storing idle states");
+			break;
+		}
+		sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, x->series->metric, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, x->series->unit, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 4, x->cpu);
+		bind_opt_i64(st, 5, x->state >= 0, x->state);
+		sqlite3_bind_text(st, 6, x->name, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 7, (int64_t)x->sum.count);
+		sqlite3_bind_int64(st, 8, (int64_t)x->sum.min);
+		sqlite3_bind_int64(st, 9, (int64_t)x->sum.max);
+		sqlite3_bind_double(st, 10, x->sum.mean);
+		sqlite3_bind_double(st, 11, il_summary_stddev(&x->sum));
+		sqlite3_bind_blob(st, 12, blob, (int)len, free);
+		ret = step(s, st, "storing an idle-state histogram");
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int il_store_save_run_causes(struct il_store *s, const struct il_run_rec *r,
 			     const struct il_causes_run *c)
 {
@@ -196,6 +234,8 @@ int il_store_save_run_causes(struct il_store *s, const struct il_run_rec *r,
 		ret = put_capture(s, r->uuid, c);
 	if (!ret)
 		ret = put_samples(s, r->uuid, c);
+	if (!ret)
+		ret = put_states(s, r->uuid, c);
 	if (ret) {
 		sqlite3_exec(s->db, "ROLLBACK TO il_causes; RELEASE il_causes",
 			     NULL, NULL, NULL);

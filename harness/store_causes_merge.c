@@ -25,6 +25,8 @@ static const char merge_sql[] =
 	"INSERT INTO main.causes SELECT * FROM il_src.causes"
 	"  WHERE run_uuid IN (SELECT uuid FROM temp.il_new_runs);"
 	"INSERT INTO main.cause_totals SELECT * FROM il_src.cause_totals"
+	"  WHERE run_uuid IN (SELECT uuid FROM temp.il_new_runs);"
+	"INSERT INTO main.cause_states SELECT * FROM il_src.cause_states"
 	"  WHERE run_uuid IN (SELECT uuid FROM temp.il_new_runs);";
 
 int il_store_causes_merge(void *dbp, const char *in_path)

@@ -67,3 +67,24 @@ CREATE TABLE cause_totals (
 	samples INTEGER NOT NULL,	-- samples it appears in
 	PRIMARY KEY (run_uuid, cpu, kind)
 ) STRICT;
+
+-- Every noted sample of a --causes run (timer_wake, futex_wake, ...; not
+-- only the outliers) by the idle state its CPU really entered inside the
+-- window (power:cpu_idle), as a histogram: `report --kind states` groups
+-- by it.  state_name is cpuidle's name of the state, 'not idle', or
+-- 'no cpuidle driver: state unknown' where the kernel has no driver.
+CREATE TABLE cause_states (
+	run_uuid TEXT NOT NULL REFERENCES runs(uuid),
+	metric TEXT NOT NULL,
+	unit TEXT NOT NULL,
+	cpu INTEGER NOT NULL,
+	state INTEGER,			-- stateN's N; NULL: none or unknown
+	state_name TEXT NOT NULL,
+	count INTEGER NOT NULL,
+	min INTEGER NOT NULL,
+	max INTEGER NOT NULL,
+	mean REAL NOT NULL,
+	stddev REAL NOT NULL,
+	hist BLOB NOT NULL,		-- stats.c's encoding, as histograms.blob
+	PRIMARY KEY (run_uuid, metric, cpu, state_name)
+) STRICT;
