@@ -128,6 +128,34 @@ check "the causes report shows the lost events" \
 check "the causes report names the burst thread in words" \
 	grep -q "thread il-burst/" "$T_TMP/report"
 
+# --- idle state per sample, and the plot -----------------------------------
+"$IDLELAB" bench timer_wake --cpus "$CPU" --param samples=2000 --causes \
+	--db "$DB" >/dev/null 2>&1
+RUN=$(q "SELECT uuid FROM runs ORDER BY start_ns DESC LIMIT 1")
+check "every timer_wake sample is grouped by the idle state it met" test \
+	"$(q "SELECT sum(count) FROM cause_states WHERE run_uuid = '$RUN'")" = \
+	"$(q "SELECT count FROM summaries WHERE run_uuid = '$RUN' AND metric = 'wake_latency'")"
+drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)
+if [ "$drv" = none ] || [ -z "$drv" ]; then
+	check "no cpuidle driver: the states say so" test \
+		"$(q "SELECT group_concat(DISTINCT state_name) FROM cause_states WHERE run_uuid = '$RUN'")" = \
+		"no cpuidle driver: state unknown"
+else
+	check "cpuidle driver $drv: states are cpuidle's names or 'not idle'" test \
+		"$(q "SELECT count(*) FROM cause_states WHERE run_uuid = '$RUN'
+		AND state_name <> 'not idle' AND (state IS NULL OR state_name = 'no cpuidle driver: state unknown')")" = 0
+fi
+"$IDLELAB" report --db "$DB" --kind states >"$T_TMP/states" 2>&1
+check "report --kind states has the rows of the states entered" \
+	grep -Eq "\| (not idle|.* \(entered\)|no cpuidle driver: state unknown) \|" "$T_TMP/states"
+if command -v gnuplot >/dev/null; then
+	"$IDLELAB" report --db "$DB" --format html --output "$T_TMP/html" >/dev/null 2>&1
+	check "the html page has the stacked bar of time lost per cause" \
+		grep -q "causes.png" "$T_TMP/html/index.html"
+else
+	skip "the stacked bar of time lost per cause" "gnuplot not installed"
+fi
+
 # --- 4. restore after kill -9 ---------------------------------------------
 tracefs_state >"$T_TMP/now"
 check "tracefs is as it was after the runs" cmp -s "$T_TMP/before" "$T_TMP/now"
