@@ -46,10 +46,9 @@ static int totals(sqlite3 *db, const struct il_analysis_opts *o,
 		  struct il_table **out)
 {
 	static const char sql[] =
-		"SELECT substr(r.uuid, 1, 8), r.bench, tc.cpu, t.clock, tc.events,"
-		" tc.lost_events,"
+		"SELECT substr(r.uuid, 1, 8), r.bench, tc.cpu, t.clock,"
 		" (SELECT count(*) FROM cause_samples s WHERE s.run_uuid = tc.run_uuid"
-		"  AND s.cpu = tc.cpu), r.uuid"
+		"  AND s.cpu = tc.cpu), tc.events, tc.lost_events, r.uuid"
 		" FROM trace_cpus tc JOIN runs r ON r.uuid = tc.run_uuid"
 		" JOIN trace_captures t ON t.run_uuid = tc.run_uuid"
 		" WHERE (?1 IS NULL OR r.bench = ?1)"
@@ -82,7 +81,7 @@ static int totals(sqlite3 *db, const struct il_analysis_opts *o,
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		for (i = 0; i < 7; i++)
 			cells[i] = col(st, i);
-		if (sqlite3_column_type(st, 5) == SQLITE_NULL)
+		if (sqlite3_column_type(st, 6) == SQLITE_NULL)
 			cells[6] = "unavailable";
 		for (k = 0; il_cause_kinds[k]; k++) {
 			sqlite3_bind_text(sk, 1, (const char *)sqlite3_column_text(st, 7),
@@ -98,10 +97,10 @@ static int totals(sqlite3 *db, const struct il_analysis_opts *o,
 			cells[7 + k] = cells_buf[k];
 		}
 		ret = il_table_add(t, cells);
-		if (!ret && sqlite3_column_int64(st, 5) > 0)
+		if (!ret && sqlite3_column_int64(st, 6) > 0)
 			ret = il_table_note(t, "run %s CPU %d: lost events: %" PRId64 " (the ring buffer overran: causes may be missing; rerun with a larger --causes-buffer-kb)",
 					    col(st, 0), sqlite3_column_int(st, 2),
-					    (int64_t)sqlite3_column_int64(st, 5));
+					    (int64_t)sqlite3_column_int64(st, 6));
 	}
 	if (!ret && rc != SQLITE_DONE)
 		ret = query_fail(db);

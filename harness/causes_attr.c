@@ -28,7 +28,6 @@
 #define OWNER_SELF	0	/* the benchmark's own threads */
 #define OWNER_UNKNOWN	1	/* before the first event told us */
 #define NEST_MAX	16
-#define HASH_SIZE	4096
 
 struct owner {
 	char kind[IL_CAUSE_KIND_MAX];
@@ -45,7 +44,10 @@ struct seg {
 struct timeline {
 	struct owner *own;
 	int nown, capown;
-	int hash[HASH_SIZE];	/* owner index + 1, 0: empty */
+	/* Open addressing, owner index + 1 (0: empty), kept under half full:
+	 * a busy machine makes thousands of distinct comm/pid owners. */
+	int *hash;
+	unsigned int nhash;	/* a power of two */
 	struct seg *seg;
 	size_t nseg, capseg;
 };
@@ -66,21 +68,47 @@ static unsigned int hash_str(const char *k, const char *n)
 	return h;
 }
 
-static int owner_id(struct timeline *tl, const char *kind, const char *name)
+static unsigned int slot(const struct timeline *tl, const char *kind,
+			 const char *name)
 {
-	unsigned int h = hash_str(kind, name) % HASH_SIZE, i;
-	struct owner *o;
+	unsigned int i = hash_str(kind, name) & (tl->nhash - 1);
 	int id;
 
-	for (i = 0; i < HASH_SIZE; i++) {
-		id = tl->hash[(h + i) % HASH_SIZE] - 1;
-		if (id < 0)
-			break;
-		if (!strcmp(tl->own[id].kind, kind) && !strcmp(tl->own[id].name, name))
-			return id;
+	for (;; i = (i + 1) & (tl->nhash - 1)) {
+		id = tl->hash[i] - 1;
+		if (id < 0 || (!strcmp(tl->own[id].kind, kind) &&
+			       !strcmp(tl->own[id].name, name)))
+			return i;
 	}
-	if (i == HASH_SIZE)
-		return OWNER_UNKNOWN;	/* more distinct owners than slots */
+}
+
+static int rehash(struct timeline *tl, unsigned int n)
+{
+	int *old = tl->hash, i;
+
+	tl->hash = calloc(n, sizeof(*tl->hash));
+	if (!tl->hash) {
+		tl->hash = old;
+		return -ENOMEM;
+	}
+	tl->nhash = n;
+	free(old);
+	for (i = 0; i < tl->nown; i++)
+		tl->hash[slot(tl, tl->own[i].kind, tl->own[i].name)] = i + 1;
+	return 0;
+}
+
+static int owner_id(struct timeline *tl, const char *kind, const char *name)
+{
+	unsigned int i;
+	struct owner *o;
+
+	if ((unsigned int)(tl->nown + 1) * 2 > tl->nhash &&
+	    rehash(tl, tl->nhash ? tl->nhash * 2 : 256))
+		return -ENOMEM;
+	i = slot(tl, kind, name);
+	if (tl->hash[i])
+		return tl->hash[i] - 1;
 	if (tl->nown == tl->capown) {
 		int cap = tl->capown ? tl->capown * 2 : 64;
 
@@ -93,7 +121,7 @@ static int owner_id(struct timeline *tl, const char *kind, const char *name)
 	o = &tl->own[tl->nown];
 	snprintf(o->kind, sizeof(o->kind), "%s", kind);
 	snprintf(o->name, sizeof(o->name), "%s", name);
-	tl->hash[(h + i) % HASH_SIZE] = tl->nown + 1;
+	tl->hash[i] = tl->nown + 1;
 	return tl->nown++;
 }
 
@@ -405,7 +433,8 @@ int il_causes_attribute(const struct il_trace *t, uint64_t t0, uint64_t khz,
 		goto out;
 	}
 	for (ci = 0; !ret && ci < t->ncpus; ci++) {
-		memset(tl->hash, 0, sizeof(tl->hash));
+		if (tl->hash)
+			memset(tl->hash, 0, tl->nhash * sizeof(*tl->hash));
 		tl->nown = 0;
 		tl->nseg = 0;
 		/* Owners 0 and 1 are fixed: self and unknown. */
@@ -433,6 +462,7 @@ out:
 	if (tl) {
 		free(tl->own);
 		free(tl->seg);
+		free(tl->hash);
 	}
 	free(tl);
 	free(ord);

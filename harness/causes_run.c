@@ -22,10 +22,13 @@
 
 /*
  * Kept events per second per measured CPU that the buffer is sized for:
- * the tick with its softirqs, a few device IRQs and the switches of a
- * benchmark waking every 100 us or so, measured in BENCHMARKS.md.
+ * timer_wake at a 500 us interval made about 26000 a second here (the
+ * timer vector, hrtimer softirq, wakeup, two switches, cpu_idle twice ...,
+ * BENCHMARKS.md); a gap detector makes far fewer.
  */
-#define EVENTS_PER_S	8000
+#define EVENTS_PER_S	30000
+/* All CPUs' buffers together stay within this much kernel memory. */
+#define BUFFER_TOTAL_KB	(1024 * 1024)
 
 static void note(struct il_run *r, const struct il_series *s,
 		 const struct il_causes_note *x)
@@ -110,7 +113,12 @@ void il_causes_begin(struct il_run *run)
 	c->nnotes = run->nseries;
 	est = run->ops->estimate_ns ?
 	      run->ops->estimate_ns(run->params, &run->place) : 0;
-	kb = c->buffer_kb ? c->buffer_kb : il_trace_buffer_kb(est, EVENTS_PER_S);
+	kb = c->buffer_kb;
+	if (!kb) {
+		kb = il_trace_buffer_kb(est, EVENTS_PER_S);
+		if (kb > BUFFER_TOTAL_KB / (uint64_t)n)
+			kb = BUFFER_TOTAL_KB / (uint64_t)n;
+	}
 	if (il_trace_start(&c->trace, cpus, n, uses_tsc(run) ?
 			   IL_TRACE_CLOCK_TSC : IL_TRACE_CLOCK_MONO, kb)) {
 		c->nnotes = 0;

@@ -125,6 +125,8 @@ check "the lost events are counted ($LOST > 0)" test "$LOST" -gt 0
 "$IDLELAB" report --db "$DB" --kind causes >"$T_TMP/report" 2>&1
 check "the causes report shows the lost events" \
 	grep -q "lost events: $LOST" "$T_TMP/report"
+check "the table's Lost events column holds it" \
+	grep -Eq "\| mono \| [0-9]+ \| [0-9]+ \| $LOST \|" "$T_TMP/report"
 check "the causes report names the burst thread in words" \
 	grep -q "thread il-burst/" "$T_TMP/report"
 
