@@ -227,6 +227,19 @@ static int cmp_tick(const void *a, const void *b)
 	return x->e->seq < y->e->seq ? -1 : x->e->seq > y->e->seq;
 }
 
+/* A handler entry: its owner goes on top of the nesting stack. */
+static int push(struct timeline *tl, const struct il_trace *t,
+		const struct il_trace_ev *e, int *stack, int *depth)
+{
+	int cur = event_owner(tl, t, e);
+
+	if (cur < 0)
+		return cur;
+	if (*depth < NEST_MAX)
+		stack[(*depth)++] = cur;
+	return 0;
+}
+
 static int build(struct timeline *tl, const struct il_trace *t,
 		 const struct il_trace_cpu *pc, const struct conv *c)
 {
@@ -270,20 +283,12 @@ static int build(struct timeline *tl, const struct il_trace *t,
 		case IL_TEV_IRQ_ENTRY:
 		case IL_TEV_SOFTIRQ_ENTRY:
 		case IL_TEV_VEC_ENTRY:
-			cur = event_owner(tl, t, e);
-			if (cur < 0)
-				ret = cur;
-			else if (depth < NEST_MAX)
-				stack[depth++] = cur;
+			ret = push(tl, t, e, stack, &depth);
 			start = true;
 			break;
 		case IL_TEV_NMI:
 			if (tk[i].nmi_entry) {
-				cur = event_owner(tl, t, e);
-				if (cur < 0)
-					ret = cur;
-				else if (depth < NEST_MAX)
-					stack[depth++] = cur;
+				ret = push(tl, t, e, stack, &depth);
 				start = true;
 			} else if (depth) {
 				depth--;

@@ -59,17 +59,23 @@ FIFO=""
 if command -v chrt >/dev/null; then FIFO="chrt -f 50"; else diag "no chrt: the spinner runs SCHED_OTHER"; fi
 tracefs_state >"$T_TMP/before"
 
+# disturbed DISTURB-ARGS...: tsc_gaps --causes for 2 s on $CPU while the
+# disturbance runs; sets rc, TID (the disturbing thread) and RUN.
+disturbed() {
+	"$DISTURB" "$@" >"$T_TMP/disturb.out" &
+	DPID=$!
+	sleep 0.5
+	$FIFO "$IDLELAB" bench tsc_gaps --cpus "$CPU" --param duration_ms=2000 \
+		--causes --db "$DB" >"$T_TMP/out" 2>"$T_TMP/err"
+	rc=$?
+	wait $DPID
+	TID=$(awk '/^ready/ {print $2}' "$T_TMP/disturb.out")
+	RUN=$(q "SELECT uuid FROM runs ORDER BY start_ns DESC LIMIT 1")
+}
+
 # --- 1. the preemption of known length -----------------------------------
-"$DISTURB" burst "$CPU" 3000 50 4 >"$T_TMP/burst.out" &
-DPID=$!
-sleep 0.5
-$FIFO "$IDLELAB" bench tsc_gaps --cpus "$CPU" --param duration_ms=2000 \
-	--causes --db "$DB" >"$T_TMP/out1" 2>"$T_TMP/err1"
-rc=$?
-wait $DPID
-TID=$(awk '/^ready/ {print $2}' "$T_TMP/burst.out")
+disturbed burst "$CPU" 3000 50 4
 check "tsc_gaps --causes ran (exit $rc)" test "$rc" -eq 0
-RUN=$(q "SELECT uuid FROM runs ORDER BY start_ns DESC LIMIT 1")
 check "the capture is stored as ok, on x86-tsc" \
 	test "$(q "SELECT status || ' ' || clock FROM trace_captures WHERE run_uuid = '$RUN'")" = "ok x86-tsc"
 N=$(q "SELECT count(*) FROM cause_samples WHERE run_uuid = '$RUN'
@@ -87,15 +93,7 @@ check "at least 90 % of them name the burst thread ($M of $N)" \
 	test $((M * 10)) -ge $((N * 9))
 
 # --- 2. the interrupt of known rate --------------------------------------
-"$DISTURB" wake "$CPU" 0 10000 3 >"$T_TMP/wake.out" &
-DPID=$!
-sleep 0.5
-$FIFO "$IDLELAB" bench tsc_gaps --cpus "$CPU" --param duration_ms=2000 \
-	--causes --db "$DB" >"$T_TMP/out2" 2>"$T_TMP/err2"
-rc=$?
-wait $DPID
-TID=$(awk '/^ready/ {print $2}' "$T_TMP/wake.out")
-RUN=$(q "SELECT uuid FROM runs ORDER BY start_ns DESC LIMIT 1")
+disturbed wake "$CPU" 0 10000 3
 W="EXISTS (SELECT 1 FROM causes c WHERE c.run_uuid = s.run_uuid
 	AND c.metric = s.metric AND c.cpu = s.cpu AND c.sample = s.sample"
 N=$(q "SELECT count(*) FROM cause_samples s WHERE run_uuid = '$RUN'
