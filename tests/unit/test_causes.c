@@ -205,6 +205,79 @@ TEST(module_counts)
 	release(w, 5);
 }
 
+static void put(const char *root, const char *rel, const char *text)
+{
+	char path[512], cmd[600];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	if (system(cmd) == 0 && (f = fopen(path, "w"))) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* Windows of one untimed series: two in state 1, one not idle. */
+static void states_of(struct il_causes_run *c, struct il_series *s)
+{
+	struct il_cause_sample w[3];
+	int i;
+
+	memset(w, 0, sizeof(w));
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < 3; i++) {
+		w[i].series = s;
+		w[i].cpu = 1;
+		w[i].value_ns = 1000 * (uint64_t)(i + 1);
+		w[i].idle_state = i < 2 ? 1 : -1;
+	}
+	CHECK(il_causes_states(c, w, 3) == 0);
+}
+
+static const struct il_cause_state *state(const struct il_causes_run *c,
+					  const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->nstates; i++)
+		if (!strcmp(c->states[i].name, name))
+			return &c->states[i];
+	return NULL;
+}
+
+TEST(idle_states)
+{
+	char root[] = "/tmp/test_causes.XXXXXX";
+	struct il_series *s = il_series_new("wake_latency", "ns", 1, -1, -1,
+					    false, false);
+	struct il_causes_run c;
+	const struct il_cause_state *st;
+	char cmd[64];
+
+	CHECK(s && mkdtemp(root));
+	setenv("IDLELAB_SYSFS_ROOT", root, 1);
+	/* No cpuidle driver: every sample is "state unknown", none guessed. */
+	states_of(&c, s);
+	st = state(&c, "no cpuidle driver: state unknown");
+	CHECKF(c.nstates == 1 && st && st->sum.count == 3, "%d states", c.nstates);
+	il_causes_states_free(&c);
+	/* A driver: cpuidle's names, and the CPU that did not idle. */
+	put(root, "/sys/devices/system/cpu/cpuidle/current_driver", "haltpoll\n");
+	put(root, "/sys/devices/system/cpu/cpu1/cpuidle/state1/name", "C1\n");
+	states_of(&c, s);
+	st = state(&c, "C1");
+	CHECK(c.nstates == 2 && st && st->sum.count == 2 && st->state == 1);
+	CHECK(st && st->sum.min == 1000 && st->sum.max == 2000);
+	st = state(&c, "not idle");
+	CHECK(st && st->sum.count == 1 && st->state == -1);
+	il_causes_states_free(&c);
+	unsetenv("IDLELAB_SYSFS_ROOT");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	CHECK(system(cmd) == 0);
+	il_series_free(s);
+}
+
 int main(void)
 {
 	RUN(preemption_with_nested_irq);
@@ -213,5 +286,6 @@ int main(void)
 	RUN(tsc_clock);
 	RUN(describe);
 	RUN(module_counts);
+	RUN(idle_states);
 	return tap_done();
 }
