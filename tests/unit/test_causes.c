@@ -278,6 +278,54 @@ TEST(idle_states)
 	il_series_free(s);
 }
 
+/*
+ * A busy machine runs thousands of short-lived processes: every one must
+ * keep its own name (a fixed-size table of owners once turned those past
+ * 4096 into unexplained time).
+ */
+TEST(many_threads)
+{
+	enum { N = 6000 };
+	struct il_trace_ev *e = calloc(2 * N, sizeof(*e));
+	struct il_cause_sample *w = calloc(N, sizeof(*w));
+	int *cpus = calloc(N, sizeof(*cpus)), i, bad = 0;
+	struct il_trace_cpu pc = { .cpu = 1, .lost = 0 };
+	pid_t tid = 100;
+	struct il_trace t = { .clock = IL_TRACE_CLOCK_MONO, .ncpus = 1,
+			      .cpu = &pc, .ntids = 1, .tids = &tid };
+	char name[64];
+
+	CHECK(e && w && cpus);
+	if (!e || !w || !cpus)
+		return;
+	/* Thread 1000 + i runs [1000 i, 1000 i + 500), then the benchmark. */
+	for (i = 0; i < N; i++) {
+		e[2 * i] = (struct il_trace_ev){ .ts = 1000 * (uint64_t)i,
+			.seq = (uint32_t)(2 * i), .type = IL_TEV_SWITCH,
+			.a = 1000 + i, .b = 120 };
+		snprintf(e[2 * i].name, sizeof(e[2 * i].name), "job");
+		e[2 * i + 1] = (struct il_trace_ev){ .ts = 1000 * (uint64_t)i + 500,
+			.seq = (uint32_t)(2 * i + 1), .type = IL_TEV_SWITCH,
+			.a = 100, .b = 120 };
+		w[i].t_ns = 1000 * i;
+		w[i].value_ns = 600;
+		cpus[i] = 1;
+	}
+	pc.ev = e;
+	pc.n = 2 * N;
+	CHECK(il_causes_attribute(&t, 0, 0, w, N, cpus) == 0);
+	for (i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "job/%d", 1000 + i);
+		if (ns_of(&w[i], "thread", name) != 500 || w[i].unexplained_ns != 100)
+			bad++;
+		free(w[i].causes);
+	}
+	CHECKF(bad == 0, "%d of %d windows lost their thread", bad, N);
+	free(e);
+	free(w);
+	free(cpus);
+}
+
 int main(void)
 {
 	RUN(preemption_with_nested_irq);
@@ -287,5 +335,6 @@ int main(void)
 	RUN(describe);
 	RUN(module_counts);
 	RUN(idle_states);
+	RUN(many_threads);
 	return tap_done();
 }
