@@ -118,6 +118,8 @@ int il_report_causes(struct il_store *s, const struct il_analysis_opts *o,
  */
 int il_states_entered(struct il_store *s, const struct il_analysis_opts *o,
 		      struct il_table *t);
+/** il_causes_tables() - 1 if @s has the causes tables (schema >= 5), else 0. */
+int il_causes_tables(struct il_store *s);
 /* The cause kinds in the order of the causes table's columns. */
 extern const char *const il_cause_kinds[];
 

@@ -232,13 +232,43 @@ static int outliers(sqlite3 *db, const struct il_analysis_opts *o,
 	return ret;
 }
 
+int il_causes_tables(struct il_store *s)
+{
+	sqlite3 *db = il_store_db(s);
+	sqlite3_stmt *st;
+	int have = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master WHERE"
+			       " type = 'table' AND name = 'cause_states'", -1,
+			       &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		have = sqlite3_column_int(st, 0) > 0;
+	sqlite3_finalize(st);
+	return have;
+}
+
 int il_report_causes(struct il_store *s, const struct il_analysis_opts *o,
 		     struct il_table **tot, struct il_table **top)
 {
+	static const char *const none[] = { "Run" };
 	sqlite3 *db = il_store_db(s);
 	int ret;
 
 	*top = NULL;
+	/* A file opened read-only at an older schema has no causes tables. */
+	if (!il_causes_tables(s)) {
+		*tot = il_table_new("Time lost per cause (--causes runs)", 1, none);
+		*top = il_table_new("Top outliers and their causes (--causes runs)", 1, none);
+		if (*tot)
+			il_table_note(*tot, "no --causes runs: this database's schema predates them (idlelab db migrate)");
+		if (!*tot || !*top) {
+			il_table_free(*tot);
+			il_table_free(*top);
+			*tot = *top = NULL;
+			return il_errorf(-ENOMEM, "out of memory");
+		}
+		return 0;
+	}
 	ret = totals(db, o, tot);
 	if (!ret) {
 		ret = outliers(db, o, top);

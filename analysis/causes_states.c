@@ -79,6 +79,8 @@ int il_states_entered(struct il_store *s, const struct il_analysis_opts *o,
 	char key[512];
 	int n = 0, i, rc, ret = 0;
 
+	if (!il_causes_tables(s))
+		return 0;	/* an older schema, opened read-only */
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return il_errorf(-EIO, "states query failed: %s", sqlite3_errmsg(db));
 	sqlite3_bind_text(st, 1, o->bench, -1, SQLITE_STATIC);

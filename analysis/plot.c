@@ -459,7 +459,7 @@ static int plot_causes(struct il_store *s, const struct il_analysis_opts *o,
 	if (ret)
 		return ret;
 	il_table_free(top);
-	if (!tot->nrows) {
+	if (!tot->nrows || tot->ncols < 7) {
 		il_table_free(tot);
 		return 0;
 	}

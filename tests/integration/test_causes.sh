@@ -201,6 +201,18 @@ check "db check passes on the merged file" "$IDLELAB" db check --db "$M"
 sqlite3 "$M" "UPDATE causes SET share = 2 WHERE rowid = (SELECT min(rowid) FROM causes)"
 "$IDLELAB" db check --db "$M" >"$T_TMP/chk" 2>&1
 check "db check finds a share outside [0, 1]" grep -q "share outside" "$T_TMP/chk"
+# A file of an older schema, opened read-only, has no causes tables: the
+# reports must still work on it.
+O=$T_TMP/old.db
+cp "$DB" "$O"
+sqlite3 "$O" "DROP TABLE causes; DROP TABLE cause_samples; DROP TABLE cause_totals;
+	DROP TABLE cause_states; DROP TABLE trace_cpus; DROP TABLE trace_captures;
+	PRAGMA user_version = 3"
+chmod 444 "$O"
+check "report --kind states works on a read-only schema-3 file" \
+	"$IDLELAB" report --db "$O" --kind states
+check "report --kind causes says why it has nothing there" sh -c \
+	"'$IDLELAB' report --db '$O' --kind causes | grep -q 'schema predates'"
 "$IDLELAB" export --db "$DB" --what causes --format csv >"$T_TMP/exp.csv"
 check "export --what causes has a row per cause" test \
 	"$(($(wc -l <"$T_TMP/exp.csv") - 1))" -ge "$(q "SELECT count(*) FROM causes")"
