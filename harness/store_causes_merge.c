@@ -29,20 +29,28 @@ static const char merge_sql[] =
 	"INSERT INTO main.cause_states SELECT * FROM il_src.cause_states"
 	"  WHERE run_uuid IN (SELECT uuid FROM temp.il_new_runs);";
 
-int il_store_causes_merge(void *dbp, const char *in_path)
+/* Whether schema @which ("main", "il_src") has the causes tables. */
+static int have_tables(sqlite3 *db, const char *which)
 {
-	sqlite3 *db = dbp;
+	char sql[128];
 	sqlite3_stmt *st;
 	int have = 0;
-	char *msg = NULL;
 
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM il_src.sqlite_master"
-			       " WHERE type = 'table' AND name = 'trace_captures'",
-			       -1, &st, NULL) == SQLITE_OK &&
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s.sqlite_master"
+		 " WHERE type = 'table' AND name = 'cause_states'", which);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		have = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
-	if (!have)
+	return have;
+}
+
+int il_store_causes_merge(void *dbp, const char *in_path)
+{
+	sqlite3 *db = dbp;
+	char *msg = NULL;
+
+	if (!have_tables(db, "il_src"))
 		return 0;	/* schema < 5: no run of it asked for causes */
 	if (sqlite3_exec(db, merge_sql, NULL, NULL, &msg) != SQLITE_OK) {
 		int ret = il_errorf(-EIO, "%s: merging the causes tables: %s",
@@ -84,6 +92,8 @@ int il_store_causes_check(void *dbp, void (*report)(void *ctx, const char *msg),
 	size_t i;
 	int n = 0, rc;
 
+	if (!have_tables(db, "main"))
+		return 0;	/* an older schema, opened read-only */
 	for (i = 0; i < sizeof(check_sql) / sizeof(check_sql[0]); i++) {
 		if (sqlite3_prepare_v2(db, check_sql[i][0], -1, &st, NULL) != SQLITE_OK)
 			return il_errorf(-EIO, "checking the causes tables: %s",
