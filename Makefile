@@ -32,6 +32,12 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Werror -pthread $(SANFLAGS) -MMD -MP
 LDFLAGS += $(SANFLAGS) -pthread
 LDLIBS := -lhwloc -lpfm -lnuma -lsqlite3 -ljansson -lyaml -lm
 
+# Trace capture for --causes (harness/trace_*.c): Debian's libtracefs and
+# libtraceevent, located through pkg-config.
+TRACE_PKGS := libtracefs libtraceevent
+CPPFLAGS += $(shell pkg-config --cflags $(TRACE_PKGS))
+LDLIBS += $(shell pkg-config --libs $(TRACE_PKGS))
+
 # PAPI is an optional counter backend; build it in when its header exists.
 # Without it counters_nopapi.c stands in for counters_papi.c, so the
 # choice is made here once rather than by #ifdefs in the sources.

@@ -124,6 +124,25 @@ int il_report_ipi_fit(struct il_store *s, const struct il_analysis_opts *o,
 int il_report_pairs(struct il_store *s, const struct il_analysis_opts *o,
 		    struct il_table ***out, int *nout);
 
+/**
+ * il_report_causes() - the --causes runs: @tot, time lost per cause kind
+ * per run and CPU (with lost events and unavailable captures as notes),
+ * and @top, each run's largest attributed samples with their causes in
+ * words (causes.c).
+ */
+int il_report_causes(struct il_store *s, const struct il_analysis_opts *o,
+		     struct il_table **tot, struct il_table **top);
+/**
+ * il_states_entered() - append to the states table @t the --causes runs'
+ * samples grouped by the idle state really entered (causes_states.c).
+ */
+int il_states_entered(struct il_store *s, const struct il_analysis_opts *o,
+		      struct il_table *t);
+/** il_causes_tables() - 1 if @s has the causes tables (schema >= 5), else 0. */
+int il_causes_tables(struct il_store *s);
+/* The cause kinds in the order of the causes table's columns. */
+extern const char *const il_cause_kinds[];
+
 /** il_report_refs() - reference machines' lone published figures. */
 int il_report_refs(struct il_store *s, const struct il_analysis_opts *o,
 		   struct il_table **out);

@@ -35,6 +35,16 @@ static const char hist_sql[] =
 	" FROM summaries s JOIN histograms h ON h.summary_id = s.id"
 	" JOIN runs r ON r.uuid = s.run_uuid ORDER BY r.start_ns, s.run_uuid, s.id";
 
+/* --causes runs: one row per cause of each attributed sample (a sample
+ * no event explains has one row with no kind), schemas/005_causes.sql. */
+static const char causes_sql[] =
+	"SELECT s.run_uuid, r.bench, s.metric, s.cpu, s.sample, s.t_ns,"
+	" s.value_ns, s.idle_state, s.unexplained_ns, c.kind, c.name, c.dur_ns,"
+	" c.events, c.share FROM cause_samples s JOIN runs r ON r.uuid = s.run_uuid"
+	" LEFT JOIN causes c ON c.run_uuid = s.run_uuid AND c.metric = s.metric"
+	" AND c.cpu = s.cpu AND c.sample = s.sample"
+	" ORDER BY r.start_ns, s.run_uuid, s.cpu, s.t_ns, c.dur_ns DESC";
+
 struct out {
 	enum il_format f;
 	FILE *fp;
@@ -121,11 +131,13 @@ int il_export(struct il_store *s, const char *what, enum il_format f, FILE *fp)
 		sql = runs_sql;
 	else if (!strcmp(what, "summaries"))
 		sql = sums_sql;
+	else if (!strcmp(what, "causes"))
+		sql = causes_sql;
 	else if (!strcmp(what, "buckets")) {
 		sql = hist_sql;
 		buckets = 1;
 	} else
-		return il_errorf(-EINVAL, "unknown --what '%s' (use runs, summaries or buckets)", what);
+		return il_errorf(-EINVAL, "unknown --what '%s' (use runs, summaries, buckets or causes)", what);
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return il_errorf(-EIO, "export query failed: %s", sqlite3_errmsg(db));
 	ncols = sqlite3_column_count(st) - buckets;

@@ -457,6 +457,64 @@ next:
 	return ret;
 }
 
+/*
+ * --causes runs: one stacked bar per run and CPU, the time lost per cause
+ * kind (the causes report's first table, in µs), one colour per kind.
+ */
+static int plot_causes(struct il_store *s, const struct il_analysis_opts *o,
+		       const char *dir, struct names *nm)
+{
+	struct il_table *tot, *top;
+	char *body = NULL;
+	size_t len = 0;
+	FILE *f, *bf;
+	int r, k, ret;
+
+	ret = il_report_causes(s, o, &tot, &top);
+	if (ret)
+		return ret;
+	il_table_free(top);
+	if (!tot->nrows || tot->ncols < 7) {
+		il_table_free(tot);
+		return 0;
+	}
+	f = open_in(dir, "causes.dat");
+	if (!f) {
+		il_table_free(tot);
+		return il_errorf(-errno, "%s/causes.dat: %s", dir, strerror(errno));
+	}
+	/* Columns 7.. of the table are the kinds, in il_cause_kinds order. */
+	fprintf(f, "# run/cpu, then time lost (us) per kind:");
+	for (k = 0; il_cause_kinds[k]; k++)
+		fprintf(f, " %s", il_cause_kinds[k]);
+	fputc('\n', f);
+	for (r = 0; r < tot->nrows; r++) {
+		fprintf(f, "\"%s %s cpu%s\"", tot->cells[r * tot->ncols],
+			tot->cells[r * tot->ncols + 1], tot->cells[r * tot->ncols + 2]);
+		for (k = 0; il_cause_kinds[k]; k++)
+			fprintf(f, " %s", tot->cells[r * tot->ncols + 7 + k]);
+		fputc('\n', f);
+	}
+	fclose(f);
+	bf = open_memstream(&body, &len);
+	fprintf(bf, "set title 'Time lost per cause and CPU (--causes runs)'\n"
+		    "set ylabel 'time lost over the attributed samples (us)'\n"
+		    "set style data histograms\nset style histogram rowstacked\n"
+		    "set style fill solid 0.8 border -1\nset boxwidth 0.7\n"
+		    "set key outside right noenhanced\nset xtics rotate by -30\n"
+		    "set yrange [0:*]\nset grid ytics\nplot ");
+	for (k = 0; il_cause_kinds[k]; k++)
+		fprintf(bf, "%s'causes.dat' using %d%s title '%s'", k ? ", " : "",
+			2 + k, k ? "" : ":xtic(1)", il_cause_kinds[k]);
+	fputc('\n', bf);
+	fclose(bf);
+	il_table_free(tot);
+	ret = body ? render(dir, "causes", body, nm) :
+	      il_errorf(-ENOMEM, "out of memory");
+	free(body);
+	return ret;
+}
+
 int il_plots(struct il_store *s, const struct il_analysis_opts *o,
 	     const char *dir, char ***names)
 {
@@ -467,7 +525,7 @@ int il_plots(struct il_store *s, const struct il_analysis_opts *o,
 	if (!have_gnuplot())
 		return il_errorf(-ENOENT, "plots unavailable: gnuplot not installed (Debian: apt-get install gnuplot-nox)");
 	ret = plot_groups(s, o, dir, &nm) ?: plot_ipi(s, o, dir, &nm) ?:
-	      plot_pairs(s, o, dir, &nm);
+	      plot_pairs(s, o, dir, &nm) ?: plot_causes(s, o, dir, &nm);
 	if (!nm.v)
 		nm.v = calloc(1, sizeof(char *));
 	*names = nm.v;

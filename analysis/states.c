@@ -108,6 +108,9 @@ int il_report_states(struct il_store *s, const struct il_analysis_opts *o,
 			med, avg, sd, p99, p999 }, sizeof(cells));
 		ret = il_table_add(t, cells);
 	}
+	/* --causes runs: by the state really entered (causes_states.c). */
+	if (!ret)
+		ret = il_states_entered(s, o, t);
 	if (!ret && nref)
 		ret = il_table_note(t, "Rows marked (ref: ...) are figures published in the seed posts, not measured: they carry only the published statistics (- where none was published).");
 	if (ret)

@@ -199,6 +199,18 @@ int il_spin_bench_init(struct il_spin_bench *b, struct il_run *run,
 	return 0;
 }
 
+/*
+ * --causes: where the call just timed began, in the benchmark's clock.  The
+ * sample op returns only the length, so the window is placed back from
+ * now: it ends the few ns of the op's return later than the call did.
+ */
+static uint64_t spin_window_start(const struct il_spin_bench *b, uint64_t ns)
+{
+	uint64_t now = il_clock_read(&b->clk);
+
+	return b->clk.tsc ? now - ns * il_tsc_khz() / 1000000 : now - ns;
+}
+
 /* The calls for one target count @nt, into @s. */
 static int spin_bench_count(struct il_spin_bench *b, struct il_series *s,
 			    int nt)
@@ -221,9 +233,12 @@ static int spin_bench_count(struct il_spin_bench *b, struct il_series *s,
 			ret = IL_SPIN_DROP;
 		if (k < IL_SPIN_WARMUP)
 			continue;
-		if (ret == IL_SPIN_KEEP)
+		if (ret == IL_SPIN_KEEP) {
 			il_series_add(s, ns);
-		else
+			if (b->pool.run->causes)
+				il_causes_note(b->pool.run, s,
+					       spin_window_start(b, ns), ns);
+		} else
 			il_series_dropped(s);
 	}
 	return 0;

@@ -134,6 +134,7 @@ struct cw_state {
 	int *sender;		/* -1 for timer wakes */
 	struct il_series **wake, **intr, **wb;
 	struct idlelab_cstate_sample *buf;
+	struct il_run *run;	/* for --causes notes (cw_account) */
 };
 
 static void cw_teardown(struct il_run *run)
@@ -191,6 +192,7 @@ static int cw_setup(struct il_run *run)
 	if (ret)
 		return ret;
 	st = run->priv;
+	st->run = run;
 	st->p = p;
 	/* One measured CPU a pair (the second), else each placed CPU. */
 	st->n = run->place.kind == IL_PLACE_PAIRS ? run->place.npairs :
@@ -311,6 +313,12 @@ static void cw_account(struct cw_state *st, int i,
 		return;
 	}
 	il_series_add(st->wake[i], il_kcyc_ns(s->t_exit - s->t_launch, khz));
+	/* --causes: the window [t_launch, t_exit], with the module's counts. */
+	il_causes_note_counts(st->run, st->wake[i], s->t_launch,
+			      il_kcyc_ns(s->t_exit - s->t_launch, khz),
+			      (uint32_t)s->smi_delta, s->nmi_delta,
+			      (f & IDLELAB_SAMPLE_SMI_VALID ? IL_CAUSES_SMI_VALID : 0) |
+			      (f & IDLELAB_SAMPLE_NMI_VALID ? IL_CAUSES_NMI_VALID : 0));
 	if ((f & IDLELAB_SAMPLE_NO_INTR) || !s->t_intr) {
 		t->no_intr++;
 		il_series_dropped(st->intr[i]);

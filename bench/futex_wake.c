@@ -153,8 +153,12 @@ static int fw_sleeper(struct fw_state *st, struct fw_pair *pr)
 		t0 = __atomic_load_n(&m->t0, __ATOMIC_RELAXED);
 		if (t1 < t0)
 			il_series_early(pr->s);
-		else
+		else {
 			il_series_add(pr->s, il_clock_ns(&st->clk, t1 - t0));
+			/* --causes: the window [t0, t1], seen on the sleeper's CPU. */
+			il_causes_note(st->pool.run, pr->s, t0,
+				       il_clock_ns(&st->clk, t1 - t0));
+		}
 		__atomic_store_n(&m->measured, m->measured + 1,
 				 __ATOMIC_RELAXED);
 	}

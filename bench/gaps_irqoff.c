@@ -160,6 +160,7 @@ static int gi_run(struct il_run *run)
 	uint64_t t0 = il_rdtsc_ordered();
 	int i, ret;
 
+	run->t0_tsc = t0;	/* --causes: the gaps' time base */
 	for (i = 0; i < st->pl.n && !il_stop_requested(); i++) {
 		ret = gi_cpu(run, st, st->pl.cpus[i], t0);
 		if (ret)

@@ -140,8 +140,11 @@ static int tw_thread(struct il_worker *w)
 		if (k >= TW_WARMUP) {
 			if (now < next)
 				il_series_early(s);
-			else
+			else {
 				il_series_add(s, now - next);
+				/* --causes: the window [due, wake]. */
+				il_causes_note(w->pool->run, s, next, now - next);
+			}
 		}
 		next += lo + (span ? il_xorshift64s(&rng) % span : 0);
 		if (next <= now) {

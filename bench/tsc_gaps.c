@@ -287,6 +287,7 @@ static int tg_run(struct il_run *run)
 	struct tg_state *st = run->priv;
 
 	st->start_tsc = il_rdtsc_ordered();
+	run->t0_tsc = st->start_tsc;	/* --causes: the gaps' time base */
 	return il_pool_run(&st->pool);
 }
 

@@ -234,6 +234,7 @@ static int wb_blast(struct il_run *run, struct wb_state *st)
 	for (k = 0; k < r.nr_done && k < r.nr_samples; k++)
 		if (!t0 || buf[k].t < t0)
 			t0 = buf[k].t;
+	run->t0_tsc = t0;	/* --causes: the gaps' time base */
 	for (k = 0; k < r.nr_done && k < r.nr_samples; k++) {
 		const struct idlelab_gap_sample *g = &buf[k];
 		uint64_t t = il_kcyc_ns(g->t - t0, r.tsc_khz);

@@ -34,6 +34,7 @@
 
 struct il_run;
 struct il_kdev;
+struct il_causes_run;
 
 /* Benchmark flags. */
 enum {
@@ -128,7 +129,44 @@ struct il_run {
 	int nattrs;
 	struct il_run_attr_buf *attrs;
 	uint64_t tsc_khz;		/* set when the benchmark used the TSC */
+	/* --causes (causes.h): NULL unless asked for; set before setup(). */
+	struct il_causes_run *causes;
+	/* The TSC value the times of the run's timed series count from
+	 * (tsc_gaps, gaps_irqoff, wbinvd blast), so --causes can place the
+	 * gaps on the trace's x86-tsc clock; 0: not declared. */
+	uint64_t t0_tsc;
 };
+
+void il_causes_note_slow(struct il_run *r, const struct il_series *s,
+			 uint64_t t_start, uint64_t v_ns);
+
+#define IL_CAUSES_SMI_VALID	(1U << 0)
+#define IL_CAUSES_NMI_VALID	(1U << 1)
+
+/**
+ * il_causes_note_counts() - il_causes_note() for a sample whose module
+ * also counted the SMIs (MSR 0x34) and NMIs inside its window: tracefs
+ * never sees an SMI, so these become causes of kind "smi" (and "nmi"
+ * where the trace has no nmi_handler event for the window), with their
+ * count and no duration.
+ */
+void il_causes_note_counts(struct il_run *r, const struct il_series *s,
+			   uint64_t t_start, uint64_t v_ns, uint32_t smi,
+			   uint32_t nmi, uint32_t valid);
+
+/**
+ * il_causes_note() - a sample of @s that --causes may attribute: its
+ * window starts at @t_start, in the benchmark's clock (TSC cycles when it
+ * set run->tsc_khz, else CLOCK_MONOTONIC ns), and lasts @v_ns.  One
+ * never-taken branch when --causes is off.  Call it from the series'
+ * own thread, beside il_series_add().
+ */
+static inline void il_causes_note(struct il_run *r, const struct il_series *s,
+				  uint64_t t_start, uint64_t v_ns)
+{
+	if (__builtin_expect(r->causes != NULL, 0))
+		il_causes_note_slow(r, s, t_start, v_ns);
+}
 
 /**
  * il_run_series() - create a series owned by the run (thread-safe).

@@ -72,6 +72,7 @@ struct group_src {
 	int line;
 	struct settings s;
 	bool has_cpus, has_reps, has_raw;
+	bool causes;			/* causes: true (--causes for its runs) */
 	int ndims;
 	struct dim *dims;
 	void *base;			/* the table's defaults */

@@ -246,6 +246,7 @@ static int add_entry(struct ctx *x, const struct group_src *g, int gno,
 	e->group_no = gno;
 	e->line = g->line;
 	e->raw = g->s.raw;
+	e->causes = g->causes;
 	e->repetition = rep;
 	e->repetitions = reps;
 	e->group = strdup(g->name);
@@ -289,6 +290,7 @@ void il_plan_request(const struct il_plan_entry *e, const char *campaign,
 	req->params_json = e->params_json;
 	req->events = e->events;
 	req->keep_raw = e->raw;
+	req->causes = e->causes;
 	req->campaign = campaign;
 	req->plan_index = e->index;
 	req->param_hash = e->hash;

@@ -205,7 +205,7 @@ int cs_parse_defaults(struct ctx *x, const yaml_node_t *n)
 
 static const char *const group_keys[] = {
 	"bench", "name", "cpus", "repetitions", "raw", "events", "params",
-	"matrix", "order", "order_seed", NULL,
+	"matrix", "order", "order_seed", "causes", NULL,
 };
 
 static int fail_unknown_bench(struct ctx *x, int line, const char *name)
@@ -372,6 +372,8 @@ int cs_parse_group(struct ctx *x, const yaml_node_t *n, struct group_src *g)
 			ret = parse_events(x, vn, &g->s);
 		} else if (!strncmp(k, "order", 5)) {
 			ret = cs_parse_order(x, vn, k, &g->s);
+		} else if (!strcmp(k, "causes")) {
+			ret = cy_get_bool(x, vn, k, &g->causes);
 		}
 		if (ret)
 			return ret;

@@ -9,6 +9,7 @@
  */
 #include "cli.h"
 #include "cli_opts.h"
+#include "cli_causes.h"
 #include "analysis.h"
 #include "err.h"
 #include "runner.h"
@@ -19,7 +20,8 @@
 static const char bench_usage[] =
 	"usage: idlelab bench NAME [--cpus SPEC] [--param KEY=VALUE]...\n"
 	"                     [--events LIST] [--counters pfm|papi]\n"
-	"                     [--db FILE] [--raw] [--json]\n\n"
+	"                     [--db FILE] [--raw] [--json]\n"
+	"                     [--causes [--causes-threshold NS] [--causes-buffer-kb KB]]\n\n"
 	"Run one benchmark on this machine and store it.\n\n";
 
 /* --param may repeat; the array has room for one per argv word. */
@@ -63,6 +65,7 @@ int cmd_bench(int argc, char **argv)
 			   "database (default $IDLELAB_DB or ./idlelab.db)"),
 		CLI_FLAG('r', "raw", &req.keep_raw, "also store every raw sample"),
 		CLI_FLAG('j', "json", &json, "print the run's summary as JSON"),
+		CLI_CAUSES_OPTIONS(req),
 		CLI_END
 	};
 	const struct cli_command cmd = { "bench", bench_usage, options };

@@ -13,7 +13,7 @@
 
 static const char export_usage[] =
 	"usage: idlelab export [--db FILE] [--format csv|json]\n"
-	"                      [--what runs|summaries|buckets]\n\n";
+	"                      [--what runs|summaries|buckets|causes]\n\n";
 
 static int set_format(const struct cli_option *o, const char *arg)
 {
@@ -25,8 +25,9 @@ static int set_format(const struct cli_option *o, const char *arg)
 
 static int set_what(const struct cli_option *o, const char *arg)
 {
-	if (strcmp(arg, "runs") && strcmp(arg, "summaries") && strcmp(arg, "buckets"))
-		return cli_usage_error("export: --what: unknown '%s' (use runs, summaries or buckets)", arg);
+	if (strcmp(arg, "runs") && strcmp(arg, "summaries") && strcmp(arg, "buckets") &&
+	    strcmp(arg, "causes"))
+		return cli_usage_error("export: --what: unknown '%s' (use runs, summaries, buckets or causes)", arg);
 	*(const char **)o->value = arg;
 	return 0;
 }
@@ -41,7 +42,7 @@ int cmd_export(int argc, char **argv)
 		CLI_CALLBACK('f', "format", &fmt, "FMT", "csv (default) or json",
 			     set_format),
 		CLI_CALLBACK('w', "what", &what, "WHAT",
-			     "runs, summaries (default) or buckets", set_what),
+			     "runs, summaries (default), buckets or causes", set_what),
 		CLI_END
 	};
 	const struct cli_command cmd = { "export", export_usage, options };

@@ -22,12 +22,13 @@
 
 static const char report_usage[] =
 	"usage: idlelab report [--db FILE] [--format md|csv|json|html] [--output PATH]\n"
-	"                      [--kind table|states|compare|ipi|pairs|refs|all]\n"
+	"                      [--kind table|states|compare|ipi|pairs|refs|causes|all]\n"
 	"                      [--compare FILTER]... [--equivalence PCT] [--deciles]\n"
 	"                      [--bench NAME] [--run UUID]\n\n"
 	"Print tables read from the dataset (see idlelab-report(1)).\n\n";
 
-enum kind { K_TABLE, K_STATES, K_COMPARE, K_IPI, K_PAIRS, K_REFS, K_ALL };
+enum kind { K_TABLE, K_STATES, K_COMPARE, K_IPI, K_PAIRS, K_REFS, K_ALL,
+	    K_CAUSES };
 
 /* --kind, and whether it was given (--compare alone implies compare). */
 struct kind_arg {
@@ -44,7 +45,7 @@ struct sides {
 
 static int parse_kind(const char *s, enum kind *k)
 {
-	static const char *const names[] = { "table", "states", "compare", "ipi", "pairs", "refs", "all" };
+	static const char *const names[] = { "table", "states", "compare", "ipi", "pairs", "refs", "all", "causes" };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -67,7 +68,7 @@ static int set_kind(const struct cli_option *o, const char *arg)
 	struct kind_arg *k = o->value;
 
 	if (parse_kind(arg, &k->kind))
-		return cli_usage_error("report: --kind: unknown kind '%s' (use table, states, compare, ipi, pairs, refs or all)", arg);
+		return cli_usage_error("report: --kind: unknown kind '%s' (use table, states, compare, ipi, pairs, refs, causes or all)", arg);
 	k->set = true;
 	return 0;
 }
@@ -172,6 +173,17 @@ static int run_kind(struct il_store *store, enum kind k,
 	if (!ret && (k == K_REFS || k == K_ALL)) {
 		ret = il_report_refs(store, ao, &t) ?: push(&v, &n, t);
 	}
+	if (!ret && k == K_CAUSES) {
+		struct il_table *t2;
+
+		ret = il_report_causes(store, ao, &t, &t2);
+		if (!ret && push(&v, &n, t)) {
+			il_table_free(t2);
+			ret = -ENOMEM;
+		}
+		if (!ret)
+			ret = push(&v, &n, t2);
+	}
 	if (!ret && (k == K_COMPARE || (k == K_ALL && ao->ncompare))) {
 		ret = il_report_compare(store, ao, &t) ?: push(&v, &n, t);
 	}
@@ -200,7 +212,7 @@ int cmd_report(int argc, char **argv)
 			   "write to PATH (a directory for html)"),
 		CLI_CALLBACK('k', "kind", &ka, "KIND",
 			     "table (default; compare when --compare is given),\n"
-			     "states, compare, ipi, pairs, refs or all", set_kind),
+			     "states, compare, ipi, pairs, refs, causes or all", set_kind),
 		CLI_CALLBACK('c', "compare", &sides, "FILTER",
 			     "one side of an A/B comparison, KEY=VALUE[,KEY=VALUE]\n"
 			     "(host, machine, source, reference, bench, metric,\n"

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cli_opts.h"
 #include "envctl.h"
+#include "envctl_internal.h"
 #include "err.h"
 
 
@@ -43,6 +44,9 @@ int cmd_restore(int argc, char **argv)
 		return cli_usage_error("restore: takes no arguments");
 	}
 	il_envctl_journal_path(path, sizeof(path));
+	/* Only a --causes run's trace journal left: name that one. */
+	if (!il_envctl_journal_pending() && il_journal_pending(IL_TRACE_JOURNAL))
+		il_journal_path(IL_TRACE_JOURNAL, path, sizeof(path));
 	ret = il_envctl_recover(&n, &pid);
 	if (ret < 0)
 		return cli_error(IL_EXIT_FAIL, "restore: %s", il_errmsg());

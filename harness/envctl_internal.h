@@ -11,8 +11,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* What restoring an entry does. */
+enum il_jentry_op {
+	IL_JE_WRITE,		/* write the original bytes back */
+	IL_JE_RMDIR,		/* remove the directory the run made */
+	IL_JE_UMOUNT,		/* unmount the file system the run mounted */
+};
+
+/* The trace capture's journal (trace_journal.c), beside the campaign's. */
+#define IL_TRACE_JOURNAL	"trace-journal"
+
 /* One file to change, and what to put back. */
 struct jentry {
+	enum il_jentry_op op;	/* IL_JE_WRITE unless a directory or mount */
 	char *path;		/* as given to sysfs.h */
 	char *file;		/* resolved: what is written back */
 	unsigned char *orig;	/* original bytes */
@@ -40,5 +51,18 @@ int il_envctl_journal_remove(void);
  * *@nrestored counts those done.  Return: 0, or the first error.
  */
 int il_envctl_restore_entries(const struct jentry *e, int n, int *nrestored);
+
+/*
+ * The same operations on the journal named @base (its files are
+ * $IDLELAB_STATE_DIR/@base.json and @base.lock): the campaign's is
+ * "restore-journal", a --causes run's IL_TRACE_JOURNAL.
+ */
+const char *il_journal_path(const char *base, char *buf, size_t len);
+bool il_journal_pending(const char *base);
+int il_journal_lock_take(const char *base, int *fdp);
+int il_journal_write(const char *base, const struct jentry *ent, int n);
+int il_journal_remove(const char *base);
+/* Like il_envctl_recover() for one journal. */
+int il_journal_recover(const char *base, int *nrestored, long *pid);
 
 #endif

@@ -42,12 +42,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#define JOURNAL_NAME	"restore-journal.json"
-#define LOCK_NAME	"restore-journal.lock"
+/*
+ * Two journals share this protocol, each with its own file and lock: the
+ * campaign's environment controls (restore-journal) and the trace capture
+ * of a --causes run (trace-journal, trace_journal.c), which lives inside a
+ * single run and may start while a campaign holds the first one.
+ */
+#define ENV_JOURNAL	"restore-journal"
 
 /* ---- small helpers ----------------------------------------------------- */
 
@@ -58,17 +64,27 @@ static const char *state_dir(void)
 	return d && *d ? d : "/var/lib/idlelab";
 }
 
+const char *il_journal_path(const char *base, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s.json", state_dir(), base);
+	return buf;
+}
+
 const char *il_envctl_journal_path(char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s", state_dir(), JOURNAL_NAME);
-	return buf;
+	return il_journal_path(ENV_JOURNAL, buf, len);
+}
+
+bool il_journal_pending(const char *base)
+{
+	char p[PATH_MAX];
+
+	return access(il_journal_path(base, p, sizeof(p)), F_OK) == 0;
 }
 
 bool il_envctl_journal_pending(void)
 {
-	char p[PATH_MAX];
-
-	return access(il_envctl_journal_path(p, sizeof(p)), F_OK) == 0;
+	return il_journal_pending(ENV_JOURNAL);
 }
 
 static int fsync_dir(const char *dir)
@@ -182,7 +198,7 @@ void il_envctl_entries_free(struct jentry *e, int n)
 
 /* ---- lock -------------------------------------------------------------- */
 
-int il_envctl_lock_take(int *fdp)
+int il_journal_lock_take(const char *base, int *fdp)
 {
 	char p[PATH_MAX];
 	int fd, ret;
@@ -191,7 +207,7 @@ int il_envctl_lock_take(int *fdp)
 	if (ret)
 		return il_errorf(ret, "cannot create the state directory %s: %s",
 				 state_dir(), strerror(-ret));
-	snprintf(p, sizeof(p), "%s/%s", state_dir(), LOCK_NAME);
+	snprintf(p, sizeof(p), "%s/%s.lock", state_dir(), base);
 	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return il_errorf(-errno, "cannot open %s: %s", p, strerror(errno));
@@ -204,10 +220,15 @@ int il_envctl_lock_take(int *fdp)
 	return 0;
 }
 
-static long journal_pid(void)
+int il_envctl_lock_take(int *fdp)
+{
+	return il_journal_lock_take(ENV_JOURNAL, fdp);
+}
+
+static long journal_pid(const char *base)
 {
 	char p[PATH_MAX];
-	json_t *j = json_load_file(il_envctl_journal_path(p, sizeof(p)), 0, NULL);
+	json_t *j = json_load_file(il_journal_path(base, p, sizeof(p)), 0, NULL);
 	long pid = 0;
 
 	if (j)
@@ -218,18 +239,35 @@ static long journal_pid(void)
 
 int il_envctl_busy_error(void)
 {
-	long pid = journal_pid();
+	long pid = journal_pid(ENV_JOURNAL);
 
 	if (pid)
 		return il_errorf(-EBUSY, "another idlelab process (pid %ld) is controlling the environment; its journal is left alone",
 				 pid);
-	return il_errorf(-EBUSY, "another idlelab process holds %s/%s", state_dir(),
-			 LOCK_NAME);
+	return il_errorf(-EBUSY, "another idlelab process holds %s/%s.lock",
+			 state_dir(), ENV_JOURNAL);
 }
 
 /* ---- journal ----------------------------------------------------------- */
 
+static const char *entry_kind(const struct jentry *e)
+{
+	switch (e->op) {
+	case IL_JE_RMDIR:
+		return "rmdir";
+	case IL_JE_UMOUNT:
+		return "umount";
+	default:
+		return e->pm_qos ? "pm_qos" : "sysfs";
+	}
+}
+
 int il_envctl_journal_write(const struct jentry *ent, int n)
+{
+	return il_journal_write(ENV_JOURNAL, ent, n);
+}
+
+int il_journal_write(const char *base, const struct jentry *ent, int n)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 8], *hex, *s;
 	json_t *j, *a, *o;
@@ -238,7 +276,7 @@ int il_envctl_journal_write(const struct jentry *ent, int n)
 	ssize_t w;
 	int i, fd, ret = 0;
 
-	il_envctl_journal_path(path, sizeof(path));
+	il_journal_path(base, path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	a = json_array();
@@ -257,12 +295,11 @@ int il_envctl_journal_write(const struct jentry *ent, int n)
 		}
 		hex_encode(ent[i].orig, ent[i].orig_len, hex);
 		o = json_pack("{s:s,s:s,s:s,s:s}", "path", ent[i].path,
-			      "file", ent[i].file, "kind",
-			      ent[i].pm_qos ? "pm_qos" : "sysfs",
+			      "file", ent[i].file, "kind", entry_kind(&ent[i]),
 			      "original_hex", hex);
 		free(hex);
 		/* The readable copy is for people; restore uses the hex. */
-		if (o && !ent[i].pm_qos)
+		if (o && !ent[i].pm_qos && ent[i].op == IL_JE_WRITE)
 			json_object_set_new(o, "original",
 					    json_stringn((const char *)ent[i].orig,
 							 ent[i].orig_len));
@@ -307,16 +344,21 @@ int il_envctl_journal_write(const struct jentry *ent, int n)
 
 int il_envctl_journal_remove(void)
 {
+	return il_journal_remove(ENV_JOURNAL);
+}
+
+int il_journal_remove(const char *base)
+{
 	char path[PATH_MAX];
 	int ret;
 
-	if (unlink(il_envctl_journal_path(path, sizeof(path))) && errno != ENOENT)
+	if (unlink(il_journal_path(base, path, sizeof(path))) && errno != ENOENT)
 		return il_errorf(-errno, "cannot remove %s: %s", path, strerror(errno));
 	ret = fsync_dir(state_dir());
 	return ret ? il_errorf(ret, "cannot sync %s: %s", state_dir(), strerror(-ret)) : 0;
 }
 
-static int journal_read(struct jentry **out, int *nout)
+static int journal_read(const char *base, struct jentry **out, int *nout)
 {
 	char path[PATH_MAX];
 	json_error_t jerr;
@@ -327,7 +369,7 @@ static int journal_read(struct jentry **out, int *nout)
 
 	*out = NULL;
 	*nout = 0;
-	il_envctl_journal_path(path, sizeof(path));
+	il_journal_path(base, path, sizeof(path));
 	j = json_load_file(path, 0, &jerr);
 	if (!j)
 		return il_errorf(-EINVAL, "restore journal %s is unreadable (%s, line %d); check the settings it names and remove it by hand",
@@ -357,6 +399,8 @@ static int journal_read(struct jentry **out, int *nout)
 		e[i].path = strdup(p);
 		e[i].file = strdup(f);
 		e[i].pm_qos = k && !strcmp(k, "pm_qos");
+		e[i].op = !k ? IL_JE_WRITE : !strcmp(k, "rmdir") ? IL_JE_RMDIR :
+			  !strcmp(k, "umount") ? IL_JE_UMOUNT : IL_JE_WRITE;
 		*nout = (int)i + 1;
 		if (!e[i].path || !e[i].file) {
 			ret = il_errorf(-ENOMEM, "out of memory");
@@ -380,6 +424,19 @@ static int journal_read(struct jentry **out, int *nout)
 }
 
 /*
+ * Undo a directory made or a file system mounted: what is already gone
+ * (ENOENT), or no longer mounted there (EINVAL), has nothing left to undo.
+ */
+static int undo_create(const struct jentry *e)
+{
+	int r = e->op == IL_JE_RMDIR ? rmdir(e->file) : umount2(e->file, 0);
+
+	if (r && errno != ENOENT && !(e->op == IL_JE_UMOUNT && errno == EINVAL))
+		return -errno;
+	return 0;
+}
+
+/*
  * Write every original back, last change first, and read each back.
  * A file that no longer exists (a CPU unplugged since, a fixture tree
  * removed) has nothing left to restore.
@@ -393,6 +450,16 @@ int il_envctl_restore_entries(const struct jentry *e, int n, int *nrestored)
 
 	*nrestored = 0;
 	for (i = n - 1; i >= 0; i--) {
+		if (e[i].op != IL_JE_WRITE) {
+			ret = undo_create(&e[i]);
+			if (ret && !first)
+				first = il_errorf(ret, "cannot restore %s: %s %s failed: %s",
+						  e[i].file, entry_kind(&e[i]),
+						  e[i].file, strerror(-ret));
+			if (!ret)
+				(*nrestored)++;
+			continue;
+		}
 		if (e[i].pm_qos) {
 			/* A real device dropped our request when its
 			 * descriptor closed; only a stand-in file keeps bytes. */
@@ -425,7 +492,7 @@ int il_envctl_restore_entries(const struct jentry *e, int n, int *nrestored)
 	return first;
 }
 
-int il_envctl_recover(int *nrestored, long *pid)
+int il_journal_recover(const char *base, int *nrestored, long *pid)
 {
 	struct jentry *e = NULL;
 	char tmp[PATH_MAX + 8];
@@ -433,32 +500,62 @@ int il_envctl_recover(int *nrestored, long *pid)
 
 	*nrestored = 0;
 	*pid = 0;
-	if (!il_envctl_journal_pending())
+	if (!il_journal_pending(base))
 		return 0;
-	ret = il_envctl_lock_take(&fd);
-	if (ret == -EBUSY)
-		return il_envctl_busy_error();
+	ret = il_journal_lock_take(base, &fd);
+	if (ret == -EBUSY) {
+		*pid = journal_pid(base);
+		if (*pid)
+			return il_errorf(-EBUSY, "another idlelab process (pid %ld) holds %s; its journal is left alone",
+					 *pid, base);
+		return il_errorf(-EBUSY, "another idlelab process holds %s/%s.lock",
+				 state_dir(), base);
+	}
 	if (ret)
 		return ret;
-	*pid = journal_pid();
+	*pid = journal_pid(base);
 	/* Re-check under the lock: a process that just finished removed it. */
-	if (!il_envctl_journal_pending()) {
+	if (!il_journal_pending(base)) {
 		ret = 0;
 		goto out;
 	}
-	ret = journal_read(&e, &n);
+	ret = journal_read(base, &e, &n);
 	if (ret)
 		goto out;
 	ret = il_envctl_restore_entries(e, n, nrestored);
 	if (!ret)
-		ret = il_envctl_journal_remove();
+		ret = il_journal_remove(base);
 	if (!ret)
 		ret = 1;
 out:
-	il_envctl_journal_path(tmp, sizeof(tmp) - 8);
+	il_journal_path(base, tmp, sizeof(tmp) - 8);
 	strcat(tmp, ".tmp");
 	unlink(tmp);
 	il_envctl_entries_free(e, n);
 	close(fd);
 	return ret;
+}
+
+/*
+ * Both journals: the environment controls' first (their behaviour and
+ * messages as before), then a --causes run's trace capture.  The counts
+ * add up; a journal that could not be restored stops here with its error.
+ */
+int il_envctl_recover(int *nrestored, long *pid)
+{
+	int n2 = 0, ret, ret2;
+	long pid2 = 0;
+
+	ret = il_journal_recover(ENV_JOURNAL, nrestored, pid);
+	if (ret == -EBUSY)
+		return il_envctl_busy_error();
+	if (ret < 0)
+		return ret;
+	ret2 = il_journal_recover(IL_TRACE_JOURNAL, &n2, &pid2);
+	if (ret2 < 0)
+		return ret2;
+	*nrestored += n2;
+	if (!*pid)
+		*pid = pid2;
+	return ret || ret2;
 }

@@ -4,6 +4,7 @@
  * the stop flag set by signal handlers.
  */
 #include "bench.h"
+#include "causes.h"
 #include "err.h"
 #include "store.h"
 
@@ -111,6 +112,8 @@ void il_run_release(struct il_run *r)
 	free(r->attrs);
 	free(r->params);
 	il_place_free(&r->place);
+	il_causes_free(r->causes);
+	r->causes = NULL;
 	pthread_mutex_destroy(&r->lock);
 	r->series = NULL;
 	r->attrs = NULL;

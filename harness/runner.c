@@ -9,9 +9,11 @@
  * creation and buffer allocation do not pollute the deltas.
  */
 #include "runner.h"
+#include "causes.h"
 #include "env.h"
 #include "err.h"
 #include "run_kdev.h"
+#include "store_causes.h"
 #include "tsc.h"
 
 #include <inttypes.h>
@@ -54,6 +56,13 @@ int il_run_prepare(struct il_topo *topo, const struct il_run_request *req,
 		return il_errorf(ret, "out of memory");
 	run->topo = topo;
 	run->keep_raw = req->keep_raw;
+	if (req->causes) {
+		run->causes = calloc(1, sizeof(*run->causes));
+		if (!run->causes)
+			return il_errorf(-ENOMEM, "out of memory");
+		run->causes->threshold_ns = req->causes_threshold_ns;
+		run->causes->buffer_kb = req->causes_buffer_kb;
+	}
 	ret = fill_params(req, run->params);
 	if (ret)
 		return ret;
@@ -182,7 +191,7 @@ static int store_run(struct il_store *store, const char *machine_uuid,
 	if (!attrs || !rec.params_json || (counters && !cres))
 		ret = il_errorf(-ENOMEM, "out of memory storing the run");
 	else
-		ret = il_store_save_run(store, &rec);
+		ret = il_store_save_run_causes(store, &rec, run->causes);
 	free(attrs);
 	free(cres);
 	free(params_s);
@@ -222,6 +231,8 @@ int il_run_execute(struct il_store *store, const char *machine_uuid,
 	} else {
 		set_up = !ret;
 	}
+	if (!ret)
+		il_causes_begin(run);	/* after setup: clock and threads known */
 	if (!ret && counters)
 		ret = il_counters_start(counters);
 	if (!ret)
@@ -231,6 +242,7 @@ int il_run_execute(struct il_store *store, const char *machine_uuid,
 	if (set_up && ops->teardown)
 		ops->teardown(run);
 	il_run_kdev_close(run);		/* the kmod frame: run_kdev.c */
+	il_causes_end(run);
 	after = il_env_snapshot();
 	end = realtime_ns();
 	if (ret == -EOPNOTSUPP) {

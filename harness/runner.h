@@ -43,6 +43,12 @@ struct il_run_request {
 	const char *events;		/* NULL: the default set */
 	const char *backend;		/* "pfm" (NULL) or "papi" */
 	bool keep_raw;
+	/* --causes: capture trace events and attribute outliers (causes.h);
+	 * @causes_threshold_ns 0 is each series' p99, @causes_buffer_kb 0
+	 * sizes the per-CPU buffer from the run's estimate. */
+	bool causes;
+	uint64_t causes_threshold_ns;
+	uint64_t causes_buffer_kb;
 	const char *campaign;		/* NULL for single runs */
 	int64_t plan_index;
 	const char *param_hash;

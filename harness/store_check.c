@@ -5,6 +5,7 @@
  * cannot know: every summary has a histogram that decodes and agrees with
  * it, and every raw BLOB has the size and count its summary says.
  */
+#include "store_causes.h"
 #include "store.h"
 #include "err.h"
 #include "store_internal.h"
@@ -190,6 +191,11 @@ static void raw_row(sqlite3_stmt *st, struct findings *fd)
 			label, n, dropped, count);
 }
 
+static void causes_finding(void *ctx, const char *msg)
+{
+	finding(ctx, "%s", msg);
+}
+
 int il_store_check(struct il_store *s, char **report)
 {
 	struct findings fd = { 0 };
@@ -208,6 +214,8 @@ int il_store_check(struct il_store *s, char **report)
 		   foreign_key_row);
 	check_rows(s, &fd, histograms_sql, "histograms", histogram_row);
 	check_rows(s, &fd, raw_sql, "raw samples", raw_row);
+	if (il_store_causes_check(s->db, causes_finding, &fd) < 0)
+		finding(&fd, "causes: %s", il_errmsg());
 	if (fd.n > MAX_FINDINGS)
 		fprintf(fd.f, "... and %d more findings\n", fd.n - MAX_FINDINGS);
 	if (!fd.n)

@@ -7,6 +7,7 @@
  * samples find theirs through the summary's natural key (run, metric, cpu,
  * cpu2, grp), which the schema keeps unique.
  */
+#include "store_causes.h"
 #include "err.h"
 #include "merge.h"
 #include "store.h"
@@ -151,6 +152,8 @@ int il_merge_one(struct il_store *out, const char *in_path,
 		goto rollback;
 	}
 	ret = exec(db, copy_sql, in_path);
+	if (!ret)
+		ret = il_store_causes_merge(db, in_path);
 	if (ret)
 		goto rollback;
 	st->runs_new = count(db, "SELECT count(*) FROM temp.il_new_runs");
