@@ -147,59 +147,168 @@ static void attr(struct attrs *a, int cpu, const char *key, const char *fmt, ...
 	a->v[a->n++].value = v;
 }
 
-static int thread_series(json_t *th, const char *name, struct il_series **out,
-			 struct attrs *a)
+/*
+ * Nanoseconds per unit of cyclictest's figures.  rt-tests writes
+ * "resolution_in_ns" as a flag (0: microseconds, 1: nanoseconds, -N); a
+ * larger value is read as the unit itself, and an absent key (older
+ * rt-tests) means microseconds.
+ */
+static int unit_ns(json_t *doc, const char *path, uint64_t *out)
 {
-	json_t *hist = json_object_get(th, "histogram"), *v;
+	json_t *r = json_object_get(doc, "resolution_in_ns");
+
+	*out = 1000;
+	if (!r)
+		return 0;
+	if (!json_is_integer(r) || json_integer_value(r) < 0)
+		return il_errorf(-EINVAL, "%s: resolution_in_ns is not a non-negative integer", path);
+	if (json_integer_value(r))
+		*out = (uint64_t)json_integer_value(r);
+	return 0;
+}
+
+/* One value of the imported histogram and how many samples it holds. */
+struct ct_point {
+	uint64_t ns;
+	uint64_t n;
+};
+
+/*
+ * One thread's histogram as points, lowest first.  Bucket k holds the
+ * samples in [k, k + 1) units, so its count is placed at the midpoint,
+ * k * unit + unit / 2: at the lower edge every percentile would come out
+ * half a unit low (0.5 us, 4 % at 13 us).  cyclictest's min and max are
+ * sample values (truncated to the unit, so inside the end buckets); when
+ * @ends is set, one sample of each end bucket is placed there instead, so
+ * the summary can keep them exactly and still lie in the histogram.
+ */
+static int ct_points(json_t *hist, const char *name, uint64_t unit,
+		     bool ends, uint64_t min, uint64_t max,
+		     struct ct_point **out, int *nout)
+{
+	size_t cap = 2 * json_object_size(hist) + 2;
+	struct ct_point *p = calloc(cap, sizeof(*p));
+	uint64_t k, prev = 0;
+	const char *key;
+	json_t *v;
+	char *end;
+	int n = 0, i, j;
+
+	if (!p)
+		return il_errorf(-ENOMEM, "out of memory");
+	/* cyclictest writes its buckets in increasing order. */
+	json_object_foreach(hist, key, v) {
+		json_int_t c = json_integer_value(v);
+
+		k = strtoull(key, &end, 10);
+		if (*end || !*key || !json_is_integer(v) || c < 0 ||
+		    k > (IL_HIST_HIGHEST - unit) / unit || (n && k <= prev)) {
+			free(p);
+			return il_errorf(-EINVAL, "thread %s: histogram bucket '%s' is not a count per %" PRIu64 " ns in increasing order",
+					 name, key, unit);
+		}
+		prev = k;
+		if (c)
+			p[n++] = (struct ct_point){ k * unit + unit / 2, (uint64_t)c };
+	}
+	if (ends && n && min / unit == (p[0].ns - unit / 2) / unit &&
+	    max / unit == (p[n - 1].ns - unit / 2) / unit) {
+		/* Split the end buckets: room was reserved above. */
+		memmove(p + 1, p, (size_t)n * sizeof(*p));
+		p[0] = (struct ct_point){ min, 1 };
+		p[1].n--;
+		n++;
+		if (p[n - 1].n) {
+			p[n] = (struct ct_point){ max, 1 };
+			p[n - 1].n--;
+			n++;
+		} else if (max != min) {
+			free(p);
+			return il_errorf(-EINVAL, "thread %s: one sample, but min %" PRIu64 " ns and max %" PRIu64 " ns differ",
+					 name, min, max);
+		}
+		/* A one-sample end bucket is now empty: drop it. */
+		for (i = j = 0; i < n; i++)
+			if (p[i].n)
+				p[j++] = p[i];
+		n = j;
+	}
+	*out = p;
+	*nout = n;
+	return 0;
+}
+
+/*
+ * One thread's series.  With every cycle inside the histogram, the
+ * summary's min, max and mean are cyclictest's own (the histogram's
+ * midpoints would only approximate them); with an overflow, cyclictest's
+ * max and avg describe samples whose values were not kept, so the summary
+ * is that of the histogram's samples, the overflow counts as dropped
+ * (out of range), and cyclictest's figures stay run attributes.
+ */
+static int thread_series(json_t *th, const char *name, uint64_t unit,
+			 struct il_series **out, struct attrs *a)
+{
+	json_t *hist = json_object_get(th, "histogram");
 	json_t *cpu = json_object_get(th, "cpu");
+	json_t *javg = json_object_get(th, "avg");
 	uint64_t cycles = (uint64_t)json_integer_value(json_object_get(th, "cycles"));
-	struct il_series *s;
-	const char *k;
-	double sum = 0, m2 = 0;
+	json_int_t jmin = json_integer_value(json_object_get(th, "min"));
+	json_int_t jmax = json_integer_value(json_object_get(th, "max"));
+	uint64_t min = (uint64_t)jmin * unit, max = (uint64_t)jmax * unit;
 	int c = json_is_integer(cpu) ? (int)json_integer_value(cpu) : -1;
+	struct ct_point *p = NULL;
+	struct il_series *s;
+	double sum = 0, m2 = 0;
+	uint64_t count = 0;
+	bool exact;
+	int n = 0, i, ret;
 
 	if (!json_is_object(hist) || !json_object_size(hist))
 		return il_errorf(-EINVAL, "thread %s has no histogram (run cyclictest with -h/--histogram)", name);
+	exact = jmin >= 0 && jmax >= jmin && json_is_number(javg) &&
+		(uint64_t)jmax <= IL_HIST_HIGHEST / unit;
+	ret = ct_points(hist, name, unit, exact, min, max, &p, &n);
+	if (ret)
+		return ret;
 	s = il_series_new("wake_latency", "ns", c, -1, -1, false, false);
-	if (!s)
+	if (!s) {
+		free(p);
 		return il_errorf(-ENOMEM, "out of memory");
-	json_object_foreach(hist, k, v) {
-		char *end;
-		unsigned long long us = strtoull(k, &end, 10);
-		json_int_t n = json_integer_value(v);
-		uint64_t ns = us * 1000;
-
-		if (*end || !*k || !json_is_integer(v) || n < 0 || ns > IL_HIST_HIGHEST) {
-			il_series_free(s);
-			return il_errorf(-EINVAL, "thread %s: histogram bucket '%s' is not a count per microsecond", name, k);
-		}
-		if (!n)
-			continue;
-		il_hist_record_n(s->hist, ns, (uint64_t)n);
-		if (!s->sum.count || ns < s->sum.min)
-			s->sum.min = ns;
-		if (ns > s->sum.max)
-			s->sum.max = ns;
-		s->sum.count += (uint64_t)n;
-		sum += (double)ns * (double)n;
 	}
-	if (s->sum.count) {
-		s->sum.mean = sum / (double)s->sum.count;
-		json_object_foreach(hist, k, v) {
-			double d = strtod(k, NULL) * 1000 - s->sum.mean;
+	for (i = 0; i < n; i++) {
+		if (!p[i].n)
+			continue;
+		il_hist_record_n(s->hist, p[i].ns, p[i].n);
+		count += p[i].n;
+		sum += (double)p[i].ns * (double)p[i].n;
+	}
+	s->sum.count = count;
+	/* Overflow: past the histogram, value unknown. */
+	il_summary_drop(&s->sum, IL_DROP_RANGE,
+			cycles > count ? cycles - count : 0);
+	if (count) {
+		exact = exact && cycles <= count && min == p[0].ns &&
+			max == p[n - 1].ns;
+		s->sum.min = exact ? min : p[0].ns;
+		s->sum.max = exact ? max : p[n - 1].ns;
+		s->sum.mean = exact ? json_number_value(javg) * (double)unit :
+			      sum / (double)count;
+		for (i = 0; i < n; i++) {
+			double d = (double)p[i].ns - s->sum.mean;
 
-			m2 += d * d * (double)json_integer_value(v);
+			m2 += d * d * (double)p[i].n;
 		}
 		s->sum.m2 = m2;
 	}
-	/* cyclictest's overflow: samples past the histogram, value unknown. */
-	s->sum.dropped = cycles > s->sum.count ? cycles - s->sum.count : 0;
+	free(p);
 	attr(a, c, "cyclictest.thread", "%s", name);
 	attr(a, c, "cyclictest.cycles", "%" PRIu64, cycles);
 	attr(a, c, "cyclictest.overflows", "%" PRIu64, s->sum.dropped);
-	attr(a, c, "cyclictest.min_us", "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(th, "min")));
-	attr(a, c, "cyclictest.max_us", "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(th, "max")));
-	attr(a, c, "cyclictest.avg_us", "%.2f", json_number_value(json_object_get(th, "avg")));
+	attr(a, c, "cyclictest.unit_ns", "%" PRIu64, unit);
+	attr(a, c, "cyclictest.min_ns", "%" PRIu64, min);
+	attr(a, c, "cyclictest.max_ns", "%" PRIu64, max);
+	attr(a, c, "cyclictest.avg_ns", "%.2f", json_number_value(javg) * (double)unit);
 	*out = s;
 	return 0;
 }
@@ -235,6 +344,7 @@ int il_import_cyclictest(struct il_store *s, const char *path,
 	char *buf = NULL, *params_s = NULL, version[128];
 	const char *name;
 	json_error_t jerr;
+	uint64_t unit;
 	size_t len = 0;
 	int ns = 0, i, ret;
 
@@ -255,6 +365,9 @@ int il_import_cyclictest(struct il_store *s, const char *path,
 		ret = il_errorf(-EINVAL, "%s: no \"thread\" object: not cyclictest --json output", path);
 		goto out;
 	}
+	ret = unit_ns(doc, path, &unit);
+	if (ret)
+		goto out;
 	ret = il_store_has_run(s, run_uuid);
 	if (ret < 0)
 		goto out;
@@ -268,7 +381,7 @@ int il_import_cyclictest(struct il_store *s, const char *path,
 			ret = il_errorf(-EINVAL, "%s: more than 256 threads", path);
 			goto out;
 		}
-		ret = thread_series(th, name, &series[ns], a);
+		ret = thread_series(th, name, unit, &series[ns], a);
 		if (ret) {
 			il_errorf(ret, "%s: %s", path, il_errmsg());
 			goto out;
@@ -316,7 +429,7 @@ int il_import_cyclictest(struct il_store *s, const char *path,
 	r.series = series;
 	attr(a, -1, "wake_source", "timer");
 	attr(a, -1, "import.source", "%s", path);
-	attr(a, -1, "import.note", "cyclictest whole microseconds (truncated) x 1000; overflows counted as dropped");
+	attr(a, -1, "import.note", "each cyclictest bucket [k, k+1) units placed at its midpoint; min, max and mean are cyclictest's own when no cycle overflowed the histogram; overflows counted as dropped (range)");
 	r.nattrs = a->n;
 	r.attrs = a->v;
 	ret = il_store_save_run(s, &r);
