@@ -179,8 +179,9 @@ struct ct_point {
  * k * unit + unit / 2: at the lower edge every percentile would come out
  * half a unit low (0.5 us, 4 % at 13 us).  cyclictest's min and max are
  * sample values (truncated to the unit, so inside the end buckets); when
- * @ends is set, one sample of each end bucket is placed there instead, so
- * the summary can keep them exactly and still lie in the histogram.
+ * @ends is set, one sample of each end bucket that holds one is placed
+ * there instead, so the summary can keep them exactly and still lie in
+ * the histogram.
  */
 static int ct_points(json_t *hist, const char *name, uint64_t unit,
 		     bool ends, uint64_t min, uint64_t max,
@@ -211,28 +212,26 @@ static int ct_points(json_t *hist, const char *name, uint64_t unit,
 		if (c)
 			p[n++] = (struct ct_point){ k * unit + unit / 2, (uint64_t)c };
 	}
-	if (ends && n && min / unit == (p[0].ns - unit / 2) / unit &&
-	    max / unit == (p[n - 1].ns - unit / 2) / unit) {
-		/* Split the end buckets: room was reserved above. */
+	/* Split the end buckets (room was reserved above), each where
+	 * cyclictest's extreme lies in it: an overflow puts its max past
+	 * the histogram. */
+	if (ends && n && min / unit == (p[0].ns - unit / 2) / unit) {
 		memmove(p + 1, p, (size_t)n * sizeof(*p));
 		p[0] = (struct ct_point){ min, 1 };
 		p[1].n--;
 		n++;
-		if (p[n - 1].n) {
-			p[n] = (struct ct_point){ max, 1 };
-			p[n - 1].n--;
-			n++;
-		} else if (max != min) {
-			free(p);
-			return il_errorf(-EINVAL, "thread %s: one sample, but min %" PRIu64 " ns and max %" PRIu64 " ns differ",
-					 name, min, max);
-		}
-		/* A one-sample end bucket is now empty: drop it. */
-		for (i = j = 0; i < n; i++)
-			if (p[i].n)
-				p[j++] = p[i];
-		n = j;
 	}
+	if (ends && n > 1 && p[n - 1].n &&
+	    max / unit == (p[n - 1].ns - unit / 2) / unit) {
+		p[n] = (struct ct_point){ max, 1 };
+		p[n - 1].n--;
+		n++;
+	}
+	/* A one-sample end bucket is now empty: drop it. */
+	for (i = j = 0; i < n; i++)
+		if (p[i].n)
+			p[j++] = p[i];
+	n = j;
 	*out = p;
 	*nout = n;
 	return 0;
@@ -242,9 +241,10 @@ static int ct_points(json_t *hist, const char *name, uint64_t unit,
  * One thread's series.  With every cycle inside the histogram, the
  * summary's min, max and mean are cyclictest's own (the histogram's
  * midpoints would only approximate them); with an overflow, cyclictest's
- * max and avg describe samples whose values were not kept, so the summary
- * is that of the histogram's samples, the overflow counts as dropped
- * (out of range), and cyclictest's figures stay run attributes.
+ * max and avg describe samples whose values were not kept, so the
+ * summary's max and mean are those of the histogram's samples (its min is
+ * still cyclictest's), the overflow counts as dropped (out of range), and
+ * cyclictest's figures stay run attributes.
  */
 static int thread_series(json_t *th, const char *name, uint64_t unit,
 			 struct il_series **out, struct attrs *a)
@@ -288,10 +288,12 @@ static int thread_series(json_t *th, const char *name, uint64_t unit,
 	il_summary_drop(&s->sum, IL_DROP_RANGE,
 			cycles > count ? cycles - count : 0);
 	if (count) {
+		/* The end points are cyclictest's min and max where they
+		 * could stand in (ct_points()). */
+		s->sum.min = p[0].ns;
+		s->sum.max = p[n - 1].ns;
 		exact = exact && cycles <= count && min == p[0].ns &&
 			max == p[n - 1].ns;
-		s->sum.min = exact ? min : p[0].ns;
-		s->sum.max = exact ? max : p[n - 1].ns;
 		s->sum.mean = exact ? json_number_value(javg) * (double)unit :
 			      sum / (double)count;
 		for (i = 0; i < n; i++) {

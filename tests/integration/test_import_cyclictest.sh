@@ -84,6 +84,7 @@ check "overflow: the histogram's samples counted, the rest dropped for range" \
 	[ "$(q 'SELECT count || " " || dropped || " " || dropped_range || " " || (dropped_overrun + dropped_race + dropped_lost) FROM summaries')" = "$inhist $((cycles - inhist)) $((cycles - inhist)) 0" ]
 check "overflow: cyclictest's max over every cycle kept as an attribute" \
 	[ "$(q "SELECT value FROM run_attrs WHERE key = 'cyclictest.max_ns'")" -eq "$(jq '.thread[] | .max * 1000' "$F")" ]
+check "overflow: min is still cyclictest's" [ "$(q 'SELECT min FROM summaries')" -eq "$(jq '.thread[] | .min * 1000' "$F")" ]
 check "overflow: summary max inside the histogram" [ "$(q 'SELECT max FROM summaries')" -lt "$(jq '.thread[] | .max * 1000' "$F")" ]
 check "overflow: db check passes" "$IDLELAB" db check --db "$DB"
 "$IDLELAB" report --db "$DB" >"$T_TMP/r.md"
