@@ -147,8 +147,9 @@ static int unit_ns(json_t *doc, const char *path, uint64_t *out)
 	*out = 1000;
 	if (!r)
 		return 0;
-	if (!json_is_integer(r) || json_integer_value(r) < 0)
-		return il_errorf(-EINVAL, "%s: resolution_in_ns is not a non-negative integer", path);
+	if (!json_is_integer(r) || json_integer_value(r) < 0 ||
+	    json_integer_value(r) > 1000000000)
+		return il_errorf(-EINVAL, "%s: resolution_in_ns is not an integer from 0 to 10^9", path);
 	if (json_integer_value(r))
 		*out = (uint64_t)json_integer_value(r);
 	return 0;
@@ -159,6 +160,13 @@ struct ct_point {
 	uint64_t ns;
 	uint64_t n;
 };
+
+static int ct_point_cmp(const void *a, const void *b)
+{
+	const struct ct_point *x = a, *y = b;
+
+	return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
 
 /*
  * One thread's histogram as points, lowest first.  Bucket k holds the
@@ -176,7 +184,7 @@ static int ct_points(json_t *hist, const char *name, uint64_t unit,
 {
 	size_t cap = 2 * json_object_size(hist) + 2;
 	struct ct_point *p = calloc(cap, sizeof(*p));
-	uint64_t k, prev = 0;
+	uint64_t k;
 	const char *key;
 	json_t *v;
 	char *end;
@@ -184,21 +192,28 @@ static int ct_points(json_t *hist, const char *name, uint64_t unit,
 
 	if (!p)
 		return il_errorf(-ENOMEM, "out of memory");
-	/* cyclictest writes its buckets in increasing order. */
 	json_object_foreach(hist, key, v) {
 		json_int_t c = json_integer_value(v);
 
 		k = strtoull(key, &end, 10);
 		if (*end || !*key || !json_is_integer(v) || c < 0 ||
-		    k > (IL_HIST_HIGHEST - unit) / unit || (n && k <= prev)) {
+		    k > (IL_HIST_HIGHEST - unit) / unit) {
 			free(p);
-			return il_errorf(-EINVAL, "thread %s: histogram bucket '%s' is not a count per %" PRIu64 " ns in increasing order",
+			return il_errorf(-EINVAL, "thread %s: histogram bucket '%s' is not a count per %" PRIu64 " ns",
 					 name, key, unit);
 		}
-		prev = k;
 		if (c)
 			p[n++] = (struct ct_point){ k * unit + unit / 2, (uint64_t)c };
 	}
+	/* cyclictest writes them in order, but a JSON object has none. */
+	qsort(p, (size_t)n, sizeof(*p), ct_point_cmp);
+	for (i = 1; i < n; i++)
+		if (p[i].ns == p[i - 1].ns) {
+			k = (p[i].ns - unit / 2) / unit;
+			free(p);
+			return il_errorf(-EINVAL, "thread %s: histogram bucket %" PRIu64 " given twice",
+					 name, k);
+		}
 	/* Split the end buckets (room was reserved above), each where
 	 * cyclictest's extreme lies in it: an overflow puts its max past
 	 * the histogram. */
@@ -372,7 +387,11 @@ int il_import_cyclictest(struct il_store *s, const char *path,
 		}
 		ret = thread_series(th, name, unit, &series[ns], a);
 		if (ret) {
-			il_errorf(ret, "%s: %s", path, il_errmsg());
+			/* il_errorf() must not format from its own buffer. */
+			char why[256];
+
+			snprintf(why, sizeof(why), "%s", il_errmsg());
+			il_errorf(ret, "%s: %s", path, why);
 			goto out;
 		}
 		for (i = 0; i < ns; i++)

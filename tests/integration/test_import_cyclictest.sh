@@ -59,6 +59,11 @@ check "us: mean is cyclictest's avg in ns" awk -v a="$(q 'SELECT mean FROM summa
 	-v b="$(jq '.thread[] | .avg * 1000' "$FIX/us.json")" 'BEGIN { exit !(a - b < 0.5 && b - a < 0.5) }'
 check "us: every cycle counted, none dropped" [ "$(q 'SELECT count || " " || dropped || " " || dropped_range FROM summaries')" = "$(jq -r '.thread[] | "\(.cycles) 0 0"' "$FIX/us.json")" ]
 check "us: db check passes" "$IDLELAB" db check --db "$DB"
+us=$(q 'SELECT min, max, p50, p90, p99, count FROM summaries')
+# A JSON object has no order: keys sorted as text ("100" before "11").
+jq -S . "$FIX/us.json" >"$T_TMP/sorted.json"
+import "$T_TMP/sorted.json" "$DB"
+check "us: buckets in any key order import alike" [ "$(q 'SELECT min, max, p50, p90, p99, count FROM summaries')" = "$us" ]
 
 # --- nanoseconds (-N) ---------------------------------------------------
 DB=$T_TMP/ns.db
