@@ -15,9 +15,14 @@
 #  - timer_wake: --cpus CPU with the idlelab process itself on MAIN
 #    (taskset), --events none so no counter sits on the wake path, and
 #    distance_us 0 (one thread).
-# The order alternates: odd rounds run cyclictest first, even rounds
-# timer_wake first, so a drift of the machine over the run (another job
-# starting, the host's frequency) falls on both alike.  Each round prints
+# A third contender, cyclictest_v, is cyclictest the way the first version
+# of this figure ran it: -a CPU -N -v piped into awk and tail, main thread
+# not moved, so the printing main thread and the pipe compete for the
+# measured CPU.  It is there to show what that did to the figures.
+# The order is balanced: the six rounds of a cycle run the three in each of
+# the six orders, so each runs before each other equally often, and a drift
+# of the machine over the run (another job starting, the host's frequency)
+# falls on all alike.  Each round prints
 # min, p1, p5, p50 and p99 of both (percentile of rank ceil(p/100 * n) over
 # every cycle, cyclictest's overflow counted as above every bucket;
 # timer_wake's from its histogram, within 0.1 %, at the buckets' midpoints);
@@ -26,6 +31,7 @@
 # extreme order statistic: p1 and p5 are the robust low figures.
 #
 # usage: tools/bench-harness-overhead.sh [CPU] [MAIN] [ROUNDS] [SAMPLES] [INTERVAL_US]
+#        (ROUNDS a multiple of 6 keeps the order balanced)
 # needs: make (build/idlelab), rt-tests (cyclictest), jq, sqlite3, util-linux
 #        (taskset), root (SCHED_FIFO, mlockall, PM QoS)
 set -eu
@@ -62,6 +68,12 @@ run_cyclictest() {
 		sort -n | pcts "$cycles" | awk -v m="$(jq '.thread[] | .min' "$tmp/c.json")" '{ $1 = m; print }'
 }
 
+run_cyclictest_v() {
+	cyclictest -m -p95 -i "$intv" -l "$n" -a "$cpu" -t1 -N -v -q --latency=0 2>/dev/null |
+		awk -F: 'NF == 3 && $1 + 0 == 0 { print $3 + 0 }' >"$tmp/v"
+	sort -n "$tmp/v" | awk '{ print $1, 1 }' | pcts "$(wc -l <"$tmp/v")"
+}
+
 run_timer_wake() {
 	rm -f "$tmp/db"*
 	taskset -c "$main" "$idlelab" bench timer_wake --db "$tmp/db" --cpus "$cpu" \
@@ -76,7 +88,14 @@ run_timer_wake() {
 echo "round first tool min_ns p1_ns p5_ns p50_ns p99_ns"
 i=1
 while [ "$i" -le "$rounds" ]; do
-	if [ $((i % 2)) -eq 1 ]; then order="cyclictest timer_wake"; else order="timer_wake cyclictest"; fi
+	case $((i % 6)) in
+	1) order="cyclictest timer_wake cyclictest_v" ;;
+	2) order="timer_wake cyclictest_v cyclictest" ;;
+	3) order="cyclictest_v cyclictest timer_wake" ;;
+	4) order="cyclictest cyclictest_v timer_wake" ;;
+	5) order="timer_wake cyclictest cyclictest_v" ;;
+	0) order="cyclictest_v timer_wake cyclictest" ;;
+	esac
 	first=${order%% *}
 	for tool in $order; do
 		res=$(run_$tool) || { echo "round $i: $tool failed" >&2; exit 1; }
@@ -91,6 +110,7 @@ col=4
 for name in min p1 p5 p50 p99; do
 	c=$(med cyclictest $col)
 	t=$(med timer_wake $col)
-	echo "median_$name cyclictest $c timer_wake $t ratio $(awk -v t="$t" -v c="$c" 'BEGIN { printf "%.3f", t / c }')"
+	v=$(med cyclictest_v $col)
+	echo "median_$name cyclictest $c timer_wake $t cyclictest_v $v ratio_timer_wake/cyclictest $(awk -v t="$t" -v c="$c" 'BEGIN { printf "%.3f", t / c }') ratio_timer_wake/cyclictest_v $(awk -v t="$t" -v c="$v" 'BEGIN { printf "%.3f", t / c }')"
 	col=$((col + 1))
 done
