@@ -27,7 +27,9 @@
 # every cycle, cyclictest's overflow counted as above every bucket;
 # timer_wake's from its histogram, within 0.1 %, at the buckets' midpoints);
 # then, per figure, the median over the rounds of each tool and the ratio
-# timer_wake / cyclictest.  A minimum over a few thousand samples is an
+# timer_wake / cyclictest of those medians, and the median over the rounds
+# of the ratio within each round (paired: the two ran minutes apart at
+# most, so the machine's drift between rounds cancels).  A minimum over a few thousand samples is an
 # extreme order statistic: p1 and p5 are the robust low figures.
 #
 # usage: tools/bench-harness-overhead.sh [CPU] [MAIN] [ROUNDS] [SAMPLES] [INTERVAL_US]
@@ -103,14 +105,20 @@ while [ "$i" -le "$rounds" ]; do
 	done
 	i=$((i + 1))
 done
+# The median of a column of numbers.
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # The median over the rounds of column $2 for tool $1.
-med() { awk -v t="$1" -v c="$2" '$3 == t { print $c }' "$tmp/all" | sort -n |
-	awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+med() { awk -v t="$1" -v c="$2" '$3 == t { print $c }' "$tmp/all" | median; }
+# The median over the rounds of the within-round ratio $1 / $2 of column $3.
+paired() {
+	awk -v a="$1" -v b="$2" -v c="$3" '$3 == a { x[$1] = $c } $3 == b { y[$1] = $c }
+		END { for (r in x) if ((r in y) && y[r] > 0) printf "%.4f\n", x[r] / y[r] }' "$tmp/all" | median | awk '{ printf "%.3f", $1 }'
+}
 col=4
 for name in min p1 p5 p50 p99; do
 	c=$(med cyclictest $col)
 	t=$(med timer_wake $col)
 	v=$(med cyclictest_v $col)
-	echo "median_$name cyclictest $c timer_wake $t cyclictest_v $v ratio_timer_wake/cyclictest $(awk -v t="$t" -v c="$c" 'BEGIN { printf "%.3f", t / c }') ratio_timer_wake/cyclictest_v $(awk -v t="$t" -v c="$v" 'BEGIN { printf "%.3f", t / c }')"
+	echo "median_$name cyclictest $c timer_wake $t cyclictest_v $v ratio_timer_wake/cyclictest $(awk -v t="$t" -v c="$c" 'BEGIN { printf "%.3f", t / c }') ratio_timer_wake/cyclictest_v $(awk -v t="$t" -v c="$v" 'BEGIN { printf "%.3f", t / c }') paired_timer_wake/cyclictest $(paired timer_wake cyclictest $col) paired_cyclictest_v/cyclictest $(paired cyclictest_v cyclictest $col)"
 	col=$((col + 1))
 done
