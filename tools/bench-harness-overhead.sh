@@ -100,7 +100,7 @@ while [ "$i" -le "$rounds" ]; do
 	esac
 	first=${order%% *}
 	for tool in $order; do
-		res=$(run_$tool) || { echo "round $i: $tool failed" >&2; exit 1; }
+		res=$(run_"$tool") || { echo "round $i: $tool failed" >&2; exit 1; }
 		echo "$i $first $tool $res" | tee -a "$tmp/all"
 	done
 	i=$((i + 1))
