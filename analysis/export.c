@@ -9,6 +9,7 @@
  */
 #include "analysis.h"
 #include "csv.h"
+#include "drops.h"
 #include "err.h"
 #include "stats.h"
 #include "store.h"
@@ -24,10 +25,11 @@ static const char runs_sql[] =
 	" r.status, r.status_reason, r.start_ns, r.end_ns, r.tool_version,"
 	" r.git_rev, r.tsc_khz FROM runs r JOIN machines m ON m.uuid = r.machine_uuid"
 	" ORDER BY r.start_ns, r.uuid";
+/* printf format: %s is the drop reasons (drops.h). */
 static const char sums_sql[] =
 	"SELECT s.run_uuid, m.hostname, r.bench, s.metric, s.unit, s.cpu, s.cpu2,"
 	" s.grp, s.count, s.min, s.max, s.mean, s.stddev, s.p50, s.p90, s.p99,"
-	" s.p999, s.p9999, s.dropped, s.early FROM summaries s"
+	" s.p999, s.p9999, s.dropped, s.early, %s FROM summaries s"
 	" JOIN runs r ON r.uuid = s.run_uuid JOIN machines m ON m.uuid = r.machine_uuid"
 	" ORDER BY r.start_ns, s.run_uuid, s.id";
 static const char hist_sql[] =
@@ -122,6 +124,7 @@ int il_export(struct il_store *s, const char *what, enum il_format f, FILE *fp)
 	sqlite3 *db = il_store_db(s);
 	struct out o = { .f = f, .fp = fp };
 	const char *sql, *cols[32];
+	char dcols[200], *sums = NULL;
 	int buckets = 0, ncols, i, rc, ret = 0;
 	sqlite3_stmt *st;
 
@@ -129,8 +132,12 @@ int il_export(struct il_store *s, const char *what, enum il_format f, FILE *fp)
 		return il_errorf(-EINVAL, "export writes csv or json");
 	if (!strcmp(what, "runs"))
 		sql = runs_sql;
-	else if (!strcmp(what, "summaries"))
-		sql = sums_sql;
+	else if (!strcmp(what, "summaries")) {
+		if (asprintf(&sums, sums_sql,
+			     il_drop_cols(s, "s.", dcols, sizeof(dcols))) < 0)
+			return il_errorf(-ENOMEM, "out of memory");
+		sql = sums;
+	}
 	else if (!strcmp(what, "causes"))
 		sql = causes_sql;
 	else if (!strcmp(what, "buckets")) {
@@ -138,7 +145,9 @@ int il_export(struct il_store *s, const char *what, enum il_format f, FILE *fp)
 		buckets = 1;
 	} else
 		return il_errorf(-EINVAL, "unknown --what '%s' (use runs, summaries, buckets or causes)", what);
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	free(sums);
+	if (rc != SQLITE_OK)
 		return il_errorf(-EIO, "export query failed: %s", sqlite3_errmsg(db));
 	ncols = sqlite3_column_count(st) - buckets;
 	for (i = 0; i < ncols && i < 32; i++)

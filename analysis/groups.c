@@ -9,6 +9,7 @@
  */
 #include "groups.h"
 #include "bench.h"
+#include "drops.h"
 #include "err.h"
 #include "filter.h"
 #include "store.h"
@@ -47,7 +48,9 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 		"  AND a.cpu IN (-1, s.cpu) ORDER BY a.cpu DESC LIMIT 1),"
 		" (SELECT a.value FROM run_attrs a WHERE a.run_uuid = r.uuid AND a.key = 'envctl'"
 		"  AND a.cpu = s.cpu LIMIT 1),"
-		" coalesce(CAST(json_extract(r.params, '$.mode') AS TEXT), '')"
+		" coalesce(CAST(json_extract(r.params, '$.mode') AS TEXT), ''), ";
+	/* Then the drop reasons (drops.h), columns 27 to 30. */
+	static const char from[] =
 		" FROM summaries s JOIN runs r ON r.uuid = s.run_uuid"
 		" JOIN machines m ON m.uuid = r.machine_uuid"
 		" LEFT JOIN histograms h ON h.summary_id = s.id"
@@ -56,7 +59,7 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 		" ORDER BY m.hostname, m.uuid, r.bench, s.metric, s.grp, s.cpu, s.cpu2,"
 		" r.start_ns, r.uuid";
 	sqlite3 *db = il_store_db(s);
-	char cond[4096], *sql;
+	char cond[4096], cols[160], *sql;
 	sqlite3_stmt *st;
 	struct il_srow r;
 	int rc, ret;
@@ -64,7 +67,8 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 	ret = il_filter_sql(filter, cond, sizeof(cond));
 	if (ret)
 		return ret;
-	if (asprintf(&sql, "%s%s%s", head, cond, tail) < 0)
+	if (asprintf(&sql, "%s%s%s%s%s", head, il_drop_cols(s, "s.", cols, sizeof(cols)),
+		     from, cond, tail) < 0)
 		return il_errorf(-ENOMEM, "out of memory");
 	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	free(sql);
@@ -101,6 +105,7 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 		}
 		r.sum.dropped = (uint64_t)sqlite3_column_int64(st, 17);
 		r.sum.early = (uint64_t)sqlite3_column_int64(st, 18);
+		il_drop_read(st, 27, &r.sum);
 		r.p50 = opt_i64(st, 19);
 		r.p99 = opt_i64(st, 20);
 		r.p999 = opt_i64(st, 21);

@@ -12,6 +12,7 @@
  */
 #include "analysis.h"
 #include "csv.h"
+#include "drops.h"
 #include "err.h"
 #include "stats.h"
 #include "store.h"
@@ -93,6 +94,7 @@ static void stored_summary(sqlite3_stmt *st, struct il_summary *s)
 	}
 	s->dropped = (uint64_t)sqlite3_column_int64(st, 13);
 	s->early = (uint64_t)sqlite3_column_int64(st, 14);
+	il_drop_read(st, 17, s);
 }
 
 static int add_row(struct rows *rows, sqlite3_stmt *st)
@@ -251,11 +253,50 @@ static void print_md(const struct rows *rows, FILE *out)
 	}
 }
 
+/*
+ * The samples left out of the statistics above, by reason, for the rows
+ * that have any: a figure with many overruns or lost races is one to
+ * question before publishing it.
+ */
+static void print_drops_md(const struct rows *rows, FILE *out)
+{
+	char cpu[32], grp[32], why[160];
+	int i, n = 0;
+
+	for (i = 0; i < rows->n; i++) {
+		const struct row *r = &rows->v[i];
+
+		if (!r->sum.dropped)
+			continue;
+		if (!n++)
+			fprintf(out, "\nDropped samples (not in the figures above; range: beyond the histogram, overrun: missed periods, race: the measured condition was lost, lost: event or record lost):\n\n"
+				"| Machine | Benchmark | Config | Metric | CPU | Targets | Dropped | By reason |\n"
+				"|---|---|---|---|---|---:|---:|---|\n");
+		cpu_label(r, cpu, sizeof(cpu));
+		grp_label(r, grp, sizeof(grp));
+		fprintf(out, "| %s | %s | %s | %s | %s | %s | %" PRIu64 " | %s |\n",
+			r->host, r->bench, r->config, r->metric, cpu, grp,
+			r->sum.dropped, il_drop_text(&r->sum, why, sizeof(why)));
+	}
+}
+
+/* The reasons as CSV fields: empty where not recorded. */
+static void print_drops_csv(const struct il_summary *sum, FILE *out)
+{
+	int i;
+
+	for (i = 0; i < IL_DROP_NREASONS; i++)
+		if (sum->drop_split)
+			fprintf(out, ",%" PRIu64, sum->drop[i]);
+		else
+			fputc(',', out);
+}
+
 static void print_csv(const struct rows *rows, FILE *out)
 {
 	int i;
 
-	fprintf(out, "machine,benchmark,params,metric,unit,cpu,cpu2,targets,runs,nr_samples,min,max,median,avg,stddev,p99,p99_9,dropped,early\n");
+	fprintf(out, "machine,benchmark,params,metric,unit,cpu,cpu2,targets,runs,nr_samples,min,max,median,avg,stddev,p99,p99_9,dropped,early,dropped_range,dropped_overrun,dropped_race,dropped_lost\n");
 	for (i = 0; i < rows->n; i++) {
 		const struct row *r = &rows->v[i];
 
@@ -274,8 +315,25 @@ static void print_csv(const struct rows *rows, FILE *out)
 				il_hist_percentile(r->hist, 99.9));
 		else
 			fprintf(out, ",,,,,,,");
-		fprintf(out, ",%" PRIu64 ",%" PRIu64 "\n", r->sum.dropped, r->sum.early);
+		fprintf(out, ",%" PRIu64 ",%" PRIu64, r->sum.dropped, r->sum.early);
+		print_drops_csv(&r->sum, out);
+		fputc('\n', out);
 	}
+}
+
+/* {"range": n, ...}, or null where the reasons were not recorded. */
+static json_t *drops_json(const struct il_summary *sum)
+{
+	json_t *o;
+	int i;
+
+	if (!sum->drop_split)
+		return json_null();
+	o = json_object();
+	for (i = 0; i < IL_DROP_NREASONS; i++)
+		json_object_set_new(o, il_drop_reason_name(i),
+				    json_integer((json_int_t)sum->drop[i]));
+	return o;
 }
 
 static json_t *rows_json(const struct rows *rows)
@@ -295,6 +353,7 @@ static json_t *rows_json(const struct rows *rows)
 				      "dropped", (json_int_t)r->sum.dropped,
 				      "early", (json_int_t)r->sum.early);
 
+		json_object_set_new(o, "dropped_by_reason", drops_json(&r->sum));
 		if (r->sum.count) {
 			json_object_set_new(o, "min", json_integer((json_int_t)r->sum.min));
 			json_object_set_new(o, "max", json_integer((json_int_t)r->sum.max));
@@ -420,9 +479,9 @@ static void print_not_measured_md(json_t *runs, json_t *cnts, FILE *out)
 
 int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 {
-	static const char sql[] =
+	static const char sql_fmt[] =
 		"SELECT hostname, bench, params, metric, unit, cpu, cpu2, grp, "
-		"count, min, max, mean, stddev, dropped, early, hist, run_uuid "
+		"count, min, max, mean, stddev, dropped, early, hist, run_uuid, %s "
 		"FROM v_report_hist WHERE status IN ('ok', 'interrupted') "
 		"AND (?1 IS NULL OR run_uuid = ?1) AND (?2 IS NULL OR bench = ?2) "
 		"ORDER BY hostname, machine_uuid, bench, params, metric, unit, grp, cpu, cpu2";
@@ -430,9 +489,14 @@ int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 	json_t *runs = NULL, *cnts = NULL, *doc;
 	struct rows rows = { 0 };
 	sqlite3_stmt *st;
+	char cols[200], *sql;
 	int rc, ret = 0;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (asprintf(&sql, sql_fmt, il_drop_cols(s, "", cols, sizeof(cols))) < 0)
+		return il_errorf(-ENOMEM, "out of memory");
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	free(sql);
+	if (rc != SQLITE_OK)
 		return il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
 	sqlite3_bind_text(st, 1, o->run_uuid, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, o->bench, -1, SQLITE_STATIC);
@@ -447,12 +511,14 @@ int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 	switch (o->format) {
 	case IL_FMT_MD:
 		print_md(&rows, out);
+		print_drops_md(&rows, out);
 		print_not_measured_md(runs, cnts, out);
 		break;
 	case IL_FMT_HTML:
 		/* The HTML page (html.c) shows this table preformatted. */
 		fputs("<h2>Results</h2>\n<pre>\n", out);
 		print_md(&rows, out);
+		print_drops_md(&rows, out);
 		print_not_measured_md(runs, cnts, out);
 		fputs("</pre>\n", out);
 		break;

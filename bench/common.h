@@ -69,6 +69,28 @@ static inline uint64_t il_xorshift64s(uint64_t *s)
 }
 
 /**
+ * il_grid_next() - the next target of a periodic schedule, after a wake at
+ * @now for the target *@next: one period on, and while that has passed
+ * already, further periods on the same grid (cyclictest's way), so that a
+ * late wake never shifts the schedule.  A period is @fixed_ns plus, when
+ * @span is not 0, a uniform draw from [0, @span) of @rng (xorshift64*).
+ * Return: the periods skipped, i.e. missed (0 when on time).
+ */
+static inline uint64_t il_grid_next(uint64_t *next, uint64_t now,
+				    uint64_t fixed_ns, uint64_t span,
+				    uint64_t *rng)
+{
+	uint64_t missed = 0;
+
+	*next += fixed_ns + (span ? il_xorshift64s(rng) % span : 0);
+	while (*next <= now) {
+		*next += fixed_ns + (span ? il_xorshift64s(rng) % span : 0);
+		missed++;
+	}
+	return missed;
+}
+
+/**
  * il_futex_wait() - FUTEX_WAIT_PRIVATE on @word while it holds @val, for at
  * most @timeout_ns (relative; 0 = no limit).
  * Return: 0 when woken (possibly spuriously); -EAGAIN if @word != @val on

@@ -296,8 +296,9 @@ static void cw_account(struct cw_state *st, int i,
 		il_series_add(st->wb[i], il_kcyc_ns(s->wbinvd_cycles, khz));
 	if (f & IDLELAB_SAMPLE_OTHER_IRQ) {
 		t->other++;
-		il_series_dropped(st->wake[i]);
-		il_series_dropped(st->intr[i]);
+		/* Another interrupt won the race to wake the CPU. */
+		il_series_drop(st->wake[i], IL_DROP_RACE);
+		il_series_drop(st->intr[i], IL_DROP_RACE);
 		return;
 	}
 	if (s->t_intr && !(f & IDLELAB_SAMPLE_NO_INTR)) {
@@ -321,7 +322,7 @@ static void cw_account(struct cw_state *st, int i,
 			      (f & IDLELAB_SAMPLE_NMI_VALID ? IL_CAUSES_NMI_VALID : 0));
 	if ((f & IDLELAB_SAMPLE_NO_INTR) || !s->t_intr) {
 		t->no_intr++;
-		il_series_dropped(st->intr[i]);
+		il_series_drop(st->intr[i], IL_DROP_LOST);
 	} else if (s->t_intr < s->t_launch) {
 		il_series_early(st->intr[i]);
 	} else {

@@ -18,8 +18,17 @@
  *    where the kernel itself trusts it across CPUs (clocksource tsc), else
  *    from CLOCK_MONOTONIC; the choice is recorded.  A t1 before t0 would be
  *    a clock skew, and is counted as early, never as a sample;
- *  - the waker sleeps (clock_nanosleep) through idle_us rather than spin,
- *    so an SMT sibling pair can let its whole core go idle;
+ *  - the waker sleeps (clock_nanosleep) through most of idle_us rather
+ *    than spin, so an SMT sibling pair can let its whole core go idle, but
+ *    wakes hot_us early and spins: t0 is taken on a waker that is running,
+ *    not one still leaving its own idle state, whose exit would otherwise
+ *    be charged to the sleeper's wake (the least time spun is recorded,
+ *    run attribute waker_hot_min_ns);
+ *  - the sleeper's FUTEX_WAIT is untimed: a timed one arms and cancels an
+ *    hrtimer on the measured CPU on every wait.  It cannot hang: the waker
+ *    ends every path by setting done and waking it;
+ *  - SCHED_FIFO at `priority` for both threads where permitted; what was
+ *    obtained (or the refusal) is recorded per CPU (sched_policy);
  *  - the word, t0 and the sleeper's flags live on the sleeper's NUMA node
  *    (the node is recorded): the sleeper's reads after the wake are local;
  *  - the sleeper announces each sample number before it waits, and the
@@ -28,8 +37,8 @@
  *    sleeper not yet asleep (EAGAIN) is counted as dropped;
  *  - pairs run one after another, never together: pairs may share CPUs,
  *    and concurrent pairs would disturb each other's idle states.
- * Every wait is bounded (IL_WAIT_SLICE_NS), so a stop request or a failed
- * partner is noticed quickly.
+ * Every other wait is bounded (IL_WAIT_SLICE_NS), so a stop request or a
+ * failed partner is noticed quickly.
  */
 #include "bench.h"
 #include "common.h"
@@ -48,6 +57,8 @@
 struct fw_params {
 	uint64_t samples;
 	uint64_t idle_us;
+	uint64_t hot_us;
+	uint64_t priority;
 };
 
 /* Shared by one pair, on the sleeper's node. */
@@ -89,6 +100,14 @@ static const struct il_opt fw_opts[] = {
 	  .offset = offsetof(struct fw_params, idle_us),
 	  .min = 0, .max = 10000000, .def = "500", .unit = "us",
 	  .help = "how long the sleeper is left blocked before each wake, so its CPU can go idle" },
+	{ .name = "hot_us", .type = IL_OPT_U64,
+	  .offset = offsetof(struct fw_params, hot_us),
+	  .min = 0, .max = 1000000, .def = "20", .unit = "us",
+	  .help = "the waker spins at least this long after its own wake before taking t0, so t0 is not taken on a CPU leaving idle" },
+	{ .name = "priority", .type = IL_OPT_U64,
+	  .offset = offsetof(struct fw_params, priority),
+	  .min = 0, .max = 99, .def = "0", .unit = "",
+	  .help = "SCHED_FIFO priority of both threads where permitted (obtained policy recorded); 0 = stay SCHED_OTHER" },
 	IL_OPT_END
 };
 
@@ -118,13 +137,9 @@ static int fw_sleeper(struct fw_state *st, struct fw_pair *pr)
 	for (i = 1; ; i++) {
 		__atomic_store_n(&m->armed, (uint32_t)i, __ATOMIC_RELEASE);
 		for (;;) {
-			struct timespec ts = {
-				.tv_sec = IL_WAIT_SLICE_NS / 1000000000ull,
-				.tv_nsec = IL_WAIT_SLICE_NS % 1000000000ull,
-			};
-
+			/* Untimed: no hrtimer armed on this CPU (see top). */
 			r = syscall(SYS_futex, &m->word, FUTEX_WAIT_PRIVATE,
-				    (uint32_t)(i - 1), &ts, NULL, 0);
+				    (uint32_t)(i - 1), NULL, NULL, 0);
 			/* t1: the first thing after the wait returns. */
 			t1 = il_clock_read(&st->clk);
 			err = r ? errno : 0;
@@ -133,9 +148,8 @@ static int fw_sleeper(struct fw_state *st, struct fw_pair *pr)
 				return 0;
 			if (w != (uint32_t)(i - 1))
 				break;
-			/* Word unchanged: spurious wake, signal or timeout. */
-			if (err && err != EAGAIN && err != EINTR &&
-			    err != ETIMEDOUT)
+			/* Word unchanged: spurious wake or signal. */
+			if (err && err != EAGAIN && err != EINTR)
 				return il_errorf(-err, "FUTEX_WAIT: %s",
 						 strerror(err));
 			/* A waker stopped before its turn never sets done. */
@@ -145,9 +159,9 @@ static int fw_sleeper(struct fw_state *st, struct fw_pair *pr)
 		if (i <= FW_WARMUP)
 			continue;
 		if (err) {
-			/* EAGAIN: released before we slept; ETIMEDOUT or
-			 * EINTR racing the release: t1 is not the wake. */
-			il_series_dropped(pr->s);
+			/* EAGAIN: released before we slept; EINTR racing
+			 * the release: t1 is not the wake. */
+			il_series_drop(pr->s, IL_DROP_RACE);
 			continue;
 		}
 		t0 = __atomic_load_n(&m->t0, __ATOMIC_RELAXED);
@@ -168,7 +182,8 @@ static int fw_waker(struct fw_state *st, struct fw_pair *pr)
 {
 	const struct fw_params *p = st->p;
 	struct fw_shm *m = pr->shm;
-	uint64_t idle_ns = p->idle_us * 1000, i, t0, deadline;
+	uint64_t idle_ns = p->idle_us * 1000, hot_ns = p->hot_us * 1000;
+	uint64_t i, t0, deadline, target, woke, hot_min = UINT64_MAX;
 	uint64_t attempts = 2 * p->samples + FW_WARMUP;
 	int ret = 0;
 
@@ -185,21 +200,33 @@ static int fw_waker(struct fw_state *st, struct fw_pair *pr)
 		if (__atomic_load_n(&m->measured, __ATOMIC_RELAXED) >= p->samples ||
 		    il_stop_requested())
 			break;
-		if (idle_ns) {
-			ret = il_sleep_until(CLOCK_MONOTONIC,
-					     il_now_ns(CLOCK_MONOTONIC) + idle_ns);
+		target = il_now_ns(CLOCK_MONOTONIC) + idle_ns;
+		if (idle_ns > hot_ns) {
+			ret = il_sleep_until(CLOCK_MONOTONIC, target - hot_ns);
 			if (ret) {
 				ret = il_errorf(ret, "clock_nanosleep: %s",
 						strerror(-ret));
 				break;
 			}
 		}
+		/* Hot: spin until the idle time is over, and at least
+		 * hot_us after our own wake, however late it came. */
+		woke = il_now_ns(CLOCK_MONOTONIC);
+		if (woke + hot_ns > target)
+			target = woke + hot_ns;
+		while ((t0 = il_now_ns(CLOCK_MONOTONIC)) < target)
+			il_cpu_relax();
+		if (t0 - woke < hot_min)
+			hot_min = t0 - woke;
 		t0 = il_clock_read(&st->clk);
 		__atomic_store_n(&m->t0, t0, __ATOMIC_RELAXED);
 		__atomic_store_n(&m->word, (uint32_t)i, __ATOMIC_RELEASE);
 		il_futex_wake(&m->word, 1);
 	}
 out:
+	if (hot_min != UINT64_MAX)
+		il_run_attr(st->pool.run, pr->a, "waker_hot_min_ns", "%" PRIu64,
+			    hot_min);
 	/* done before the word moves on, so the sleeper that sees the new
 	 * word also sees done and takes no sample from it. */
 	__atomic_store_n(&m->done, 1, __ATOMIC_RELEASE);
@@ -218,6 +245,16 @@ out:
 	__atomic_add_fetch(&st->turn, 1, __ATOMIC_RELEASE);
 	il_futex_wake(&st->turn, INT_MAX);
 	return ret;
+}
+
+/* On the bound thread, before the gate: the policy is per thread. */
+static int fw_init(struct il_worker *w)
+{
+	struct fw_state *st = w->pool->arg;
+
+	/* Refused (unprivileged) is recorded and does not stop the run. */
+	il_sched_fifo(w->pool->run, w->cpu, (int)st->p->priority);
+	return 0;
 }
 
 static int fw_thread(struct il_worker *w)
@@ -323,7 +360,7 @@ static int fw_setup(struct il_run *run)
 			goto fail;
 		}
 	}
-	ret = il_pool_start(&st->pool, run, st->npairs * 2, st->cpus, NULL,
+	ret = il_pool_start(&st->pool, run, st->npairs * 2, st->cpus, fw_init,
 			    fw_thread, st);
 	if (ret)
 		goto fail;
@@ -340,14 +377,17 @@ static int fw_run(struct il_run *run)
 	return il_pool_run(&st->pool);
 }
 
-/* Each wake waits idle_us plus a few us of futex round trip; pairs in parallel. */
+/* Each wake waits idle_us (or hot_us) plus a few us of futex round trip;
+ * pairs one after another. */
 static uint64_t fw_estimate_ns(const void *params,
 			       const struct il_placement *place)
 {
 	const struct fw_params *p = params;
+	uint64_t npairs = place && place->kind == IL_PLACE_PAIRS &&
+			  place->npairs > 0 ? (uint64_t)place->npairs : 1;
 
-	(void)place;
-	return (p->samples + FW_WARMUP) * (p->idle_us + 20) * 1000ULL;
+	return npairs * (p->samples + FW_WARMUP) *
+	       ((p->idle_us > p->hot_us ? p->idle_us : p->hot_us) + 20) * 1000ULL;
 }
 
 const struct il_bench_ops il_bench_futex_wake = {

@@ -141,8 +141,8 @@ static int gi_cpu(struct il_run *run, struct gi_state *st, int cpu,
 				    il_kcyc_ns(g->len, r.tsc_khz));
 		n++;
 	}
-	for (k = 0; k < r.dropped; k++)
-		il_series_dropped(s);
+	/* The module's buffer was full: those gaps are lost. */
+	il_summary_drop(&s->sum, IL_DROP_LOST, r.dropped);
 	il_run_attr(run, cpu, "loop_period_ns", "%.3f",
 		    r.tsc_khz ? (double)r.loop_period * 1e6 / r.tsc_khz : 0.0);
 	il_run_attr(run, cpu, "loop_period_cycles", "%" PRIu64,

@@ -196,7 +196,7 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 			    !(o->flags & IDLELAB_ROUND_TIMEOUT);
 
 		if (o->flags & IDLELAB_ROUND_TIMEOUT)
-			il_series_dropped(rt);
+			il_series_drop(rt, IL_DROP_LOST);
 		else
 			il_series_add(rt, il_kcyc_ns(o->t_complete - o->t_issue,
 						     r.tsc_khz));
@@ -209,7 +209,7 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 				good = false;
 			if (!a->count || a->cpu != targets[i] ||
 			    a->t < o->t_issue)
-				il_series_dropped(arr[i]);
+				il_series_drop(arr[i], IL_DROP_LOST);
 			else
 				il_series_add(arr[i],
 					      il_kcyc_ns(a->t - o->t_issue,

@@ -22,12 +22,21 @@
  *  - optionally a PM QoS request held on /dev/cpu_dma_latency for the run,
  *    to compare shallow and deep idle;
  *  - a random interval (xorshift per thread, seed recorded) so the wake is
- *    not phase-locked to the tick or another periodic source.
- * When a wake is so late that the next target has already passed, that
- * target is counted as dropped (an overrun) and the schedule restarts from
- * now, rather than firing a burst of immediate, meaningless wakes.  The
- * first few wakes are discarded: they include cold caches and the first
- * touch of the timer's kernel structures.
+ *    not phase-locked to the tick or another periodic source;
+ *  - thread i's interval is interval_us + i * distance_us (cyclictest's
+ *    -d), so threads on CPUs that share a timer or a package can be kept
+ *    from waking in step;
+ *  - the raw buffer is allocated and touched in setup, before mlockall:
+ *    a buffer growing in the loop would be populated under MCL_FUTURE
+ *    inside a sample, and be recorded as wake latency.
+ * When a wake is so late that the next target has already passed, the
+ * schedule keeps its grid, as cyclictest does: the target moves on by
+ * whole intervals until it lies ahead, and every period skipped is a
+ * dropped sample (reason overrun), rather than a burst of immediate,
+ * meaningless wakes or a schedule that silently restarts.  The first few
+ * wakes are discarded: they include cold caches and the first touch of the
+ * timer's kernel structures.  With `--events none` no counter is open on
+ * the measured CPUs (run attribute "counters").
  */
 #include "bench.h"
 #include "common.h"
@@ -45,6 +54,7 @@ struct tw_params {
 	uint64_t duration_ms;
 	uint64_t interval_us;
 	uint64_t interval_max_us;
+	uint64_t distance_us;
 	uint64_t priority;
 	uint64_t pm_qos_us;
 	uint64_t seed;
@@ -72,12 +82,16 @@ static const struct il_opt tw_opts[] = {
 	  .scale = true },
 	{ .name = "interval_us", .type = IL_OPT_U64,
 	  .offset = offsetof(struct tw_params, interval_us),
-	  .min = 1, .max = 10000000, .def = "200", .unit = "us",
-	  .help = "time from one target to the next (the lower bound if interval_max_us is set)" },
+	  .min = 1, .max = 10000000, .def = "1000", .unit = "us",
+	  .help = "time from one target to the next (the lower bound if interval_max_us is set); cyclictest's default" },
 	{ .name = "interval_max_us", .type = IL_OPT_U64,
 	  .offset = offsetof(struct tw_params, interval_max_us),
 	  .min = 0, .max = 10000000, .def = "0", .unit = "us",
 	  .help = "if not 0, each interval is uniformly random in [interval_us, interval_max_us]" },
+	{ .name = "distance_us", .type = IL_OPT_U64,
+	  .offset = offsetof(struct tw_params, distance_us),
+	  .min = 0, .max = 1000000, .def = "0", .unit = "us",
+	  .help = "thread i's interval is interval_us + i * distance_us (cyclictest's -d; 0 as with its -S)" },
 	{ .name = "priority", .type = IL_OPT_U64,
 	  .offset = offsetof(struct tw_params, priority),
 	  .min = 0, .max = 99, .def = "95", .unit = "",
@@ -107,12 +121,14 @@ static int tw_init(struct il_worker *w)
 	return 0;
 }
 
+
 static int tw_thread(struct il_worker *w)
 {
 	struct tw_state *st = w->pool->arg;
 	const struct tw_params *p = st->p;
 	struct il_series *s = st->s[w->idx];
-	uint64_t lo = p->interval_us * 1000, span = 0, rng = 0;
+	uint64_t lo = (p->interval_us + (uint64_t)w->idx * p->distance_us) * 1000;
+	uint64_t span = 0, rng = 0, missed = 0, skipped;
 	uint64_t next, now, end = UINT64_MAX, overruns = 0, k;
 	int ret;
 
@@ -125,6 +141,7 @@ static int tw_thread(struct il_worker *w)
 			rng = 1;	/* xorshift's one fixed point */
 		il_run_attr(w->pool->run, w->cpu, "seed", "%" PRIu64, rng);
 	}
+	il_run_attr(w->pool->run, w->cpu, "interval_ns", "%" PRIu64, lo);
 	now = il_now_ns(CLOCK_MONOTONIC);
 	if (p->duration_ms)
 		end = now + p->duration_ms * 1000000;
@@ -146,19 +163,21 @@ static int tw_thread(struct il_worker *w)
 				il_causes_note(w->pool->run, s, next, now - next);
 			}
 		}
-		next += lo + (span ? il_xorshift64s(&rng) % span : 0);
-		if (next <= now) {
-			/* Overrun: the target already passed; restart the
-			 * schedule from now instead of a burst of wakes. */
+		skipped = il_grid_next(&next, now, lo, span, &rng);
+		if (skipped) {
+			/* Overrun: whole periods passed while we were late. */
 			overruns++;
-			if (k >= TW_WARMUP)
-				il_series_dropped(s);
-			next = now + lo + (span ? il_xorshift64s(&rng) % span : 0);
+			if (k >= TW_WARMUP) {
+				missed += skipped;
+				il_summary_drop(&s->sum, IL_DROP_OVERRUN,
+						skipped);
+			}
 		}
 		if (now >= end)
 			break;
 	}
 	il_run_attr(w->pool->run, w->cpu, "overruns", "%" PRIu64, overruns);
+	il_run_attr(w->pool->run, w->cpu, "missed_periods", "%" PRIu64, missed);
 	return 0;
 }
 
@@ -176,16 +195,24 @@ static void tw_teardown(struct il_run *run)
 	il_bench_state_free(run);
 }
 
-/* samples x the (mean) interval, cut short by duration_ms; CPUs run at once. */
+/* The threads a placement makes, less one: the last thread's index. */
+static uint64_t tw_last_idx(const struct il_placement *place)
+{
+	return place && place->kind == IL_PLACE_CPUS && place->ncpus > 1 ?
+	       (uint64_t)place->ncpus - 1 : 0;
+}
+
+/* samples x the slowest thread's (mean) interval, cut short by
+ * duration_ms; CPUs run at once. */
 static uint64_t tw_estimate_ns(const void *params,
 			       const struct il_placement *place)
 {
 	const struct tw_params *p = params;
 	uint64_t ns;
 
-	(void)place;
 	ns = (p->samples + TW_WARMUP) *
-	     il_range_mean(p->interval_us, p->interval_max_us) * 1000ULL;
+	     (il_range_mean(p->interval_us, p->interval_max_us) +
+	      tw_last_idx(place) * p->distance_us) * 1000ULL;
 	if (p->duration_ms && p->duration_ms * 1000000ULL < ns)
 		ns = p->duration_ms * 1000000ULL;
 	return ns;
@@ -194,12 +221,27 @@ static uint64_t tw_estimate_ns(const void *params,
 static int tw_check(const void *params, const struct il_placement *place)
 {
 	const struct tw_params *p = params;
+	uint64_t last = p->interval_us + tw_last_idx(place) * p->distance_us;
 
-	(void)place;
+	if (last > 10000000)
+		return il_errorf(-EINVAL, "distance_us=%" PRIu64 ": the last thread's interval would be %" PRIu64 " us, above the 10 s interval_us allows",
+				 p->distance_us, last);
 	if (!p->interval_max_us)	/* a fixed interval */
 		return 0;
 	return il_check_not_below("interval_max_us", p->interval_max_us,
 				  "interval_us", p->interval_us);
+}
+
+/* The most samples thread @idx can take: samples, or fewer periods in
+ * duration_ms. */
+static uint64_t tw_max_samples(const struct tw_params *p, int idx)
+{
+	uint64_t lo = (p->interval_us + (uint64_t)idx * p->distance_us) * 1000;
+	uint64_t n = p->samples;
+
+	if (p->duration_ms && p->duration_ms * 1000000 / lo + 1 < n)
+		n = p->duration_ms * 1000000 / lo + 1;
+	return n;
 }
 
 static int tw_setup(struct il_run *run)
@@ -226,6 +268,10 @@ static int tw_setup(struct il_run *run)
 			ret = il_errorf(-ENOMEM, "out of memory for a series");
 			goto fail;
 		}
+		/* Before mlockall, and never in the timed loop. */
+		ret = il_series_reserve(st->s[i], tw_max_samples(p, i));
+		if (ret)
+			goto fail;
 	}
 	if (p->pm_qos_us < IL_PM_QOS_NO_LIMIT_US)
 		st->qos_fd = il_pm_qos_hold(run, p->pm_qos_us);

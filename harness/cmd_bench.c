@@ -58,7 +58,7 @@ int cmd_bench(int argc, char **argv)
 		CLI_CALLBACK('p', "param", &pl, "K=V",
 			     "set a benchmark parameter (see idlelab list)", add_param),
 		CLI_STRING('e', "events", &req.events, "LIST",
-			   "comma-separated counter events (default set if absent)"),
+			   "comma-separated counter events (default set if absent; none: no counters)"),
 		CLI_STRING(0, "counters", &req.backend, "NAME",
 			   "counter backend: pfm (default) or papi"),
 		CLI_STRING('d', "db", &db, "FILE",

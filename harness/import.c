@@ -1,21 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * import.c - `idlelab import` (import.h): cyclictest's JSON histogram into
- * one run, and the seeds' reference figures into reference machines.
+ * import.c - `idlelab import cyclictest` (import.h): cyclictest's JSON
+ * histogram into one run.  The seeds' reference figures are
+ * import_reference.c's.
  *
- * Both are idempotent without any bookkeeping table: a cyclictest run's
- * UUID is a hash of the file's bytes, and reference rows carry fixed UUIDs
- * in their file, so a second import finds them present and adds nothing.
- *
- * Reference rows (machines.is_reference = 1, with their source) hold only
- * what a post published.  A full seed-002-style row (n, min, max, median,
- * mean, stddev) becomes a summary whose percentiles past the median are
- * NULL; the schema wants a histogram for every summary, so it gets a
- * placeholder holding the published min and max once and the median
- * n - 2 times, flagged by the run attribute ref.histogram.  Reports take
- * a reference row's statistics from the summary, never from that
- * histogram.  Lone figures ("65-69 us") become run attributes
- * "published:NAME".
+ * Idempotent without any bookkeeping table: the run's UUID is a hash of
+ * the file's bytes, so a second import finds it present and adds nothing.
  */
 #include "import.h"
 #include "env.h"
@@ -28,15 +18,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <math.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 /* A version-8 (RFC 9562 "custom") UUID from two FNV-1a hashes of @p. */
 static void hash_uuid(const void *p, size_t n, const char *salt, char out[37])
@@ -147,59 +134,185 @@ static void attr(struct attrs *a, int cpu, const char *key, const char *fmt, ...
 	a->v[a->n++].value = v;
 }
 
-static int thread_series(json_t *th, const char *name, struct il_series **out,
-			 struct attrs *a)
+/*
+ * Nanoseconds per unit of cyclictest's figures.  rt-tests writes
+ * "resolution_in_ns" as a flag (0: microseconds, 1: nanoseconds, -N); a
+ * larger value is read as the unit itself, and an absent key (older
+ * rt-tests) means microseconds.
+ */
+static int unit_ns(json_t *doc, const char *path, uint64_t *out)
 {
-	json_t *hist = json_object_get(th, "histogram"), *v;
+	json_t *r = json_object_get(doc, "resolution_in_ns");
+
+	*out = 1000;
+	if (!r)
+		return 0;
+	if (!json_is_integer(r) || json_integer_value(r) < 0 ||
+	    json_integer_value(r) > 1000000000)
+		return il_errorf(-EINVAL, "%s: resolution_in_ns is not an integer from 0 to 10^9", path);
+	if (json_integer_value(r))
+		*out = (uint64_t)json_integer_value(r);
+	return 0;
+}
+
+/* One value of the imported histogram and how many samples it holds. */
+struct ct_point {
+	uint64_t ns;
+	uint64_t n;
+};
+
+static int ct_point_cmp(const void *a, const void *b)
+{
+	const struct ct_point *x = a, *y = b;
+
+	return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+/*
+ * One thread's histogram as points, lowest first.  Bucket k holds the
+ * samples in [k, k + 1) units, so its count is placed at the midpoint,
+ * k * unit + unit / 2: at the lower edge every percentile would come out
+ * half a unit low (0.5 us, 4 % at 13 us).  cyclictest's min and max are
+ * sample values (truncated to the unit, so inside the end buckets); when
+ * @ends is set, one sample of each end bucket that holds one is placed
+ * there instead, so the summary can keep them exactly and still lie in
+ * the histogram.
+ */
+static int ct_points(json_t *hist, const char *name, uint64_t unit,
+		     bool ends, uint64_t min, uint64_t max,
+		     struct ct_point **out, int *nout)
+{
+	size_t cap = 2 * json_object_size(hist) + 2;
+	struct ct_point *p = calloc(cap, sizeof(*p));
+	uint64_t k;
+	const char *key;
+	json_t *v;
+	char *end;
+	int n = 0, i, j;
+
+	if (!p)
+		return il_errorf(-ENOMEM, "out of memory");
+	json_object_foreach(hist, key, v) {
+		json_int_t c = json_integer_value(v);
+
+		k = strtoull(key, &end, 10);
+		if (*end || !*key || !json_is_integer(v) || c < 0 ||
+		    k > (IL_HIST_HIGHEST - unit) / unit) {
+			free(p);
+			return il_errorf(-EINVAL, "thread %s: histogram bucket '%s' is not a count per %" PRIu64 " ns",
+					 name, key, unit);
+		}
+		if (c)
+			p[n++] = (struct ct_point){ k * unit + unit / 2, (uint64_t)c };
+	}
+	/* cyclictest writes them in order, but a JSON object has none. */
+	qsort(p, (size_t)n, sizeof(*p), ct_point_cmp);
+	for (i = 1; i < n; i++)
+		if (p[i].ns == p[i - 1].ns) {
+			k = (p[i].ns - unit / 2) / unit;
+			free(p);
+			return il_errorf(-EINVAL, "thread %s: histogram bucket %" PRIu64 " given twice",
+					 name, k);
+		}
+	/* Split the end buckets (room was reserved above), each where
+	 * cyclictest's extreme lies in it: an overflow puts its max past
+	 * the histogram. */
+	if (ends && n && min / unit == (p[0].ns - unit / 2) / unit) {
+		memmove(p + 1, p, (size_t)n * sizeof(*p));
+		p[0] = (struct ct_point){ min, 1 };
+		p[1].n--;
+		n++;
+	}
+	if (ends && n > 1 && p[n - 1].n &&
+	    max / unit == (p[n - 1].ns - unit / 2) / unit) {
+		p[n] = (struct ct_point){ max, 1 };
+		p[n - 1].n--;
+		n++;
+	}
+	/* A one-sample end bucket is now empty: drop it. */
+	for (i = j = 0; i < n; i++)
+		if (p[i].n)
+			p[j++] = p[i];
+	n = j;
+	*out = p;
+	*nout = n;
+	return 0;
+}
+
+/*
+ * One thread's series.  With every cycle inside the histogram, the
+ * summary's min, max and mean are cyclictest's own (the histogram's
+ * midpoints would only approximate them); with an overflow, cyclictest's
+ * max and avg describe samples whose values were not kept, so the
+ * summary's max and mean are those of the histogram's samples (its min is
+ * still cyclictest's), the overflow counts as dropped (out of range), and
+ * cyclictest's figures stay run attributes.
+ */
+static int thread_series(json_t *th, const char *name, uint64_t unit,
+			 struct il_series **out, struct attrs *a)
+{
+	json_t *hist = json_object_get(th, "histogram");
 	json_t *cpu = json_object_get(th, "cpu");
+	json_t *javg = json_object_get(th, "avg");
 	uint64_t cycles = (uint64_t)json_integer_value(json_object_get(th, "cycles"));
-	struct il_series *s;
-	const char *k;
-	double sum = 0, m2 = 0;
+	json_int_t jmin = json_integer_value(json_object_get(th, "min"));
+	json_int_t jmax = json_integer_value(json_object_get(th, "max"));
+	uint64_t min = (uint64_t)jmin * unit, max = (uint64_t)jmax * unit;
 	int c = json_is_integer(cpu) ? (int)json_integer_value(cpu) : -1;
+	struct ct_point *p = NULL;
+	struct il_series *s;
+	double sum = 0, m2 = 0;
+	uint64_t count = 0;
+	bool exact;
+	int n = 0, i, ret;
 
 	if (!json_is_object(hist) || !json_object_size(hist))
 		return il_errorf(-EINVAL, "thread %s has no histogram (run cyclictest with -h/--histogram)", name);
+	exact = jmin >= 0 && jmax >= jmin && json_is_number(javg) &&
+		(uint64_t)jmax <= IL_HIST_HIGHEST / unit;
+	ret = ct_points(hist, name, unit, exact, min, max, &p, &n);
+	if (ret)
+		return ret;
 	s = il_series_new("wake_latency", "ns", c, -1, -1, false, false);
-	if (!s)
+	if (!s) {
+		free(p);
 		return il_errorf(-ENOMEM, "out of memory");
-	json_object_foreach(hist, k, v) {
-		char *end;
-		unsigned long long us = strtoull(k, &end, 10);
-		json_int_t n = json_integer_value(v);
-		uint64_t ns = us * 1000;
-
-		if (*end || !*k || !json_is_integer(v) || n < 0 || ns > IL_HIST_HIGHEST) {
-			il_series_free(s);
-			return il_errorf(-EINVAL, "thread %s: histogram bucket '%s' is not a count per microsecond", name, k);
-		}
-		if (!n)
-			continue;
-		il_hist_record_n(s->hist, ns, (uint64_t)n);
-		if (!s->sum.count || ns < s->sum.min)
-			s->sum.min = ns;
-		if (ns > s->sum.max)
-			s->sum.max = ns;
-		s->sum.count += (uint64_t)n;
-		sum += (double)ns * (double)n;
 	}
-	if (s->sum.count) {
-		s->sum.mean = sum / (double)s->sum.count;
-		json_object_foreach(hist, k, v) {
-			double d = strtod(k, NULL) * 1000 - s->sum.mean;
+	for (i = 0; i < n; i++) {
+		if (!p[i].n)
+			continue;
+		il_hist_record_n(s->hist, p[i].ns, p[i].n);
+		count += p[i].n;
+		sum += (double)p[i].ns * (double)p[i].n;
+	}
+	s->sum.count = count;
+	/* Overflow: past the histogram, value unknown. */
+	il_summary_drop(&s->sum, IL_DROP_RANGE,
+			cycles > count ? cycles - count : 0);
+	if (count) {
+		/* The end points are cyclictest's min and max where they
+		 * could stand in (ct_points()). */
+		s->sum.min = p[0].ns;
+		s->sum.max = p[n - 1].ns;
+		exact = exact && cycles <= count && min == p[0].ns &&
+			max == p[n - 1].ns;
+		s->sum.mean = exact ? json_number_value(javg) * (double)unit :
+			      sum / (double)count;
+		for (i = 0; i < n; i++) {
+			double d = (double)p[i].ns - s->sum.mean;
 
-			m2 += d * d * (double)json_integer_value(v);
+			m2 += d * d * (double)p[i].n;
 		}
 		s->sum.m2 = m2;
 	}
-	/* cyclictest's overflow: samples past the histogram, value unknown. */
-	s->sum.dropped = cycles > s->sum.count ? cycles - s->sum.count : 0;
+	free(p);
 	attr(a, c, "cyclictest.thread", "%s", name);
 	attr(a, c, "cyclictest.cycles", "%" PRIu64, cycles);
 	attr(a, c, "cyclictest.overflows", "%" PRIu64, s->sum.dropped);
-	attr(a, c, "cyclictest.min_us", "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(th, "min")));
-	attr(a, c, "cyclictest.max_us", "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(th, "max")));
-	attr(a, c, "cyclictest.avg_us", "%.2f", json_number_value(json_object_get(th, "avg")));
+	attr(a, c, "cyclictest.unit_ns", "%" PRIu64, unit);
+	attr(a, c, "cyclictest.min_ns", "%" PRIu64, min);
+	attr(a, c, "cyclictest.max_ns", "%" PRIu64, max);
+	attr(a, c, "cyclictest.avg_ns", "%.2f", json_number_value(javg) * (double)unit);
 	*out = s;
 	return 0;
 }
@@ -235,6 +348,7 @@ int il_import_cyclictest(struct il_store *s, const char *path,
 	char *buf = NULL, *params_s = NULL, version[128];
 	const char *name;
 	json_error_t jerr;
+	uint64_t unit;
 	size_t len = 0;
 	int ns = 0, i, ret;
 
@@ -255,6 +369,9 @@ int il_import_cyclictest(struct il_store *s, const char *path,
 		ret = il_errorf(-EINVAL, "%s: no \"thread\" object: not cyclictest --json output", path);
 		goto out;
 	}
+	ret = unit_ns(doc, path, &unit);
+	if (ret)
+		goto out;
 	ret = il_store_has_run(s, run_uuid);
 	if (ret < 0)
 		goto out;
@@ -268,9 +385,13 @@ int il_import_cyclictest(struct il_store *s, const char *path,
 			ret = il_errorf(-EINVAL, "%s: more than 256 threads", path);
 			goto out;
 		}
-		ret = thread_series(th, name, &series[ns], a);
+		ret = thread_series(th, name, unit, &series[ns], a);
 		if (ret) {
-			il_errorf(ret, "%s: %s", path, il_errmsg());
+			/* il_errorf() must not format from its own buffer. */
+			char why[256];
+
+			snprintf(why, sizeof(why), "%s", il_errmsg());
+			il_errorf(ret, "%s: %s", path, why);
 			goto out;
 		}
 		for (i = 0; i < ns; i++)
@@ -316,7 +437,7 @@ int il_import_cyclictest(struct il_store *s, const char *path,
 	r.series = series;
 	attr(a, -1, "wake_source", "timer");
 	attr(a, -1, "import.source", "%s", path);
-	attr(a, -1, "import.note", "cyclictest whole microseconds (truncated) x 1000; overflows counted as dropped");
+	attr(a, -1, "import.note", "each cyclictest bucket [k, k+1) units placed at its midpoint; min, max and mean are cyclictest's own when no cycle overflowed the histogram; overflows counted as dropped (range)");
 	r.nattrs = a->n;
 	r.attrs = a->v;
 	ret = il_store_save_run(s, &r);
@@ -330,209 +451,5 @@ out:
 	json_decref(doc);
 	free(params_s);
 	free(buf);
-	return ret;
-}
-
-/* ---- reference figures -------------------------------------------- */
-
-/*
- * What one reference run owns until it is stored: the records handed to
- * il_store_save_run(), the attribute keys built here and the placeholder
- * histograms.
- */
-struct ref_rec {
-	struct il_run_attr *attrs;
-	int nattrs;
-	char (*keys)[128];	/* "published:NAME", one per figure */
-	struct il_published_series *pub;
-	struct il_hist **hists;
-	int npub;
-};
-
-static void ref_rec_free(struct ref_rec *rr)
-{
-	while (rr->npub > 0)
-		il_hist_free(rr->hists[--rr->npub]);
-	free(rr->keys);
-	free(rr->attrs);
-	free(rr->pub);
-	free(rr->hists);
-}
-
-/* @key must outlive the record: the document's, or rr->keys. */
-static int ref_attr(struct ref_rec *rr, const char *key, const char *val)
-{
-	struct il_run_attr *na;
-
-	na = realloc(rr->attrs, (size_t)(rr->nattrs + 1) * sizeof(*na));
-	if (!na)
-		return il_errorf(-ENOMEM, "out of memory");
-	rr->attrs = na;
-	na[rr->nattrs++] = (struct il_run_attr){ .cpu = -1, .key = key,
-						 .value = val };
-	return 0;
-}
-
-static int ref_series(struct ref_rec *rr, const char *run, json_t *se)
-{
-	json_int_t n = json_integer_value(json_object_get(se, "count"));
-	json_int_t mn = json_integer_value(json_object_get(se, "min"));
-	json_int_t mx = json_integer_value(json_object_get(se, "max"));
-	json_int_t med = json_integer_value(json_object_get(se, "median"));
-	const char *metric = json_string_value(json_object_get(se, "metric"));
-	const char *unit = json_string_value(json_object_get(se, "unit"));
-	json_t *sd = json_object_get(se, "stddev");
-	struct il_published_series *np, *p;
-	struct il_hist **nh, *h;
-
-	if (!metric || !unit || n < 3 || mn < 0 || mx < mn || med < mn || med > mx ||
-	    !json_is_number(json_object_get(se, "mean")))
-		return il_errorf(-EINVAL, "run %s: a series needs metric, unit, count >= 3, min <= median <= max and mean", run);
-	np = realloc(rr->pub, (size_t)(rr->npub + 1) * sizeof(*np));
-	if (np)
-		rr->pub = np;
-	nh = np ? realloc(rr->hists, (size_t)(rr->npub + 1) * sizeof(*nh)) : NULL;
-	if (nh)
-		rr->hists = nh;
-	h = nh ? il_hist_new() : NULL;
-	if (!h)
-		return il_errorf(-ENOMEM, "out of memory");
-	/* The placeholder histogram: published points only (see the top). */
-	il_hist_record_n(h, (uint64_t)mn, 1);
-	il_hist_record_n(h, (uint64_t)med, (uint64_t)n - 2);
-	il_hist_record_n(h, (uint64_t)mx, 1);
-	rr->hists[rr->npub] = h;
-	p = &rr->pub[rr->npub++];
-	*p = (struct il_published_series){
-		.metric = metric, .unit = unit,
-		.count = (uint64_t)n, .min = (uint64_t)mn, .max = (uint64_t)mx,
-		.median = (uint64_t)med,
-		.mean = json_number_value(json_object_get(se, "mean")),
-		.stddev = json_is_number(sd) ? json_number_value(sd) : NAN,
-		.hist = h,
-	};
-	return 0;
-}
-
-static int ref_run(struct il_store *s, json_t *run, const char *path, int *nruns)
-{
-	const char *uuid = json_string_value(json_object_get(run, "uuid"));
-	const char *mach = json_string_value(json_object_get(run, "machine"));
-	const char *bench = json_string_value(json_object_get(run, "bench"));
-	json_t *params = json_object_get(run, "params"), *v, *series, *figures;
-	struct il_run_rec r = { .plan_index = -1 };
-	struct ref_rec rr = { 0 };
-	const char *k;
-	size_t i, nfig;
-	char *ps;
-	int ret;
-
-	if (!uuid || !il_uuid_valid(uuid) || !mach || !bench ||
-	    strlen(mach) >= sizeof(r.machine_uuid))
-		return il_errorf(-EINVAL, "%s: a run needs uuid, machine and bench", path);
-	ret = il_store_has_run(s, uuid);
-	if (ret)
-		return ret < 0 ? ret : 0;	/* already there: nothing below it is added */
-	figures = json_object_get(run, "figures");
-	rr.keys = calloc(json_object_size(figures) + 1, sizeof(*rr.keys));
-	if (!rr.keys)
-		return il_errorf(-ENOMEM, "out of memory");
-	json_object_foreach(json_object_get(run, "attrs"), k, v)
-		if (!ret && json_is_string(v))
-			ret = ref_attr(&rr, k, json_string_value(v));
-	nfig = 0;
-	json_object_foreach(figures, k, v) {
-		if (ret || !json_is_string(v))
-			continue;
-		snprintf(rr.keys[nfig], sizeof(rr.keys[nfig]), "published:%s", k);
-		ret = ref_attr(&rr, rr.keys[nfig++], json_string_value(v));
-	}
-	series = json_object_get(run, "series");
-	json_array_foreach(series, i, v)
-		if (!ret)
-			ret = ref_series(&rr, uuid, v);
-	if (!ret && json_array_size(series))
-		ret = ref_attr(&rr, "ref.histogram",
-			       "placeholder: published min, median and max only; percentiles past the median were not published");
-	ps = ret ? NULL : json_dumps(json_is_object(params) ? params : json_object(),
-				     JSON_COMPACT | JSON_SORT_KEYS);
-	if (!ret) {
-		snprintf(r.uuid, sizeof(r.uuid), "%s", uuid);
-		snprintf(r.machine_uuid, sizeof(r.machine_uuid), "%s", mach);
-		r.bench = bench;
-		r.params_json = ps ? ps : "{}";
-		r.placement = "published";
-		r.status = "ok";
-		r.tool_version = "reference";
-		r.cmdline = path;
-		r.nattrs = rr.nattrs;
-		r.attrs = rr.attrs;
-		r.npublished = rr.npub;
-		r.published = rr.pub;
-		ret = il_store_save_run(s, &r);
-		if (ret) {
-			/* il_errorf() must not format from its own buffer. */
-			char why[256];
-
-			snprintf(why, sizeof(why), "%s", il_errmsg());
-			ret = il_errorf(ret, "%s: run %s: %s", path, uuid, why);
-		} else {
-			(*nruns)++;
-		}
-	}
-	free(ps);
-	ref_rec_free(&rr);
-	return ret;
-}
-
-int il_import_reference(struct il_store *s, const char *path, int *nruns)
-{
-	json_t *doc, *v;
-	json_error_t jerr;
-	size_t i;
-	int ret = 0;
-
-	*nruns = 0;
-	doc = json_load_file(path, 0, &jerr);
-	if (!doc) {
-		if (access(path, R_OK))
-			return il_errorf(-ENOENT, "%s: %s", path, strerror(errno));
-		return il_errorf(-EINVAL, "%s:%d: not JSON: %s", path, jerr.line, jerr.text);
-	}
-	if (strcmp(json_string_value(json_object_get(doc, "format")) ?: "", "idlelab-reference/1")) {
-		json_decref(doc);
-		return il_errorf(-EINVAL, "%s: not an idlelab reference file (format must be \"idlelab-reference/1\")", path);
-	}
-	ret = il_store_begin(s);
-	if (ret) {
-		json_decref(doc);
-		return ret;
-	}
-	json_array_foreach(json_object_get(doc, "machines"), i, v) {
-		const char *uuid = json_string_value(json_object_get(v, "uuid"));
-		const char *host = json_string_value(json_object_get(v, "hostname"));
-		const char *src = json_string_value(json_object_get(v, "source"));
-		char *fp;
-
-		if (ret)
-			break;
-		if (!uuid || !il_uuid_valid(uuid) || !host || !src) {
-			ret = il_errorf(-EINVAL, "%s: a machine needs uuid, hostname and source", path);
-			break;
-		}
-		fp = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-		ret = il_store_put_reference_machine(s, uuid, host, fp, src);
-		free(fp);
-	}
-	json_array_foreach(json_object_get(doc, "runs"), i, v)
-		if (!ret)
-			ret = ref_run(s, v, path, nruns);
-	if (ret) {
-		il_store_end(s, false);
-		*nruns = 0;
-	} else {
-		ret = il_store_end(s, true);
-	}
-	json_decref(doc);
 	return ret;
 }

@@ -23,12 +23,17 @@ struct il_store;
  *        so importing one file twice stores it once.
  * @already: set when the run was already in the dataset.
  *
- * cyclictest counts whole microseconds (truncated) and its histogram has
- * one bucket per microsecond; a bucket k is stored as k * 1000 ns, so the
- * stored min, max and mean are exactly cyclictest's.  Samples beyond the
- * histogram (its overflow) have no value: they are counted as dropped,
- * and cyclictest's own min/max/avg over every cycle are kept as run
- * attributes (cyclictest.min_us, .max_us, .avg_us, .cycles, .overflows).
+ * cyclictest counts whole units, truncated: microseconds, or nanoseconds
+ * with -N, which its JSON says as resolution_in_ns (0 or 1).  Its
+ * histogram has one bucket per unit, bucket k holding [k, k + 1) units,
+ * so each bucket's count is stored at its midpoint, (k + 1/2) units in ns;
+ * one sample of each end bucket sits at cyclictest's exact min and max
+ * instead, and the summary's min, max and mean are cyclictest's own.
+ * Samples beyond the histogram (its overflow) have no value: they are
+ * counted as dropped (reason range), and then the summary is that of the
+ * histogram's samples while cyclictest's figures over every cycle are run
+ * attributes (cyclictest.min_ns, .max_ns, .avg_ns, .unit_ns, .cycles,
+ * .overflows).
  *
  * Return: 0; -EINVAL (with the reason) for a file that is not cyclictest
  * JSON or has no histogram (run cyclictest with -h/--histogram).

@@ -84,7 +84,13 @@ int il_run_prepare(struct il_topo *topo, const struct il_run_request *req,
 	n = il_place_cpus(&run->place, cpus, IL_MAX_CPUS);
 	if (n < 0)
 		return n;
-	return il_counters_open(counters, req->backend, req->events, cpus, n);
+	if (req->events && !strcmp(req->events, IL_EVENTS_NONE))
+		ret = il_run_attr(run, -1, "counters", "off (events: none)");
+	else
+		ret = il_counters_open(counters, req->backend, req->events,
+				       cpus, n) ?:
+		      il_run_attr(run, -1, "counters", "on");
+	return ret == -ENOMEM ? il_errorf(ret, "out of memory") : ret;
 }
 
 static char *placement_json(const struct il_placement *p)

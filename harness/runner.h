@@ -20,6 +20,14 @@
 #include "counters.h"
 #include "store.h"
 
+/*
+ * The event list that opens no counters at all, so nothing of ours sits on
+ * a measured CPU's wake path (a perf event's context switch hooks, a
+ * multiplexing timer).  Whether counters were on is the run attribute
+ * "counters": "on", or "off (events: none)".
+ */
+#define IL_EVENTS_NONE	"none"
+
 struct il_run_request {
 	const struct il_bench_ops *ops;
 	const char *cpus;		/* NULL: the benchmark's default */
@@ -40,7 +48,8 @@ struct il_run_request {
 	const char *params_json;
 	int nparams;
 	const char *const *params;	/* "key=value" */
-	const char *events;		/* NULL: the default set */
+	const char *events;		/* NULL: the default set; "none"
+					 * (IL_EVENTS_NONE): no counters */
 	const char *backend;		/* "pfm" (NULL) or "papi" */
 	bool keep_raw;
 	/* --causes: capture trace events and attribute outliers (causes.h);

@@ -3,7 +3,10 @@
  * series.c - sample sink of one metric: exact summary + histogram + raw.
  */
 #include "series.h"
+#include "err.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +48,29 @@ void il_series_free(struct il_series *s)
 	free(s);
 }
 
+int il_series_reserve(struct il_series *s, uint64_t nsamples)
+{
+	size_t words = s->raw_layout == IL_RAW_TIMED ? 2 : 1;
+	uint64_t n = nsamples < s->raw_limit ? nsamples : s->raw_limit;
+	size_t cap;
+	uint64_t *p;
+
+	if (!s->keep_raw || n > SIZE_MAX / (words * sizeof(*p)))
+		return s->keep_raw ? il_errorf(-ENOMEM, "%" PRIu64 " raw samples do not fit in memory", n) : 0;
+	cap = (size_t)n * words;
+	if (cap <= s->raw_cap)
+		return 0;
+	p = realloc(s->raw, cap * sizeof(*p));
+	if (!p)
+		return il_errorf(-ENOMEM, "out of memory for %" PRIu64 " raw samples of %s",
+				 n, s->metric);
+	/* Touch every page now, not in the timed loop. */
+	memset(p + s->raw_len, 0, (cap - s->raw_len) * sizeof(*p));
+	s->raw = p;
+	s->raw_cap = cap;
+	return 0;
+}
+
 static void raw_push(struct il_series *s, const uint64_t *w, size_t n)
 {
 	if (s->raw_len / n >= s->raw_limit) {
@@ -69,7 +95,7 @@ static void raw_push(struct il_series *s, const uint64_t *w, size_t n)
 void il_series_add(struct il_series *s, uint64_t v)
 {
 	if (il_hist_record(s->hist, v) < 0) {
-		s->sum.dropped++;
+		il_series_drop(s, IL_DROP_RANGE);
 		return;
 	}
 	il_summary_add(&s->sum, v);
@@ -82,7 +108,7 @@ void il_series_add_timed(struct il_series *s, uint64_t t_ns, uint64_t v)
 	uint64_t w[2] = { t_ns, v };
 
 	if (il_hist_record(s->hist, v) < 0) {
-		s->sum.dropped++;
+		il_series_drop(s, IL_DROP_RANGE);
 		return;
 	}
 	il_summary_add(&s->sum, v);

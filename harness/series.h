@@ -55,11 +55,33 @@ struct il_series *il_series_new(const char *metric, const char *unit,
 				bool timed, bool keep_raw);
 void il_series_free(struct il_series *s);
 
+/**
+ * il_series_reserve() - room for @nsamples raw samples (at most raw_limit),
+ * allocated and touched now, so that a benchmark's timed loop never
+ * reallocates: under mlockall(MCL_FUTURE) a growing buffer is populated
+ * page by page inside whatever sample is being taken.  Nothing to do for a
+ * series that keeps no raw samples.
+ * Return: 0, or -ENOMEM (with a message).
+ */
+int il_series_reserve(struct il_series *s, uint64_t nsamples);
 /** il_series_add() - one sample: summary, histogram, raw. Hot path. */
 void il_series_add(struct il_series *s, uint64_t v);
 /** il_series_add_timed() - one sample with its time since run start. */
 void il_series_add_timed(struct il_series *s, uint64_t t_ns, uint64_t v);
 static inline void il_series_early(struct il_series *s) { s->sum.early++; }
-static inline void il_series_dropped(struct il_series *s) { s->sum.dropped++; }
+/** il_series_drop() - one sample not taken, for @why (stats.h). */
+static inline void il_series_drop(struct il_series *s, enum il_drop_reason why)
+{
+	il_summary_drop(&s->sum, why, 1);
+}
+/*
+ * il_series_dropped() - the call before drops had reasons: a sample whose
+ * measured condition did not hold (IL_DROP_RACE), which is what every
+ * caller of it meant.  New code names its reason with il_series_drop().
+ */
+static inline void il_series_dropped(struct il_series *s)
+{
+	il_series_drop(s, IL_DROP_RACE);
+}
 
 #endif

@@ -393,6 +393,22 @@ void il_summary_init(struct il_summary *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->min = UINT64_MAX;
+	s->drop_split = true;
+}
+
+const char *il_drop_reason_name(enum il_drop_reason r)
+{
+	switch (r) {
+	case IL_DROP_RANGE:
+		return "range";
+	case IL_DROP_OVERRUN:
+		return "overrun";
+	case IL_DROP_RACE:
+		return "race";
+	case IL_DROP_LOST:
+		return "lost";
+	}
+	return NULL;
 }
 
 /*
@@ -420,8 +436,12 @@ void il_summary_add(struct il_summary *s, uint64_t v)
 void il_summary_merge(struct il_summary *dst, const struct il_summary *src)
 {
 	double na, nb, n, d;
+	int i;
 
 	dst->dropped += src->dropped;
+	for (i = 0; i < IL_DROP_NREASONS; i++)
+		dst->drop[i] += src->drop[i];
+	dst->drop_split = dst->drop_split && src->drop_split;
 	dst->early += src->early;
 	if (!src->count)
 		return;

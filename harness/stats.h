@@ -11,13 +11,15 @@
  *
  * Values are unsigned 64-bit integers; for latencies they are nanoseconds.
  * Values above IL_HIST_HIGHEST are not recorded and are counted as dropped
- * in the summary by the caller (il_hist_record() returns -ERANGE).
+ * (IL_DROP_RANGE) in the summary by the caller (il_hist_record() returns
+ * -ERANGE).
  *
  * Errors follow err.h.
  */
 #ifndef IDLELAB_STATS_H
 #define IDLELAB_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -85,10 +87,40 @@ int il_hist_encode(const struct il_hist *h, uint8_t **buf, size_t *len);
 int il_hist_decode(const uint8_t *buf, size_t len, struct il_hist **out);
 
 /*
+ * Why a sample was not taken.  Each is counted on its own, so a report can
+ * tell a histogram too small (range) from a schedule that fell behind
+ * (overrun) and from a measurement whose precondition did not hold.
+ */
+enum il_drop_reason {
+	IL_DROP_RANGE,		/* the value is beyond what is recorded:
+				 * above IL_HIST_HIGHEST, past an imported
+				 * histogram's last bucket */
+	IL_DROP_OVERRUN,	/* a periodic target had passed before it
+				 * could be waited for: one per missed
+				 * period */
+	IL_DROP_RACE,		/* the measured condition was lost to a
+				 * race: the sleeper not yet asleep, a target
+				 * descheduled, another interrupt first */
+	IL_DROP_LOST,		/* the event or its record was lost: not
+				 * acknowledged in time, a buffer full */
+};
+#define IL_DROP_NREASONS	4
+
+/**
+ * il_drop_reason_name() - "range", "overrun", "race", "lost": the reason's
+ * name in reports and the suffix of its summaries column (dropped_NAME);
+ * NULL outside the enum.
+ */
+const char *il_drop_reason_name(enum il_drop_reason r);
+
+/*
  * Exact running summary: count, min, max, mean and the sum of squared
  * deviations by Welford's method, so the stddev is stable for long runs.
  * dropped and early are counted by the caller: samples that could not be
- * recorded (out of range, lost) and wakes before their launch time.
+ * recorded (dropped, the total of drop[] by reason) and wakes before
+ * their launch time.  drop_split is false for a summary read from a
+ * database older than schema 4, which kept only the total, and for any
+ * merge with one.
  */
 struct il_summary {
 	uint64_t count;
@@ -97,8 +129,18 @@ struct il_summary {
 	double mean;
 	double m2;
 	uint64_t dropped;
+	uint64_t drop[IL_DROP_NREASONS];
+	bool drop_split;
 	uint64_t early;
 };
+
+/** il_summary_drop() - count @n samples not taken, for @why. */
+static inline void il_summary_drop(struct il_summary *s,
+				   enum il_drop_reason why, uint64_t n)
+{
+	s->dropped += n;
+	s->drop[why] += n;
+}
 
 void il_summary_init(struct il_summary *s);
 void il_summary_add(struct il_summary *s, uint64_t v);

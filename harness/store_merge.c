@@ -63,6 +63,18 @@ static int count(sqlite3 *db, const char *sql)
 	return n;
 }
 
+/*
+ * The summaries' drop reasons, as the input has them: an input older than
+ * schema 4 (migration 004_drop_reasons) has only the total, and its rows
+ * keep their reasons unknown, as that migration leaves them.
+ */
+static const char drops_v4[] =
+	"dropped_range, dropped_overrun, dropped_race, dropped_lost";
+static const char drops_old[] =
+	"CASE WHEN dropped = 0 THEN 0 END, CASE WHEN dropped = 0 THEN 0 END,"
+	" CASE WHEN dropped = 0 THEN 0 END, CASE WHEN dropped = 0 THEN 0 END";
+
+/* printf format: %s is the input's drop-reason columns. */
 static const char copy_sql[] =
 	"CREATE TEMP TABLE il_new_runs (uuid TEXT PRIMARY KEY);"
 	"INSERT INTO il_new_runs SELECT uuid FROM il_src.runs"
@@ -95,9 +107,9 @@ static const char copy_sql[] =
 	"  ORDER BY id;"
 	"INSERT INTO main.summaries (run_uuid, metric, unit, cpu, cpu2, grp, count,"
 	"  min, max, mean, stddev, p50, p90, p99, p999, p9999, dropped, early,"
-	"  dropped_raw)"
+	"  dropped_raw, dropped_range, dropped_overrun, dropped_race, dropped_lost)"
 	"  SELECT run_uuid, metric, unit, cpu, cpu2, grp, count, min, max, mean,"
-	"  stddev, p50, p90, p99, p999, p9999, dropped, early, dropped_raw"
+	"  stddev, p50, p90, p99, p999, p9999, dropped, early, dropped_raw, %s"
 	"  FROM il_src.summaries WHERE run_uuid IN (SELECT uuid FROM il_new_runs)"
 	"  ORDER BY id;"
 	"INSERT INTO main.histograms (summary_id, layout, blob)"
@@ -121,6 +133,7 @@ int il_merge_one(struct il_store *out, const char *in_path,
 	sqlite3 *db = il_store_db(out);
 	sqlite3_stmt *at;
 	char *uri = il_sqlite_uri(in_path, "mode=ro");
+	char *sql = NULL;
 	int ret, m0, rc;
 
 	memset(st, 0, sizeof(*st));
@@ -151,7 +164,13 @@ int il_merge_one(struct il_store *out, const char *in_path,
 				in_path);
 		goto rollback;
 	}
-	ret = exec(db, copy_sql, in_path);
+	if (asprintf(&sql, copy_sql,
+		     count(db, "PRAGMA il_src.user_version") >= 4 ? drops_v4 : drops_old) < 0) {
+		sql = NULL;
+		ret = il_errorf(-ENOMEM, "out of memory");
+		goto rollback;
+	}
+	ret = exec(db, sql, in_path);
 	if (!ret)
 		ret = il_store_causes_merge(db, in_path);
 	if (ret)
@@ -166,6 +185,7 @@ rollback:
 	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	sqlite3_exec(db, "DROP TABLE IF EXISTS temp.il_new_runs", NULL, NULL, NULL);
 detach:
+	free(sql);
 	if (sqlite3_exec(db, "DETACH DATABASE il_src", NULL, NULL, NULL) != SQLITE_OK && !ret)
 		ret = il_errorf(-EIO, "%s: cannot detach: %s", in_path, sqlite3_errmsg(db));
 	return ret;

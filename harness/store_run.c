@@ -244,6 +244,8 @@ struct summary_row {
 	int cpu, cpu2;
 	int64_t grp;
 	uint64_t count, dropped, early, dropped_raw;
+	const uint64_t *drop;		/* by reason, IL_DROP_NREASONS;
+					 * NULL: not known, stored as NULL */
 	bool has_stats;			/* min, max and mean */
 	uint64_t min, max;
 	double mean;
@@ -272,6 +274,8 @@ static int put_summary_row(struct il_store *s, const char *run,
 	     b_u64(st, 17, row->dropped) ?:
 	     b_u64(st, 18, row->early) ?:
 	     b_u64(st, 19, row->dropped_raw);
+	for (i = 0; !rc && row->drop && i < IL_DROP_NREASONS; i++)
+		rc = b_u64(st, 20 + i, row->drop[i]);
 	if (!rc && row->has_stats)
 		rc = b_u64(st, 8, row->min) ?:
 		     b_u64(st, 9, row->max) ?:
@@ -298,7 +302,15 @@ static int put_summary(struct il_store *s, const char *run,
 		.count = sum->count, .dropped = sum->dropped,
 		.early = sum->early, .dropped_raw = dropped_raw,
 	};
+	uint64_t split = 0;
 	int i;
+
+	/* The split is stored only where it accounts for the total: a
+	 * caller that counted sum.dropped by hand left it unknown. */
+	for (i = 0; i < IL_DROP_NREASONS; i++)
+		split += sum->drop[i];
+	if (sum->drop_split && split == sum->dropped)
+		row.drop = sum->drop;
 
 	/* Statistics of no samples stay NULL. */
 	if (sum->count) {
@@ -462,6 +474,7 @@ static int put_attr(struct il_store *s, const char *run,
 static int put_published(struct il_store *s, const char *run,
 			 const struct il_published_series *p)
 {
+	static const uint64_t none[IL_DROP_NREASONS];
 	struct summary_row row = {
 		.metric = p->metric, .unit = p->unit,
 		.cpu = -1, .cpu2 = -1, .grp = -1, .count = p->count,
@@ -469,6 +482,7 @@ static int put_published(struct il_store *s, const char *run,
 		.mean = p->mean,
 		.has_stddev = !isnan(p->stddev), .stddev = p->stddev,
 		.npct = 1, .pct = { p->median },
+		.drop = none,		/* dropped is 0 */
 	};
 	int64_t id;
 	int ret;

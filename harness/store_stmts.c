@@ -41,9 +41,10 @@ const char *const store_stmt_sql[ST_COUNT] = {
 	[ST_SUMMARY] =
 		"INSERT INTO summaries (run_uuid, metric, unit, cpu, cpu2, grp,"
 		" count, min, max, mean, stddev, p50, p90, p99, p999, p9999,"
-		" dropped, early, dropped_raw)"
+		" dropped, early, dropped_raw, dropped_range, dropped_overrun,"
+		" dropped_race, dropped_lost)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-		" ?14, ?15, ?16, ?17, ?18, ?19)",
+		" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
 	[ST_HIST] =
 		"INSERT INTO histograms (summary_id, layout, blob)"
 		" VALUES (?1, ?2, ?3)",

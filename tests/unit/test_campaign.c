@@ -301,7 +301,7 @@ TEST(resume_hash_covers_defaults)
 		"name: d\ngroups:\n  - {bench: timer_wake, cpus: '0', params: {samples: 10}}\n");
 	struct il_campaign *b = parse(
 		"name: d\ngroups:\n  - {bench: timer_wake, cpus: '0',\n"
-		"      params: {samples: 10, interval_us: 200, priority: 95}}\n");
+		"      params: {samples: 10, interval_us: 1000, priority: 95}}\n");
 	char canon[4096], hex[17], *js;
 
 	CHECK(a && b);
@@ -311,7 +311,7 @@ TEST(resume_hash_covers_defaults)
 	CHECKF(!strcmp(a->plan[0].hash, b->plan[0].hash), "%s != %s",
 	       a->plan[0].hash, b->plan[0].hash);
 	js = all_params_json(&a->plan[0]);
-	CHECK(js && strstr(js, "\"interval_us\":200"));
+	CHECK(js && strstr(js, "\"interval_us\":1000"));
 	snprintf(canon, sizeof(canon), "timer_wake|0|%s", js ? js : "");
 	snprintf(hex, sizeof(hex), "%016" PRIx64, il_fnv1a64(canon, strlen(canon)));
 	CHECKF(!strcmp(hex, a->plan[0].hash), "%s: %s != %s", canon, hex,

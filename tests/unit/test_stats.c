@@ -768,6 +768,36 @@ TEST(summary_edges)
 	CHECK(e.max == UINT64_MAX && e.min == 77);
 }
 
+/* Drops keep their reasons through a merge; an unsplit part (a row read
+ * from before schema 4) makes the merged split unknown, not zero. */
+TEST(summary_drop_reasons_merge)
+{
+	struct il_summary a, b, m;
+	int r;
+
+	il_summary_init(&a);
+	il_summary_init(&b);
+	CHECK(a.drop_split);
+	il_summary_drop(&a, IL_DROP_OVERRUN, 3);
+	il_summary_drop(&a, IL_DROP_RANGE, 1);
+	il_summary_drop(&b, IL_DROP_RACE, 2);
+	il_summary_drop(&b, IL_DROP_LOST, 4);
+	CHECK(a.dropped == 4 && b.dropped == 6);
+	il_summary_init(&m);
+	il_summary_merge(&m, &a);
+	il_summary_merge(&m, &b);
+	CHECK(m.dropped == 10 && m.drop_split);
+	CHECK(m.drop[IL_DROP_RANGE] == 1 && m.drop[IL_DROP_OVERRUN] == 3 &&
+	      m.drop[IL_DROP_RACE] == 2 && m.drop[IL_DROP_LOST] == 4);
+	b.drop_split = false;
+	il_summary_merge(&a, &b);
+	CHECK(!a.drop_split && a.dropped == 10);
+	for (r = 0; r < IL_DROP_NREASONS; r++)
+		CHECKF(il_drop_reason_name(r) != NULL, "reason %d has no name", r);
+	CHECK(!strcmp(il_drop_reason_name(IL_DROP_OVERRUN), "overrun"));
+	CHECK(il_drop_reason_name(IL_DROP_NREASONS) == NULL);
+}
+
 int main(void)
 {
 	RUN(bucket_layout);
@@ -788,5 +818,6 @@ int main(void)
 	RUN(summary_welford_vs_two_pass);
 	RUN(summary_merge_equals_union);
 	RUN(summary_edges);
+	RUN(summary_drop_reasons_merge);
 	return tap_done();
 }

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * drops.h - the summaries' drop reasons (stats.h enum il_drop_reason) as
+ * the reports read and show them.  A database older than schema 4 has no
+ * reason columns, and reports open databases read-only, unmigrated: there
+ * every query selects NULL instead, and a row's reasons are "not
+ * recorded" unless its total is 0.
+ */
+#ifndef IDLELAB_DROPS_H
+#define IDLELAB_DROPS_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "stats.h"
+
+struct il_store;
+
+/**
+ * il_drop_cols() - the select list of the four reason columns, in enum
+ * order and named dropped_range .. dropped_lost, each read from @prefix
+ * ("s." or ""), or NULL where the database predates them.  Written to
+ * @buf (200 bytes suffice); returns @buf.
+ */
+const char *il_drop_cols(struct il_store *s, const char *prefix, char *buf,
+			 size_t len);
+
+/**
+ * il_drop_read() - the reasons from columns @col .. @col + 3 of @st into
+ * @sum, whose dropped total is already read; drop_split says whether
+ * they are known.
+ */
+void il_drop_read(sqlite3_stmt *st, int col, struct il_summary *sum);
+
+/**
+ * il_drop_text() - "overrun 12, race 3" (reasons that are not 0), "none",
+ * or "not recorded (stored before schema 4)".  Written to @buf; returns it.
+ */
+const char *il_drop_text(const struct il_summary *sum, char *buf, size_t len);
+
+#endif
