@@ -145,16 +145,6 @@ static struct key *key_get(struct keys *k, const struct il_srow *r)
 	return p;
 }
 
-static void cpu_label(const struct il_srow *r, char *buf, size_t len)
-{
-	if (r->cpu < 0)
-		snprintf(buf, len, "-");
-	else if (r->cpu2 >= 0)
-		snprintf(buf, len, "%d->%d", r->cpu, r->cpu2);
-	else
-		snprintf(buf, len, "%d", r->cpu);
-}
-
 static int add(const struct il_srow *r, void *arg)
 {
 	struct collect *c = arg;
@@ -170,7 +160,7 @@ static int add(const struct il_srow *r, void *arg)
 	if (!k)
 		return il_errorf(-ENOMEM, "out of memory");
 	s = &k->side[c->side];
-	cpu_label(r, cpu, sizeof(cpu));
+	il_cpu_label(r->cpu, r->cpu2, cpu, sizeof(cpu));
 	for (i = s->n - 1; i >= 0 && !it; i--)
 		if (!strcmp(s->v[i].run, r->run_uuid) && !strcmp(s->v[i].cpu, cpu))
 			it = &s->v[i];

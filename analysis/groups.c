@@ -299,3 +299,13 @@ int il_params_label(const char *bench, const char *params, int flags,
 	json_decref(root);
 	return 0;
 }
+
+void il_cpu_label(int cpu, int cpu2, char *buf, size_t len)
+{
+	if (cpu < 0)
+		snprintf(buf, len, "-");
+	else if (cpu2 >= 0)
+		snprintf(buf, len, "%d->%d", cpu, cpu2);
+	else
+		snprintf(buf, len, "%d", cpu);
+}

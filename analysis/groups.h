@@ -79,6 +79,9 @@ void il_fmt_f1(char *buf, size_t len, double v);
 /** il_grp_stat() - median/p99/p99.9 of a group (published for refs). */
 int64_t il_grp_pct(const struct il_grp *g, double p);
 
+/* A row's CPU for a table: "-" (run-wide), "0", or "0->1" (a pair). */
+void il_cpu_label(int cpu, int cpu2, char *buf, size_t len);
+
 /* What il_params_label() leaves out besides the sample-count options. */
 enum {
 	IL_PARAMS_KEEP_LISTS = 0,

@@ -14,6 +14,7 @@
 #include "csv.h"
 #include "drops.h"
 #include "err.h"
+#include "groups.h"
 #include "stats.h"
 #include "store.h"
 
@@ -206,16 +207,6 @@ static void make_configs(struct rows *rows)
 	}
 }
 
-static void cpu_label(const struct row *r, char *buf, size_t len)
-{
-	if (r->cpu < 0)
-		snprintf(buf, len, "-");
-	else if (r->cpu2 >= 0)
-		snprintf(buf, len, "%d->%d", r->cpu, r->cpu2);
-	else
-		snprintf(buf, len, "%d", r->cpu);
-}
-
 static void grp_label(const struct row *r, char *buf, size_t len)
 {
 	if (r->grp >= 0)
@@ -234,7 +225,7 @@ static void print_md(const struct rows *rows, FILE *out)
 	for (i = 0; i < rows->n; i++) {
 		const struct row *r = &rows->v[i];
 
-		cpu_label(r, cpu, sizeof(cpu));
+		il_cpu_label(r->cpu, r->cpu2, cpu, sizeof(cpu));
 		grp_label(r, grp, sizeof(grp));
 		snprintf(metric, sizeof(metric), "%s (%s)", r->metric, r->unit);
 		if (!r->sum.count) {
@@ -272,7 +263,7 @@ static void print_drops_md(const struct rows *rows, FILE *out)
 			fprintf(out, "\nDropped samples (not in the figures above; range: beyond the histogram, overrun: missed periods, race: the measured condition was lost, lost: event or record lost):\n\n"
 				"| Machine | Benchmark | Config | Metric | CPU | Targets | Dropped | By reason |\n"
 				"|---|---|---|---|---|---:|---:|---|\n");
-		cpu_label(r, cpu, sizeof(cpu));
+		il_cpu_label(r->cpu, r->cpu2, cpu, sizeof(cpu));
 		grp_label(r, grp, sizeof(grp));
 		fprintf(out, "| %s | %s | %s | %s | %s | %s | %" PRIu64 " | %s |\n",
 			r->host, r->bench, r->config, r->metric, cpu, grp,
