@@ -45,7 +45,9 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 		"  AND a.cpu IN (-1, s.cpu) ORDER BY a.cpu DESC LIMIT 1),"
 		" (SELECT a.value FROM run_attrs a WHERE a.run_uuid = r.uuid AND a.key = 'envctl'"
 		"  AND a.cpu = s.cpu LIMIT 1),"
-		" coalesce(CAST(json_extract(r.params, '$.mode') AS TEXT), '')"
+		" coalesce(CAST(json_extract(r.params, '$.mode') AS TEXT), ''),"
+		" (SELECT a.value FROM run_attrs a WHERE a.run_uuid = r.uuid AND a.key = 'hw_state'"
+		"  AND a.cpu IN (-1, s.cpu) ORDER BY a.cpu DESC LIMIT 1)"
 		" FROM summaries s JOIN runs r ON r.uuid = s.run_uuid"
 		" JOIN machines m ON m.uuid = r.machine_uuid"
 		" LEFT JOIN histograms h ON h.summary_id = s.id"
@@ -114,6 +116,7 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 		r.wake_source = txt(st, 24);
 		r.envctl = txt(st, 25);
 		r.mode = txt(st, 26);
+		r.hw_state = txt(st, 27);
 		ret = fn(&r, arg);
 		il_hist_free(r.hist);
 	}
