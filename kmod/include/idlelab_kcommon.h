@@ -68,6 +68,7 @@ struct il_worker {
 	unsigned int cpu;
 	unsigned int index;
 	int ret;
+	bool finished;		/* ->fn returned (set before done) */
 	struct completion done;
 };
 
@@ -76,6 +77,8 @@ static int il_worker_main(void *data)
 	struct il_worker *w = data;
 
 	w->ret = w->fn(w);
+	/* A flag, not the completion: the joiner's waits consume that. */
+	smp_store_release(&w->finished, true);
 	kthread_complete_and_exit(&w->done, 0);
 }
 
@@ -98,7 +101,7 @@ static inline bool il_worker_join(struct il_worker *w, atomic_t *abort,
 	bool done;
 
 	/* PF_EXITING: in do_exit(), never to run worker code again. */
-	while (!completion_done(&w->done) &&
+	while (!smp_load_acquire(&w->finished) &&
 	       !(READ_ONCE(w->task->flags) & PF_EXITING)) {
 		if (*killed) {
 			wait_for_completion_timeout(&w->done, IL_JOIN_SLICE);
@@ -110,7 +113,7 @@ static inline bool il_worker_join(struct il_worker *w, atomic_t *abort,
 	}
 	/* Joins the exit itself: short, the task is past its function. */
 	kthread_stop(w->task);
-	done = completion_done(&w->done);
+	done = READ_ONCE(w->finished);
 	put_task_struct(w->task);
 	w->task = NULL;
 	return done;
@@ -138,6 +141,7 @@ static inline int il_workers_run(struct il_worker *w, unsigned int n,
 		init_completion(&w[i].done);
 		w[i].index = i;
 		w[i].ret = 0;
+		w[i].finished = false;
 		w[i].task = kthread_create_on_cpu(il_worker_main, &w[i],
 						  w[i].cpu, "idlelab/%u");
 		if (IS_ERR(w[i].task)) {

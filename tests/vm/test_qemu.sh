@@ -212,8 +212,8 @@ else
 		"$IDLELAB" db check --db "$G"
 	check "host idlelab report reads the guest database" \
 		sh -c "'$IDLELAB' report --db '$G' | grep -q ipi_storm"
-	check "info: both modules present, ABI 1" jq -e \
-		'.kmods.idlelab_cstate.present and .kmods.idlelab_ipi.present and .kmods.idlelab_cstate.abi == 1 and .kmods.idlelab_ipi.abi == 1' \
+	check "info: both modules present, ABI 2" jq -e \
+		'.kmods.idlelab_cstate.present and .kmods.idlelab_ipi.present and .kmods.idlelab_cstate.abi == 2 and .kmods.idlelab_ipi.abi == 2' \
 		"$D/info.json"
 	check "kmod runs stored: 16 single, 6 from the campaign" \
 		[ "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign IS NULL")" -eq 16 -a \
