@@ -410,10 +410,12 @@ void il_khw_res_add(struct il_khw_res *r,
 
 /**
  * il_khw_res_attrs() - per CPU: res_<counter>_pct (percent of the sampled
- * spans) or "unsupported: ..." for each counter, and hw_state, the state the
- * hardware says the CPU entered (also written to @state, @len bytes).
+ * spans), or "unsupported: ..." (the read faulted) or "unavailable: ..." (it
+ * never advanced: under a hypervisor for any counter, anywhere for MPERF),
+ * for each counter, and hw_state, the state the hardware says the CPU
+ * entered (also written to @state, @len bytes).
  */
 void il_khw_res_attrs(struct il_run *run, int cpu, const struct il_khw_res *r,
-		      uint32_t avail, char *state, size_t len);
+		      uint32_t avail, uint32_t hw, char *state, size_t len);
 
 #endif

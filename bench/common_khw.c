@@ -66,8 +66,10 @@ static double khw_pct(const struct il_khw_res *r, int k)
 }
 
 void il_khw_res_attrs(struct il_run *run, int cpu, const struct il_khw_res *r,
-		      uint32_t avail, char *state, size_t len)
+		      uint32_t avail, uint32_t hw, char *state, size_t len)
 {
+	/* MPERF counts in C0, and every span has some: 0 is not a count. */
+	bool mperf = (r->seen & IDLELAB_RES_MPERF) && r->sum[7];
 	static const char *const cstate_of[] = {
 		"C1", "C3", "C6", "C7", "PC3", "PC6", "PC7",
 	};
@@ -82,6 +84,18 @@ void il_khw_res_attrs(struct il_run *run, int cpu, const struct il_khw_res *r,
 				    khw_res_msr[k], cpu);
 			continue;
 		}
+		/*
+		 * A counter that never moved is not evidence where an
+		 * emulator answers unknown MSRs with 0 (QEMU's TCG does).
+		 */
+		if (!r->sum[k] && ((hw & IDLELAB_HW_HYPERVISOR) || k >= 7)) {
+			il_run_attr(run, cpu, key,
+				    "unavailable: MSR 0x%X read but never advanced on CPU %d%s",
+				    khw_res_msr[k], cpu,
+				    hw & IDLELAB_HW_HYPERVISOR ?
+				    " (under a hypervisor, which may not count it)" : "");
+			continue;
+		}
 		il_run_attr(run, cpu, key, "%.3f", khw_pct(r, k));
 		/* Core states only: the package's depends on the others. */
 		if (k <= 3 && r->sum[k])
@@ -90,12 +104,12 @@ void il_khw_res_attrs(struct il_run *run, int cpu, const struct il_khw_res *r,
 	if (deepest >= 0)
 		snprintf(state, len, "%s (core residency %.1f%% of the idle spans)",
 			 cstate_of[deepest], khw_pct(r, deepest));
-	else if (r->seen & IDLELAB_RES_MPERF)
+	else if (mperf)
 		snprintf(state, len, khw_pct(r, 7) > 90.0 ?
 			 "C0 (MPERF ran through %.1f%% of the idle spans)" :
 			 "not C0 (MPERF ran %.1f%% of the idle spans; no residency counter names the state)",
 			 khw_pct(r, 7));
 	else
-		snprintf(state, len, "unknown: no residency counter readable (MSRs 0x660, 0x3F8-0x3FE, 0xE7 faulted)");
+		snprintf(state, len, "unknown: no residency data (MSRs 0x660, 0x3F8-0x3FE and MPERF 0xE7 faulted or never advanced)");
 	il_run_attr(run, cpu, "hw_state", "%s", state);
 }

@@ -479,7 +479,7 @@ static int cw_run(struct il_run *run)
 		cw_record(run, st->cpu[i], &t);
 		if (t.done > t.unsup) {
 			il_khw_res_attrs(run, st->cpu[i], &t.res, t.res_avail,
-					 hw_state, sizeof(hw_state));
+					 t.hw, hw_state, sizeof(hw_state));
 			/* The run's: its first measured CPU's. */
 			if (i == 0) {
 				il_run_attr(run, -1, "hw_state", "%s",
