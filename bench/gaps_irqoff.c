@@ -92,9 +92,9 @@ static int gi_check(const void *params, const struct il_placement *place)
 	if (ret)
 		return ret;
 	/* The module's own floor, so --dry-run refuses it too. */
-	if (p->threshold_ns < IDLELAB_MIN_THRESHOLD_NS)
-		return il_errorf(-EINVAL, "parameter 'threshold_ns': %" PRIu64 " is below the module's floor of %d ns",
-				 p->threshold_ns, IDLELAB_MIN_THRESHOLD_NS);
+	ret = il_kcheck_threshold_ns(p->threshold_ns);
+	if (ret)
+		return ret;
 	return il_kcheck_run_us("windows x window_us",
 				p->windows * p->window_us);
 }

@@ -385,9 +385,9 @@ static int wb_check(const void *params, const struct il_placement *place)
 		return il_errorf(-EINVAL, "parameter 'window_us': %" PRIu64 " must be more than width_us (%" PRIu64 "): the victims need IRQs on between windows",
 				 p->window_us, p->width_us);
 	/* The module's own floor, so --dry-run refuses it too. */
-	if (p->threshold_ns < IDLELAB_MIN_THRESHOLD_NS)
-		return il_errorf(-EINVAL, "parameter 'threshold_ns': %" PRIu64 " is below the module's floor of %d ns",
-				 p->threshold_ns, IDLELAB_MIN_THRESHOLD_NS);
+	ret = il_kcheck_threshold_ns(p->threshold_ns);
+	if (ret)
+		return ret;
 	/* The module's worst case: the start wait, the slack, one window. */
 	ret = il_kcheck_run_us("mode=blast: victim start wait + reps x interval_us (+1/8 slack) + window_us",
 			       IDLELAB_BLAST_START_US + p->reps *

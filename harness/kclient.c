@@ -146,6 +146,14 @@ int il_kcheck_run_us(const char *what, uint64_t us)
 	return 0;
 }
 
+int il_kcheck_threshold_ns(uint64_t ns)
+{
+	if (ns < IDLELAB_MIN_THRESHOLD_NS)
+		return il_errorf(-EINVAL, "parameter 'threshold_ns': %" PRIu64 " is below the module's floor of %d ns",
+				 ns, IDLELAB_MIN_THRESHOLD_NS);
+	return 0;
+}
+
 const char *il_kunsup_str(uint32_t why)
 {
 	switch (why) {
