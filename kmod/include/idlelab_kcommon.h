@@ -59,7 +59,7 @@ static_assert(sizeof(struct idlelab_ipi_arrival) == 16);
 static_assert(sizeof(struct idlelab_apic_cpu) == 16);
 static_assert(sizeof(struct idlelab_apic_map_req) == 96);
 
-#define IDLELAB_MODULE_VERSION	((2U << 16) | 0U)
+#define IDLELAB_MODULE_VERSION	((1U << 16) | 0U)
 
 struct il_worker {
 	struct task_struct *task;
