@@ -312,7 +312,8 @@ static int il_wake_one(struct il_wake *w, u32 i,
 	local_irq_disable();
 	if (w->res_avail) {
 		res0 = il_res_read(w->res_avail, r0);
-		s->res_tsc = il_tsc();
+		if (res0)
+			s->res_tsc = il_tsc();
 	}
 	il_wake_arm(w, i, l_ns);
 	/* One bound for the whole sample, WBINVD and idle included. */
