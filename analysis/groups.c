@@ -48,8 +48,10 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 		"  AND a.cpu IN (-1, s.cpu) ORDER BY a.cpu DESC LIMIT 1),"
 		" (SELECT a.value FROM run_attrs a WHERE a.run_uuid = r.uuid AND a.key = 'envctl'"
 		"  AND a.cpu = s.cpu LIMIT 1),"
-		" coalesce(CAST(json_extract(r.params, '$.mode') AS TEXT), ''), ";
-	/* Then the drop reasons (drops.h), columns 27 to 30. */
+		" coalesce(CAST(json_extract(r.params, '$.mode') AS TEXT), ''),"
+		" (SELECT a.value FROM run_attrs a WHERE a.run_uuid = r.uuid AND a.key = 'hw_state'"
+		"  AND a.cpu IN (-1, s.cpu) ORDER BY a.cpu DESC LIMIT 1), ";
+	/* Then the drop reasons (drops.h), columns 28 to 31. */
 	static const char from[] =
 		" FROM summaries s JOIN runs r ON r.uuid = s.run_uuid"
 		" JOIN machines m ON m.uuid = r.machine_uuid"
@@ -105,7 +107,7 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 		}
 		r.sum.dropped = (uint64_t)sqlite3_column_int64(st, 17);
 		r.sum.early = (uint64_t)sqlite3_column_int64(st, 18);
-		il_drop_read(st, 27, &r.sum);
+		il_drop_read(st, 28, &r.sum);
 		r.p50 = opt_i64(st, 19);
 		r.p99 = opt_i64(st, 20);
 		r.p999 = opt_i64(st, 21);
@@ -121,6 +123,7 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 		r.wake_source = txt(st, 24);
 		r.envctl = txt(st, 25);
 		r.mode = txt(st, 26);
+		r.hw_state = txt(st, 27);
 		ret = fn(&r, arg);
 		il_hist_free(r.hist);
 	}

@@ -37,6 +37,8 @@ struct il_srow {
 	const char *wake_source;
 	const char *envctl;
 	const char *mode;		/* params.mode, or "" */
+	/* run_attrs: the idle state the hardware says it entered, or NULL */
+	const char *hw_state;
 };
 
 struct il_grp {

@@ -10,6 +10,12 @@
  * timer_wake a timer, futex_wake the reschedule IPI); rows with neither
  * are not wake measurements and are left out.
  * Reference machines' rows are marked "(ref: SOURCE)".
+ *
+ * The idle state is the one requested.  Below the table, one note per
+ * machine and requested state says which state the hardware says it
+ * entered (cstate_wake's 'hw_state', from the residency counters and
+ * APERF/MPERF the module read around each sample), or that no residency
+ * data was stored, as wult tells requested from entered states.
  */
 #include "analysis.h"
 #include "bench.h"
@@ -17,7 +23,42 @@
 #include "groups.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The groups and the distinct requested-vs-entered notes. */
+struct st_ctx {
+	struct il_grps g;
+	char **notes;
+	int nnotes;
+};
+
+/* Remember one note, once. */
+static int st_note(struct st_ctx *c, const struct il_srow *r)
+{
+	char **v, *n;
+	int i;
+
+	if (asprintf(&n, r->hw_state ?
+		     "%s: idle state %s requested; the hardware says %s." :
+		     "%s: idle state %s requested; no residency data stored, so which state the hardware entered is not known.",
+		     r->host, r->idle_state, r->hw_state) < 0)
+		return il_errorf(-ENOMEM, "out of memory");
+	for (i = 0; i < c->nnotes; i++) {
+		if (!strcmp(c->notes[i], n)) {
+			free(n);
+			return 0;
+		}
+	}
+	v = realloc(c->notes, (size_t)(c->nnotes + 1) * sizeof(*v));
+	if (!v) {
+		free(n);
+		return il_errorf(-ENOMEM, "out of memory");
+	}
+	c->notes = v;
+	c->notes[c->nnotes++] = n;
+	return 0;
+}
 
 static void idle_state(const struct il_srow *r, char *buf, size_t len)
 {
@@ -36,6 +77,7 @@ static void idle_state(const struct il_srow *r, char *buf, size_t len)
 
 static int add(const struct il_srow *r, void *arg)
 {
+	struct st_ctx *c = arg;
 	char state[200], key[1024], host[300];
 	const char *src = r->wake_source;
 	const char *labels[6];
@@ -61,7 +103,14 @@ static int add(const struct il_srow *r, void *arg)
 	labels[3] = state;
 	labels[4] = src;
 	labels[5] = r->unit;
-	return il_grps_add(arg, key, labels, r);
+	/* Only measured rows that name the state they asked for. */
+	if (r->idle_state && !r->is_ref && !strcmp(r->metric, "wake_latency")) {
+		int ret = st_note(c, r);
+
+		if (ret)
+			return ret;
+	}
+	return il_grps_add(&c->g, key, labels, r);
 }
 
 int il_report_states(struct il_store *s, const struct il_analysis_opts *o,
@@ -72,22 +121,22 @@ int il_report_states(struct il_store *s, const struct il_analysis_opts *o,
 		"Unit", "Nr samples", "Min", "Max", "Median", "Avg", "Stddev",
 		"p99", "p99.9",
 	};
-	struct il_grps g = { 0 };
+	struct st_ctx c = { 0 };
 	struct il_table *t;
 	int i, ret, nref = 0;
 
 	*out = NULL;
-	ret = il_rows_foreach(s, o->bench, NULL, add, &g);
+	ret = il_rows_foreach(s, o->bench, NULL, add, &c);
 	if (ret)
 		goto out;
-	il_grps_sort(&g);
+	il_grps_sort(&c.g);
 	t = il_table_new("Wake latency per idle state and wake source", 14, cols);
 	if (!t) {
 		ret = il_errorf(-ENOMEM, "out of memory");
 		goto out;
 	}
-	for (i = 0; !ret && i < g.n; i++) {
-		const struct il_grp *p = &g.v[i];
+	for (i = 0; !ret && i < c.g.n; i++) {
+		const struct il_grp *p = &c.g.v[i];
 		char n[24] = "0", mn[24] = "-", mx[24] = "-", med[24] = "-",
 		     avg[24] = "-", sd[24] = "-", p99[24] = "-", p999[24] = "-";
 		const char *cells[14];
@@ -113,11 +162,16 @@ int il_report_states(struct il_store *s, const struct il_analysis_opts *o,
 		ret = il_states_entered(s, o, t);
 	if (!ret && nref)
 		ret = il_table_note(t, "Rows marked (ref: ...) are figures published in the seed posts, not measured: they carry only the published statistics (- where none was published).");
+	for (i = 0; !ret && i < c.nnotes; i++)
+		ret = il_table_note(t, "%s", c.notes[i]);
 	if (ret)
 		il_table_free(t);
 	else
 		*out = t;
 out:
-	il_grps_free(&g);
+	for (i = 0; i < c.nnotes; i++)
+		free(c.notes[i]);
+	free(c.notes);
+	il_grps_free(&c.g);
 	return ret;
 }

@@ -488,4 +488,36 @@ int il_spin_bench_start(struct il_spin_bench *b, struct il_run *run,
 /** il_spin_bench_free() - stop the threads and free what @b holds. */
 void il_spin_bench_free(struct il_spin_bench *b);
 
+/* ---- the idlelab_cstate module's hardware view (common_khw.c) -------- */
+
+struct idlelab_cstate_sample;
+
+/* Residency counter deltas summed over a CPU's samples. */
+struct il_khw_res {
+	uint64_t tsc;			/* the spans' TSC cycles */
+	uint64_t sum[9];		/* IDLELAB_RES_* order */
+	uint32_t seen;			/* counters read at least once */
+};
+
+/**
+ * il_khw_attrs() - the run attributes of the IDLELAB_HW_* flags @hw:
+ * hypervisor, tsc_unstable, nonstop_tsc, c1e_promotion and, with @wbinvd,
+ * wbinvd_reaches_sharers (CPUID.4:EDX[0] of the last cache level).
+ */
+void il_khw_attrs(struct il_run *run, uint32_t hw, bool wbinvd);
+
+/** il_khw_res_add() - add one sample's residency deltas. */
+void il_khw_res_add(struct il_khw_res *r,
+		    const struct idlelab_cstate_sample *s);
+
+/**
+ * il_khw_res_attrs() - per CPU: res_<counter>_pct (percent of the sampled
+ * spans), or "unsupported: ..." (the read faulted) or "unavailable: ..." (it
+ * never advanced: under a hypervisor for any counter, anywhere for MPERF),
+ * for each counter, and hw_state, the state the hardware says the CPU
+ * entered (also written to @state, @len bytes).
+ */
+void il_khw_res_attrs(struct il_run *run, int cpu, const struct il_khw_res *r,
+		      uint32_t avail, uint32_t hw, char *state, size_t len);
+
 #endif

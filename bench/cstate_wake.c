@@ -20,7 +20,16 @@
  *
  * Samples that are not a wake by our event are counted apart, never mixed
  * into the latencies: a wake before t_launch is *early*; a wake by another
- * interrupt, or one whose callback never ran, is *dropped*.  With wbinvd on,
+ * interrupt, or one whose callback never ran, is *dropped*; so is a sample
+ * whose event was due before t_entry (late_entries: e.g. WBINVD took longer
+ * than L, so the CPU was busy, not idle, when the event came).  Under a
+ * hypervisor a WBINVD under 1 us or an MWAIT that returned at once without
+ * a wake is a no-op, counted (wbinvd_noop, mwait_noop), never a cost.  The
+ * module reads the core and package C-state residency counters and
+ * APERF/MPERF around each sample; their shares of the sampled spans are
+ * stored per CPU (res_*_pct, or unsupported with the reason) with hw_state,
+ * the state the hardware says it entered, beside idle_state, the one asked
+ * for.  With wbinvd on,
  * the module dirties dirty_bytes and times a WBINVD before each entry (the
  * C3 entry of seed 000): series wbinvd_time.  SMI (MSR 0x34) and NMI count
  * deltas are summed into run attributes where the module could read them.
@@ -122,8 +131,11 @@ static const struct il_opt cw_opts[] = {
 struct cw_tally {
 	uint64_t done, unsup, early, other, no_intr, reentries;
 	uint64_t entry_ge_exit, intr_before_exit, intr_after_exit;
+	uint64_t late, wb_noop, mwait_noop, resched, stale;
 	uint64_t smi, nmi;
 	bool smi_valid, nmi_valid;
+	uint32_t hw, res_avail;
+	struct il_khw_res res;
 };
 
 struct cw_state {
@@ -281,7 +293,10 @@ static void cw_account(struct cw_state *st, int i,
 		t->unsup++;
 		return;
 	}
+	il_khw_res_add(&t->res, s);
 	t->reentries += s->reentries;
+	t->resched += !!(f & IDLELAB_SAMPLE_RESCHED);
+	t->mwait_noop += !!(f & IDLELAB_SAMPLE_MWAIT_NOOP);
 	if (!(s->t_entry < s->t_exit))
 		t->entry_ge_exit++;
 	if (f & IDLELAB_SAMPLE_SMI_VALID) {
@@ -292,8 +307,12 @@ static void cw_account(struct cw_state *st, int i,
 		t->nmi += s->nmi_delta;
 		t->nmi_valid = true;
 	}
-	if ((f & IDLELAB_SAMPLE_WBINVD) && st->wb[i])
+	if ((f & IDLELAB_SAMPLE_WBINVD_NOOP) && st->wb[i]) {
+		t->wb_noop++;
+		il_series_drop(st->wb[i], IL_DROP_RACE);
+	} else if ((f & IDLELAB_SAMPLE_WBINVD) && st->wb[i]) {
 		il_series_add(st->wb[i], il_kcyc_ns(s->wbinvd_cycles, khz));
+	}
 	if (f & IDLELAB_SAMPLE_OTHER_IRQ) {
 		t->other++;
 		/* Another interrupt won the race to wake the CPU. */
@@ -311,6 +330,13 @@ static void cw_account(struct cw_state *st, int i,
 		t->early++;
 		il_series_early(st->wake[i]);
 		il_series_early(st->intr[i]);
+		return;
+	}
+	/* Due before the idle entry: no idle exit to time. */
+	if (f & IDLELAB_SAMPLE_LATE_ENTRY) {
+		t->late++;
+		il_series_drop(st->wake[i], IL_DROP_OVERRUN);
+		il_series_drop(st->intr[i], IL_DROP_OVERRUN);
 		return;
 	}
 	il_series_add(st->wake[i], il_kcyc_ns(s->t_exit - s->t_launch, khz));
@@ -353,6 +379,23 @@ static void cw_record(struct il_run *run, int cpu, const struct cw_tally *t)
 		il_run_attr(run, cpu, "nmi_count", "%" PRIu64, t->nmi);
 	else
 		il_run_attr(run, cpu, "nmi_count", "unavailable");
+	il_run_attr(run, cpu, "late_entries", "%" PRIu64, t->late);
+	il_run_attr(run, cpu, "wbinvd_noop", "%" PRIu64, t->wb_noop);
+	il_run_attr(run, cpu, "mwait_noop", "%" PRIu64, t->mwait_noop);
+	il_run_attr(run, cpu, "reenter_resched_stops", "%" PRIu64, t->resched);
+	il_run_attr(run, cpu, "stale_ipis", "%" PRIu64, t->stale);
+}
+
+/*
+ * Samples per request: the module refuses one whose worst case (every
+ * sample waiting its full bound) is over IDLELAB_MAX_RUN_US.
+ */
+static uint64_t cw_batch(uint64_t launch_max_ns)
+{
+	uint64_t per = (launch_max_ns + IDLELAB_CSTATE_WAIT_NS) / 1000;
+	uint64_t n = IDLELAB_MAX_RUN_US / per;
+
+	return n < IL_KBATCH ? n : IL_KBATCH;
 }
 
 /* One measured CPU: its samples in batches of IL_KBATCH requests. */
@@ -361,9 +404,11 @@ static int cw_one(struct il_run *run, struct cw_state *st, int i,
 {
 	const struct cw_params *p = st->p;
 	struct idlelab_cstate_req r;
-	uint64_t left = p->samples, k;
+	uint64_t left = p->samples, k, batch;
 	int ret;
 
+	batch = cw_batch(p->launch_max_ns > p->launch_min_ns ?
+			 p->launch_max_ns : p->launch_min_ns);
 	while (left && !il_stop_requested()) {
 		il_kreq_init(&r, sizeof(r));
 		r.cpu = (__u32)st->cpu[i];
@@ -379,7 +424,7 @@ static int cw_one(struct il_run *run, struct cw_state *st, int i,
 		r.seed = (*seed)++;
 		r.flags = (p->wbinvd ? IDLELAB_CSTATE_F_WBINVD : 0) |
 			  (p->reenter ? IDLELAB_CSTATE_F_REENTER : 0);
-		r.nr_samples = (__u32)(left < IL_KBATCH ? left : IL_KBATCH);
+		r.nr_samples = (__u32)(left < batch ? left : batch);
 		r.samples = (__u64)(uintptr_t)st->buf;
 		ret = il_kdev_ioctl(run->kdev, IDLELAB_IOC_CSTATE_WAKE, &r,
 				    "CSTATE_WAKE");
@@ -392,6 +437,9 @@ static int cw_one(struct il_run *run, struct cw_state *st, int i,
 					 r.unsupported);
 		if (!run->tsc_khz)
 			run->tsc_khz = r.tsc_khz;
+		t->hw = r.hw_flags;
+		t->res_avail = r.res_avail;
+		t->stale += r.stale_ipis;
 		for (k = 0; k < r.nr_done && k < r.nr_samples; k++)
 			cw_account(st, i, &st->buf[k], r.tsc_khz, t);
 		if (r.nr_done < r.nr_samples)
@@ -409,7 +457,7 @@ static int cw_run(struct il_run *run)
 	struct cw_tally t;
 	uint64_t seed = p->seed ? p->seed : il_now_ns(CLOCK_MONOTONIC);
 	bool all_ordered = true;
-	char state[96];
+	char state[96], hw_state[160];
 	int i, ret;
 
 	il_run_attr(run, -1, "method", "%s", cw_methods[p->method]);
@@ -438,6 +486,16 @@ static int cw_run(struct il_run *run)
 				    st->sender[i]);
 		ret = cw_one(run, st, i, &seed, &t);
 		cw_record(run, st->cpu[i], &t);
+		if (t.done > t.unsup) {
+			il_khw_res_attrs(run, st->cpu[i], &t.res, t.res_avail,
+					 t.hw, hw_state, sizeof(hw_state));
+			/* The run's: its first measured CPU's. */
+			if (i == 0) {
+				il_run_attr(run, -1, "hw_state", "%s",
+					    hw_state);
+				il_khw_attrs(run, t.hw, p->wbinvd);
+			}
+		}
 		if (ret)
 			return ret;
 		if (t.done && t.unsup == t.done)

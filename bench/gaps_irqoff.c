@@ -14,6 +14,14 @@
  * gap histogram plus the raw (time, length) list.  The loop period (the
  * shortest TSC-to-TSC time of the loop) is the detector's resolution and is
  * stored as loop_period_ns.  The user-space twin with IRQs on is tsc_gaps.
+ *
+ * Each gap also carries the NMIs and SMIs (MSR 0x34) counted since the
+ * previous read, read right after it: the timed series gap_nmi and gap_smi
+ * have one value per gap at the gap's time, same CPU, so a gap with a count
+ * there had an NMI or SMI in it (the trace-attribution report names the
+ * cause from them).  Every window is on record too (timed series
+ * gap_window: its start and length; window_nmi, window_smi), so a window
+ * without gaps tells "no gap" from "not observed".
  */
 #include "bench.h"
 #include "common.h"
@@ -83,6 +91,10 @@ static int gi_check(const void *params, const struct il_placement *place)
 				 p->width_us);
 	if (ret)
 		return ret;
+	/* The module's own floor, so --dry-run refuses it too. */
+	ret = il_kcheck_threshold_ns(p->threshold_ns);
+	if (ret)
+		return ret;
 	return il_kcheck_run_us("windows x window_us",
 				p->windows * p->window_us);
 }
@@ -106,18 +118,40 @@ static int gi_setup(struct il_run *run)
 	return 0;
 }
 
+/* The per-CPU series gi_cpu() fills, one timed value per record. */
+struct gi_series {
+	struct il_series *gap, *gap_nmi, *gap_smi, *win, *win_nmi, *win_smi;
+};
+
+static int gi_series_new(struct il_run *run, int cpu, struct gi_series *g)
+{
+	g->gap = il_run_series(run, "gap", "ns", cpu, -1, -1, true);
+	g->gap_nmi = il_run_series(run, "gap_nmi", "count", cpu, -1, -1, true);
+	g->gap_smi = il_run_series(run, "gap_smi", "count", cpu, -1, -1, true);
+	g->win = il_run_series(run, "gap_window", "ns", cpu, -1, -1, true);
+	g->win_nmi = il_run_series(run, "window_nmi", "count", cpu, -1, -1,
+				   true);
+	g->win_smi = il_run_series(run, "window_smi", "count", cpu, -1, -1,
+				   true);
+	if (!g->gap || !g->gap_nmi || !g->gap_smi || !g->win || !g->win_nmi ||
+	    !g->win_smi)
+		return il_errorf(-ENOMEM, "out of memory for a series");
+	return 0;
+}
+
 static int gi_cpu(struct il_run *run, struct gi_state *st, int cpu,
 		  uint64_t t0)
 {
 	const struct gi_params *p = st->p;
 	struct idlelab_gaps_req r;
-	struct il_series *s;
-	uint64_t k, n = 0;
+	struct gi_series gs;
+	uint64_t k, n = 0, nwin = 0, smi = 0;
+	bool smi_ok = true;
 	int ret;
 
-	s = il_run_series(run, "gap", "ns", cpu, -1, -1, true);
-	if (!s)
-		return il_errorf(-ENOMEM, "out of memory for a series");
+	ret = gi_series_new(run, cpu, &gs);
+	if (ret)
+		return ret;
 	il_kreq_init(&r, sizeof(r));
 	r.cpu = (__u32)cpu;
 	r.width_us = (__u32)p->width_us;
@@ -132,24 +166,49 @@ static int gi_cpu(struct il_run *run, struct gi_state *st, int cpu,
 	run->tsc_khz = r.tsc_khz;
 	for (k = 0; k < r.nr_done && k < r.nr_samples; k++) {
 		const struct idlelab_gap_sample *g = &st->buf[k];
+		uint64_t t = g->t > t0 ? il_kcyc_ns(g->t - t0, r.tsc_khz) : 0;
+		bool sv = g->flags & IDLELAB_GAP_F_SMI_VALID;
 
-		if (g->cpu != (__u32)cpu || g->kind != IDLELAB_GAP_KIND_GAP)
+		if (g->cpu != (__u32)cpu || (g->kind != IDLELAB_GAP_KIND_GAP &&
+					     g->kind != IDLELAB_GAP_KIND_WINDOW))
 			return il_errorf(-EIO, "GAPS on CPU %d: a record for CPU %u kind %u",
 					 cpu, g->cpu, g->kind);
-		il_series_add_timed(s, g->t > t0 ?
-				    il_kcyc_ns(g->t - t0, r.tsc_khz) : 0,
-				    il_kcyc_ns(g->len, r.tsc_khz));
+		if (g->kind == IDLELAB_GAP_KIND_WINDOW) {
+			il_series_add_timed(gs.win, t,
+					    il_kcyc_ns(g->len, r.tsc_khz));
+			il_series_add_timed(gs.win_nmi, t, g->nmi);
+			if (sv) {
+				il_series_add_timed(gs.win_smi, t, g->smi);
+				smi += g->smi;
+			} else {
+				smi_ok = false;
+			}
+			nwin++;
+			continue;
+		}
+		il_series_add_timed(gs.gap, t, il_kcyc_ns(g->len, r.tsc_khz));
+		il_series_add_timed(gs.gap_nmi, t, g->gap_nmi);
+		if (sv)
+			il_series_add_timed(gs.gap_smi, t, g->smi);
 		n++;
 	}
 	/* The module's buffer was full: those gaps are lost. */
-	il_summary_drop(&s->sum, IL_DROP_LOST, r.dropped);
+	il_summary_drop(&gs.gap->sum, IL_DROP_LOST, r.dropped);
 	il_run_attr(run, cpu, "loop_period_ns", "%.3f",
 		    r.tsc_khz ? (double)r.loop_period * 1e6 / r.tsc_khz : 0.0);
 	il_run_attr(run, cpu, "loop_period_cycles", "%" PRIu64,
 		    (uint64_t)r.loop_period);
 	il_run_attr(run, cpu, "nmi_count", "%" PRIu64, (uint64_t)r.nmi_count);
+	if (smi_ok && nwin)
+		il_run_attr(run, cpu, "smi_count", "%" PRIu64, smi);
+	else
+		il_run_attr(run, cpu, "smi_count",
+			    "unavailable: MSR 0x34 not readable");
 	il_run_attr(run, cpu, "gaps", "%" PRIu64, n);
+	il_run_attr(run, cpu, "windows_observed", "%" PRIu64, nwin);
 	il_run_attr(run, cpu, "dropped_records", "%u", r.dropped);
+	if (cpu == st->pl.cpus[0])
+		il_khw_attrs(run, r.hw_flags, false);
 	return 0;
 }
 

@@ -19,6 +19,15 @@
  * time base for every CPU) so that gaps line up with the aggressor's
  * WBINVDs, themselves stored as the timed series wbinvd_time of the
  * aggressor.  All times are TSC cycles converted with the module's tsc_khz.
+ * The victims keep IRQs off width_us in every window_us (hwlat's duty
+ * cycle); each window's start and length is the timed series
+ * victim_window, so a window without gaps is told from one never observed.
+ * Each victim gap has its NMI and SMI counts since the previous read
+ * (victim_gap_nmi, victim_gap_smi, timed like victim_gap).
+ *
+ * Under a hypervisor a WBINVD under 1 us did nothing: it is counted in
+ * wbinvd_noop and left out of wbinvd_time rather than reported as a cost.
+ * wbinvd_reaches_sharers records CPUID.4:EDX[0] of the last cache level.
  */
 #include "bench.h"
 #include "common.h"
@@ -45,6 +54,7 @@ struct wb_params {
 	uint64_t interval_us;
 	uint64_t dirty_bytes;
 	uint64_t width_us;
+	uint64_t window_us;
 	uint64_t threshold_ns;
 	uint64_t max_records;
 };
@@ -81,6 +91,10 @@ static const struct il_opt wb_opts[] = {
 	  .offset = offsetof(struct wb_params, width_us),
 	  .min = 1, .max = IDLELAB_MAX_WIDTH_US, .def = "10000", .unit = "us",
 	  .help = "blast: length of each IRQs-off window of the victims" },
+	{ .name = "window_us", .type = IL_OPT_U64,
+	  .offset = offsetof(struct wb_params, window_us),
+	  .min = 2, .max = IDLELAB_MAX_WINDOW_US, .def = "20000", .unit = "us",
+	  .help = "blast: period of the victims' windows, more than width_us (hwlat's duty cycle: IRQs on for the rest)" },
 	{ .name = "threshold_ns", .type = IL_OPT_U64,
 	  .offset = offsetof(struct wb_params, threshold_ns),
 	  .min = 100, .max = 1000000000, .def = "2000", .unit = "ns",
@@ -112,14 +126,15 @@ static int wb_setup(struct il_run *run)
 	return il_bench_state_new(run, sizeof(struct wb_state), wb_check_cpus);
 }
 
-static int wb_sweep_cpu(struct il_run *run, int cpu)
+static int wb_sweep_cpu(struct il_run *run, int cpu, bool first)
 {
 	const struct wb_params *p = run->params;
 	struct il_series *s[IL_LIST_MAX];
 	struct idlelab_wbinvd_sample *buf;
 	struct idlelab_wbinvd_req r;
 	uint64_t fp[IL_LIST_MAX];
-	uint64_t unsup = 0, k;
+	uint64_t unsup = 0, noop = 0, smi = 0, k;
+	bool smi_ok = true;
 	int i, j, ret;
 
 	for (i = 0; i < p->footprints.n; i++) {
@@ -165,9 +180,27 @@ static int wb_sweep_cpu(struct il_run *run, int cpu)
 					cpu, (uint64_t)buf[k].dirty_bytes);
 			goto out;
 		}
+		if (buf[k].flags & IDLELAB_SAMPLE_SMI_VALID)
+			smi += buf[k].smi;
+		else
+			smi_ok = false;
+		if (buf[k].flags & IDLELAB_SAMPLE_WBINVD_NOOP) {
+			noop++;
+			il_series_drop(s[j], IL_DROP_RACE);
+			continue;
+		}
 		il_series_add(s[j], il_kcyc_ns(buf[k].cycles, r.tsc_khz));
 	}
 	il_run_attr(run, cpu, "unsupported_samples", "%" PRIu64, unsup);
+	il_run_attr(run, cpu, "wbinvd_noop", "%" PRIu64, noop);
+	if (smi_ok)
+		il_run_attr(run, cpu, "smi_count", "%" PRIu64, smi);
+	else
+		il_run_attr(run, cpu, "smi_count",
+			    "unavailable: MSR 0x34 not readable");
+	il_run_attr(run, cpu, "numa_node", "%u", r.node);
+	if (first)
+		il_khw_attrs(run, r.hw_flags, true);
 	if (r.nr_done && unsup == r.nr_done)
 		ret = il_errorf(-EOPNOTSUPP, "%s on CPU %d: every sample came back unsupported",
 				p->noinvd ? "WBNOINVD" : "WBINVD", cpu);
@@ -179,34 +212,66 @@ out:
 	return ret;
 }
 
+/* A victim's series: its gaps, their NMI and SMI counts, its windows. */
+struct wb_victim {
+	struct il_series *gap, *nmi, *smi, *win;
+	uint64_t gaps, windows;
+};
+
+static int wb_victim_new(struct il_run *run, int cpu, struct wb_victim *v)
+{
+	v->gap = il_run_series(run, "victim_gap", "ns", cpu, -1, -1, true);
+	v->nmi = il_run_series(run, "victim_gap_nmi", "count", cpu, -1, -1,
+			       true);
+	v->smi = il_run_series(run, "victim_gap_smi", "count", cpu, -1, -1,
+			       true);
+	v->win = il_run_series(run, "victim_window", "ns", cpu, -1, -1, true);
+	if (!v->gap || !v->nmi || !v->smi || !v->win)
+		return il_errorf(-ENOMEM, "out of memory for a series");
+	return 0;
+}
+
+/* One victim record (a gap or a window) at @t ns. */
+static void wb_victim_add(struct wb_victim *v,
+			  const struct idlelab_gap_sample *g, uint64_t t,
+			  uint32_t khz)
+{
+	if (g->kind == IDLELAB_GAP_KIND_WINDOW) {
+		il_series_add_timed(v->win, t, il_kcyc_ns(g->len, khz));
+		v->windows++;
+		return;
+	}
+	v->gaps++;
+	il_series_add_timed(v->gap, t, il_kcyc_ns(g->len, khz));
+	il_series_add_timed(v->nmi, t, g->gap_nmi);
+	if (g->flags & IDLELAB_GAP_F_SMI_VALID)
+		il_series_add_timed(v->smi, t, g->smi);
+}
+
 static int wb_blast(struct il_run *run, struct wb_state *st)
 {
 	const struct wb_params *p = run->params;
-	struct il_series **gap, *ev;
+	struct wb_victim *vs;
+	struct il_series *ev;
 	struct idlelab_gap_sample *buf;
 	struct idlelab_wbinvd_req r;
 	uint32_t *victims;
-	uint64_t t0 = 0, k, *count;
+	uint64_t t0 = 0, k, noop = 0;
 	int aggr = st->pl.cpus[0], nv = st->pl.n - 1, i, ret = 0;
 
-	gap = calloc((size_t)nv, sizeof(*gap));
-	count = calloc((size_t)nv, sizeof(*count));
+	vs = calloc((size_t)nv, sizeof(*vs));
 	victims = calloc((size_t)nv, sizeof(*victims));
 	buf = calloc(p->max_records, sizeof(*buf));
 	ev = il_run_series(run, "wbinvd_time", "ns", aggr, -1, -1, true);
-	if (!gap || !count || !victims || !buf || !ev) {
+	if (!vs || !victims || !buf || !ev) {
 		ret = il_errorf(-ENOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < nv; i++) {
 		victims[i] = (uint32_t)st->pl.cpus[i + 1];
-		gap[i] = il_run_series(run, "victim_gap", "ns",
-				       st->pl.cpus[i + 1],
-				       -1, -1, true);
-		if (!gap[i]) {
-			ret = il_errorf(-ENOMEM, "out of memory for a series");
+		ret = wb_victim_new(run, st->pl.cpus[i + 1], &vs[i]);
+		if (ret)
 			goto out;
-		}
 	}
 	il_kreq_init(&r, sizeof(r));
 	r.mode = IDLELAB_WBINVD_BLAST;
@@ -216,6 +281,7 @@ static int wb_blast(struct il_run *run, struct wb_state *st)
 	r.dirty_bytes = p->dirty_bytes;
 	r.nr_victims = (__u32)nv;
 	r.width_us = (__u32)p->width_us;
+	r.window_us = (__u32)p->window_us;
 	r.victims = (__u64)(uintptr_t)victims;
 	r.threshold_ns = p->threshold_ns;
 	r.nr_samples = (__u32)p->max_records;
@@ -240,6 +306,11 @@ static int wb_blast(struct il_run *run, struct wb_state *st)
 		uint64_t t = il_kcyc_ns(g->t - t0, r.tsc_khz);
 
 		if (g->kind == IDLELAB_GAP_KIND_WBINVD) {
+			if (g->flags & IDLELAB_GAP_F_WBINVD_NOOP) {
+				noop++;
+				il_series_drop(ev, IL_DROP_RACE);
+				continue;
+			}
 			il_series_add_timed(ev, t, il_kcyc_ns(g->len, r.tsc_khz));
 			continue;
 		}
@@ -251,17 +322,21 @@ static int wb_blast(struct il_run *run, struct wb_state *st)
 					g->cpu);
 			goto out;
 		}
-		count[i]++;
-		il_series_add_timed(gap[i], t, il_kcyc_ns(g->len, r.tsc_khz));
+		wb_victim_add(&vs[i], g, t, r.tsc_khz);
 	}
 	il_run_attr(run, -1, "aggressor_cpu", "%d", aggr);
 	il_run_attr(run, -1, "dropped_records", "%u", r.dropped);
-	for (i = 0; i < nv; i++)
+	il_run_attr(run, -1, "wbinvd_noop", "%" PRIu64, noop);
+	il_run_attr(run, -1, "numa_node", "%u", r.node);
+	il_khw_attrs(run, r.hw_flags, true);
+	for (i = 0; i < nv; i++) {
 		il_run_attr(run, (int)victims[i], "victim_gaps", "%" PRIu64,
-			    count[i]);
+			    vs[i].gaps);
+		il_run_attr(run, (int)victims[i], "windows_observed",
+			    "%" PRIu64, vs[i].windows);
+	}
 out:
-	free(gap);
-	free(count);
+	free(vs);
 	free(victims);
 	free(buf);
 	return ret;
@@ -277,7 +352,7 @@ static int wb_run(struct il_run *run)
 	if (p->mode == IDLELAB_WBINVD_BLAST)
 		return wb_blast(run, st);
 	for (i = 0; i < st->pl.n && !il_stop_requested(); i++) {
-		ret = wb_sweep_cpu(run, st->pl.cpus[i]);
+		ret = wb_sweep_cpu(run, st->pl.cpus[i], i == 0);
 		if (ret)
 			return ret;
 	}
@@ -307,8 +382,18 @@ static int wb_check(const void *params, const struct il_placement *place)
 
 	if (p->mode != IDLELAB_WBINVD_BLAST)
 		return 0;
-	ret = il_kcheck_run_us("mode=blast: reps x interval_us",
-			       p->reps * p->interval_us);
+	if (p->window_us <= p->width_us)
+		return il_errorf(-EINVAL, "parameter 'window_us': %" PRIu64 " must be more than width_us (%" PRIu64 "): the victims need IRQs on between windows",
+				 p->window_us, p->width_us);
+	/* The module's own floor, so --dry-run refuses it too. */
+	ret = il_kcheck_threshold_ns(p->threshold_ns);
+	if (ret)
+		return ret;
+	/* The module's worst case: the start wait, the slack, one window. */
+	ret = il_kcheck_run_us("mode=blast: victim start wait + reps x interval_us (+1/8 slack) + window_us",
+			       IDLELAB_BLAST_START_US + p->reps *
+			       (p->interval_us + p->interval_us / 8 + 1) +
+			       p->window_us);
 	if (ret || !place || place->kind != IL_PLACE_CPUS)
 		return ret;
 	return wb_check_cpus(p, place->ncpus);

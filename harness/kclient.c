@@ -146,6 +146,14 @@ int il_kcheck_run_us(const char *what, uint64_t us)
 	return 0;
 }
 
+int il_kcheck_threshold_ns(uint64_t ns)
+{
+	if (ns < IDLELAB_MIN_THRESHOLD_NS)
+		return il_errorf(-EINVAL, "parameter 'threshold_ns': %" PRIu64 " is below the module's floor of %d ns",
+				 ns, IDLELAB_MIN_THRESHOLD_NS);
+	return 0;
+}
+
 const char *il_kunsup_str(uint32_t why)
 {
 	switch (why) {
@@ -173,6 +181,12 @@ const char *il_kunsup_str(uint32_t why)
 		return "unknown APIC destination model (DFR/LDR layout)";
 	case IDLELAB_UNSUP_NO_ARAT:
 		return "the APIC timer stops in deep C-states (no ARAT)";
+	case IDLELAB_UNSUP_LOWRES_TIMER:
+		return "hrtimers are low-resolution here (hrtimer_resolution is a tick): a timer wake would be up to a tick late";
+	case IDLELAB_UNSUP_MWAIT_HINT:
+		return "the MWAIT hint names a C-state or sub-state CPUID leaf 5 (EDX) does not enumerate";
+	case IDLELAB_UNSUP_TSC_STOPS:
+		return "an MWAIT hint deeper than C1 without an invariant (NONSTOP) TSC: the TSC may stop in it";
 	case IDLELAB_UNSUP_KERNEL_PHYS:
 		return "the kernel's APIC driver uses physical destinations only, so logical IDs are not the kernel's to rely on (firmware may force this)";
 	}

@@ -72,6 +72,12 @@ int il_kdev_ioctl(struct il_kdev *d, unsigned long cmd, void *req,
  */
 int il_kcheck_run_us(const char *what, uint64_t us);
 
+/**
+ * il_kcheck_threshold_ns() - a gap threshold against the modules' floor,
+ * IDLELAB_MIN_THRESHOLD_NS.  Return: 0, or -EINVAL with the message.
+ */
+int il_kcheck_threshold_ns(uint64_t ns);
+
 /** il_kunsup_str() - the text of an IDLELAB_UNSUP_* reason. */
 const char *il_kunsup_str(uint32_t why);
 

@@ -99,8 +99,10 @@ enum il_drop_reason {
 				 * could be waited for: one per missed
 				 * period */
 	IL_DROP_RACE,		/* the measured condition was lost to a
-				 * race: the sleeper not yet asleep, a target
-				 * descheduled, another interrupt first */
+				 * race or did not hold: the sleeper not yet
+				 * asleep, a target descheduled, another
+				 * interrupt first, a WBINVD a hypervisor
+				 * made a no-op */
 	IL_DROP_LOST,		/* the event or its record was lost: not
 				 * acknowledged in time, a buffer full */
 };

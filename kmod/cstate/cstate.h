@@ -21,10 +21,32 @@ struct il_gapbuf {
 	u32 cap;
 	u32 n;
 	u32 dropped;
+	bool smi;	/* MSR 0x34 readable: count SMIs per gap and window */
 };
 
 u64 il_gap_window(struct il_gapbuf *b, u32 cpu, u32 window, u64 width,
 		  u64 threshold, u32 *nmi);
+
+/*
+ * Test-only fault injection (module parameter "inject", root-only), so the
+ * guest rig can show the hang defences at work:
+ * IL_INJECT_WORKER_EXIT: the gaps worker exits without completing, as a
+ * worker killed by an oops would; IL_INJECT_SENDER_STALL: the IPI-wake
+ * sender sleeps IL_INJECT_STALL_MS before its first IPI, longer than the
+ * sample waits for it.  Each bit is cleared once used.
+ */
+#define IL_INJECT_WORKER_EXIT	(1U << 0)
+#define IL_INJECT_SENDER_STALL	(1U << 1)
+#define IL_INJECT_STALL_MS	1500
+bool il_inject_take(unsigned int bit);
+
+/* Under a hypervisor, a WBINVD or MWAIT shorter than this is a no-op. */
+#define IL_NOOP_NS		1000
+
+u32 il_hw_flags(void);
+u32 il_mwait_hint_check(u32 hint);
+u32 il_res_probe(void);
+u32 il_res_read(u32 avail, u64 *v);
 
 int il_cstate_check(const struct idlelab_cstate_req *req);
 int il_cstate_run(struct idlelab_cstate_req *req,

@@ -16,6 +16,7 @@
 
 #include <linux/cpu.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/nmi.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -23,6 +24,15 @@
 #include "idlelab_arch.h"
 #include "idlelab_kcommon.h"
 #include "cstate.h"
+
+/* Room for one more record, else one more dropped. */
+static struct idlelab_gap_sample *il_gap_next(struct il_gapbuf *b)
+{
+	if (b->n < b->cap)
+		return memset(&b->s[b->n++], 0, sizeof(*b->s));
+	b->dropped++;
+	return NULL;
+}
 
 /**
  * il_gap_window - one IRQs-off window of the gap detector
@@ -33,6 +43,13 @@
  * @threshold:	gaps longer than this are recorded, TSC cycles
  * @nmi:	out: NMIs taken during the window
  *
+ * Each gap record carries the NMIs (and, with @b->smi, the SMIs) counted
+ * since the previous read, taken right after the gap: an NMI or SMI that
+ * made the gap is counted in it.  Those reads take time themselves, so the
+ * loop restarts its clock after them rather than call them a gap.  The
+ * window ends with an IDLELAB_GAP_KIND_WINDOW record (start, length, the
+ * window's NMIs and SMIs), so a window with no gap is still on record.
+ *
  * Context: a kthread bound to @cpu, preemptible on entry and exit.
  * Return: the loop period (smallest TSC difference) of the window.
  */
@@ -40,11 +57,18 @@ u64 il_gap_window(struct il_gapbuf *b, u32 cpu, u32 window, u64 width,
 		  u64 threshold, u32 *nmi)
 {
 	u64 start, prev, now, d, period = U64_MAX;
-	u32 first = b->n, nmi0, i;
+	u32 first = b->n, nmi0, nmi_prev, smi0 = 0, smi_prev = 0, smi = 0, n, i;
+	struct idlelab_gap_sample *g;
+	bool smi_ok = false;
 	unsigned long flags;
 
 	local_irq_save(flags);
 	nmi0 = il_nmi_count();
+	nmi_prev = nmi0;
+	if (b->smi) {
+		smi_ok = il_smi_count(&smi0);
+		smi_prev = smi0;
+	}
 	start = il_tsc();
 	prev = start;
 	do {
@@ -53,21 +77,29 @@ u64 il_gap_window(struct il_gapbuf *b, u32 cpu, u32 window, u64 width,
 		if (d < period)
 			period = d;
 		if (d > threshold) {
-			if (b->n < b->cap) {
-				struct idlelab_gap_sample *g = &b->s[b->n++];
-
+			g = il_gap_next(b);
+			if (g) {
 				g->t = prev;
 				g->len = d;
 				g->cpu = cpu;
 				g->kind = IDLELAB_GAP_KIND_GAP;
 				g->window = window;
-			} else {
-				b->dropped++;
+				n = il_nmi_count();
+				g->gap_nmi = n - nmi_prev;
+				nmi_prev = n;
+				if (smi_ok && il_smi_count(&smi)) {
+					g->smi = smi - smi_prev;
+					smi_prev = smi;
+					g->flags |= IDLELAB_GAP_F_SMI_VALID;
+				}
+				now = il_tsc();
 			}
 		}
 		prev = now;
 	} while (now - start < width);
 	*nmi = il_nmi_count() - nmi0;
+	if (!(smi_ok && il_smi_count(&smi)))
+		smi_ok = false;
 	touch_nmi_watchdog();
 	local_irq_restore(flags);
 
@@ -75,14 +107,31 @@ u64 il_gap_window(struct il_gapbuf *b, u32 cpu, u32 window, u64 width,
 		b->s[i].loop_period = period;
 		b->s[i].nmi = *nmi;
 	}
+	g = il_gap_next(b);
+	if (g) {
+		g->t = start;
+		g->len = now - start;
+		g->loop_period = period;
+		g->cpu = cpu;
+		g->kind = IDLELAB_GAP_KIND_WINDOW;
+		g->window = window;
+		g->nmi = *nmi;
+		g->gap_nmi = *nmi;
+		if (smi_ok) {
+			g->smi = smi - smi0;
+			g->flags |= IDLELAB_GAP_F_SMI_VALID;
+		}
+	}
 	return period;
 }
 
 int il_gaps_check(const struct idlelab_gaps_req *req)
 {
 	if (req->abi_version != IDLELAB_ABI_VERSION ||
-	    req->size != sizeof(*req) ||
+	    req->size != sizeof(*req) || req->pad ||
 	    !il_all_zero(req->reserved, sizeof(req->reserved)))
+		return -EINVAL;
+	if (req->threshold_ns < IDLELAB_MIN_THRESHOLD_NS)
 		return -EINVAL;
 	if (req->cpu >= nr_cpu_ids || req->width_us == 0 ||
 	    req->width_us > IDLELAB_MAX_WIDTH_US ||
@@ -110,9 +159,13 @@ static int il_gaps_worker(struct il_worker *wk)
 	const struct idlelab_gaps_req *req = g->req;
 	u64 width = il_us_to_cycles(req->width_us);
 	u64 thr = il_ns_to_cycles(req->threshold_ns);
-	u32 rest = req->window_us - req->width_us, i, nmi;
+	u32 rest = req->window_us - req->width_us, i, nmi, smi;
 	u64 p;
 
+	/* Test only: die as an oops would, without completing. */
+	if (il_inject_take(IL_INJECT_WORKER_EXIT))
+		kthread_complete_and_exit(NULL, 0);
+	g->buf.smi = il_smi_count(&smi);
 	for (i = 0; i < req->nr_windows; i++) {
 		if (il_should_abort(&g->abort))
 			break;
@@ -164,6 +217,7 @@ int il_gaps_run(struct idlelab_gaps_req *req, struct idlelab_gap_sample *s)
 	req->loop_period = g->period == U64_MAX ? 0 : g->period;
 	req->nmi_count = g->nmi;
 	req->tsc_khz = tsc_khz;
+	req->hw_flags = il_hw_flags();
 unlock_cpus:
 	cpus_read_unlock();
 	kfree(g);

@@ -34,11 +34,22 @@
 
 static DEFINE_MUTEX(il_run_lock);
 
+static unsigned int il_inject;
+module_param_named(inject, il_inject, uint, 0600);
+MODULE_PARM_DESC(inject, "test only: 1 = next gaps worker dies, 2 = next IPI-wake sender stalls 1.5 s (cstate.h)");
+
+bool il_inject_take(unsigned int bit)
+{
+	unsigned int old = READ_ONCE(il_inject);
+
+	return (old & bit) && cmpxchg(&il_inject, old, old & ~bit) == old;
+}
+
 static u32 il_features(void)
 {
 	unsigned int a, b, c = 0, d;
 	u32 f = IDLELAB_FEAT_NMI_COUNT;
-	u64 smi;
+	u32 smi;
 
 	if (boot_cpu_has(X86_FEATURE_MWAIT))
 		f |= IDLELAB_FEAT_MWAIT;

@@ -5,7 +5,14 @@
  * enters HLT, MWAIT(hint) or a poll loop itself, timestamping around it.
  *
  * Timestamps (DESIGN.md): t_launch is when the hrtimer was due, or when the
- * sender kthread sent the IPI; t_entry is taken right before the idle
+ * sender kthread sent the IPI.  The hrtimer is armed on CLOCK_MONOTONIC at
+ * an absolute expiry E = now + L, with now read next to a TSC read T0, and
+ * t_launch = T0 + L in TSC cycles: the TSC value at which the monotonic
+ * clock reaches E, as long as that clock runs at tsc_khz over L (NTP slews
+ * it by at most 500 ppm, so by at most L / 2000).  The interrupt itself is
+ * programmed for E by the clockevent device, so a late hardware timer shows
+ * up in the latency, as it should; low-resolution timers (hrtimer_resolution
+ * a tick) would add up to a tick and are refused.  t_entry is taken right before the idle
  * instruction, t_exit right after it, t_intr is the first instruction of our
  * callback (the hard hrtimer function or the smp_call_function callback).
  * With IRQ early the idle instruction runs with IF=1 (STI in its shadow), so
@@ -17,15 +24,25 @@
  * measured worker, the optional sender worker and the callbacks.  Only the
  * measured worker writes the samples.  @woken and @t_intr are written by the
  * callback on the measured CPU and read by the measured worker after @woken
- * (READ_ONCE/smp_rmb).  @armed is the handshake to the sender: the measured
- * worker publishes the sample number with smp_store_release() once it is
- * about to enter idle, the sender sees it with smp_load_acquire(), waits the
- * launch distance, stores @t_launch and sends a synchronous
- * smp_call_function_single(), so no call_single_data outlives the run.
+ * (READ_ONCE/smp_rmb).  @armed is the handshake to the sender and the tag
+ * of its IPIs: the measured worker publishes the sample number (i + 1) with
+ * smp_store_release() once it is about to enter idle, and sets it back to 0
+ * when the sample is over.  The sender sees a new number with
+ * smp_load_acquire(), waits the launch distance and sends a synchronous
+ * smp_call_function_single() carrying that number and its t_launch, so no
+ * call_single_data outlives the run.  The callback runs on the measured CPU
+ * and takes the wake only if the tag is still the armed one; a sender that
+ * was delayed past the sample's wait (L + IDLELAB_CSTATE_WAIT_NS) has its
+ * IPI counted in @stale_ipis and ignored, instead of waking a later sample.
+ *
+ * Each timed window, from the arming to t_exit, runs with preemption
+ * disabled (and the sender's spin, t_launch and IPI too), so the kthread
+ * cannot be scheduled away inside one.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpu.h>
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/nmi.h>
 #include <linux/sched.h>
@@ -37,9 +54,6 @@
 #include "idlelab_arch.h"
 #include "idlelab_kcommon.h"
 #include "cstate.h"
-
-/* How long the measured worker waits for its wake event after an exit. */
-#define IL_WAKE_WAIT_NS		(1000ULL * NSEC_PER_MSEC)
 
 struct il_wake {
 	/* The MONITORed line: written by the wake callback. */
@@ -58,6 +72,16 @@ struct il_wake {
 	atomic_t abort;
 	u32 nr_done;
 	u32 unsupported;
+	u32 stale_ipis;		/* written by the callback on the measured CPU */
+	u32 res_avail;		/* IDLELAB_RES_* readable there */
+	bool hypervisor;
+};
+
+/* An IPI for the sample tagged @tag, sent at @t_launch. */
+struct il_wake_msg {
+	struct il_wake *w;
+	u32 tag;
+	u64 t_launch;
 };
 
 int il_cstate_check(const struct idlelab_cstate_req *req)
@@ -93,7 +117,11 @@ int il_cstate_check(const struct idlelab_cstate_req *req)
 	if (req->nr_samples == 0 || req->nr_samples > IDLELAB_MAX_SAMPLES ||
 	    !req->samples)
 		return -EINVAL;
-	if ((u64)req->nr_samples * (req->launch_max_ns / NSEC_PER_USEC) >
+	if (req->pad2)
+		return -EINVAL;
+	/* Every sample may wait its full bound for an event that never came. */
+	if ((u64)req->nr_samples *
+	    ((req->launch_max_ns + IDLELAB_CSTATE_WAIT_NS) / NSEC_PER_USEC) >
 	    IDLELAB_MAX_RUN_US)
 		return -EINVAL;
 	return 0;
@@ -114,9 +142,18 @@ static enum hrtimer_restart il_wake_timer(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/* On the measured CPU, so @armed cannot change under it. */
 static void il_wake_ipi(void *info)
 {
-	il_wake_mark(info);
+	const struct il_wake_msg *m = info;
+	struct il_wake *w = m->w;
+
+	if (READ_ONCE(w->armed) != m->tag) {
+		w->stale_ipis++;
+		return;
+	}
+	w->t_launch = m->t_launch;
+	il_wake_mark(w);
 }
 
 static u64 il_wake_distance(struct il_wake *w)
@@ -135,10 +172,9 @@ static u64 il_wake_distance(struct il_wake *w)
  * were back (for IRQ late: at the STI right after t_exit).
  */
 static int il_wake_pass(struct il_wake *w, struct idlelab_cstate_sample *s,
-			bool *ours)
+			u64 deadline, bool *ours)
 {
 	const struct idlelab_cstate_req *req = w->req;
-	u64 deadline;
 	int err = 0;
 
 	switch (req->method) {
@@ -173,7 +209,6 @@ static int il_wake_pass(struct il_wake *w, struct idlelab_cstate_sample *s,
 	default:
 		local_irq_enable();
 		s->t_entry = il_tsc();
-		deadline = s->t_entry + il_ns_to_cycles(IL_WAKE_WAIT_NS);
 		while (!READ_ONCE(w->woken) && il_tsc() < deadline)
 			cpu_relax();
 		s->t_exit = il_tsc();
@@ -187,32 +222,78 @@ static int il_wake_pass(struct il_wake *w, struct idlelab_cstate_sample *s,
 /*
  * Enter idle with IRQs off; return with IRQs on.  With F_REENTER a wake that
  * was not ours sends us back into the idle instruction until ours arrives
- * or the wait bound passes; the sample keeps the last pass.
+ * or the sample's deadline passes; the sample keeps the last pass.  A task
+ * waiting for this CPU (need_resched()) ends the re-entries: the kthread
+ * must not hold the CPU idle against it.
  */
 static int il_wake_enter(struct il_wake *w, struct idlelab_cstate_sample *s,
-			 u64 l_ns, bool *ours)
+			 u64 deadline, bool *ours)
 {
-	u64 deadline = il_tsc() + il_ns_to_cycles(l_ns + IL_WAKE_WAIT_NS);
 	bool reenter = w->req->flags & IDLELAB_CSTATE_F_REENTER;
 	int ret;
 
 	for (;;) {
-		ret = il_wake_pass(w, s, ours);
+		ret = il_wake_pass(w, s, deadline, ours);
 		if (ret || *ours || !reenter || il_tsc() >= deadline)
 			break;
+		if (need_resched()) {
+			s->flags |= IDLELAB_SAMPLE_RESCHED;
+			break;
+		}
 		s->reentries++;
 	}
 	local_irq_enable();
 	return ret;
 }
 
+/* Arm this sample's wake source; IRQs and preemption are off. */
+static void il_wake_arm(struct il_wake *w, u32 i, u64 l_ns)
+{
+	ktime_t now;
+	u64 t0;
+
+	if (w->req->wake_source == IDLELAB_WAKE_HRTIMER) {
+		/* Adjacent reads: t_launch is the TSC when E is reached. */
+		now = ktime_get();
+		t0 = il_tsc();
+		w->t_launch = t0 + il_ns_to_cycles(l_ns);
+		hrtimer_start(&w->timer, ktime_add_ns(now, l_ns),
+			      HRTIMER_MODE_ABS_PINNED_HARD);
+	} else {
+		w->delay = il_ns_to_cycles(l_ns);
+		/* Publishes delay before the sender sees the round armed. */
+		smp_store_release(&w->armed, i + 1);
+	}
+}
+
+/* The flags only the whole sample can tell. */
+static void il_wake_judge(struct il_wake *w, struct idlelab_cstate_sample *s,
+			  bool ours)
+{
+	if (s->t_exit < s->t_launch)
+		s->flags |= IDLELAB_SAMPLE_EARLY_WAKE;
+	/* Due before we were idle: the CPU was busy, not waking. */
+	if (s->t_launch && s->t_launch < s->t_entry)
+		s->flags |= IDLELAB_SAMPLE_LATE_ENTRY;
+	if (!ours)
+		s->flags |= IDLELAB_SAMPLE_OTHER_IRQ;
+	if (!w->hypervisor)
+		return;
+	if ((s->flags & IDLELAB_SAMPLE_WBINVD) &&
+	    s->wbinvd_cycles < il_ns_to_cycles(IL_NOOP_NS))
+		s->flags |= IDLELAB_SAMPLE_WBINVD_NOOP;
+	if (w->req->method == IDLELAB_METHOD_MWAIT && !ours &&
+	    s->t_exit - s->t_entry < il_ns_to_cycles(IL_NOOP_NS))
+		s->flags |= IDLELAB_SAMPLE_MWAIT_NOOP;
+}
+
 static int il_wake_one(struct il_wake *w, u32 i,
 		       struct idlelab_cstate_sample *s)
 {
 	const struct idlelab_cstate_req *req = w->req;
-	u64 l_ns = il_wake_distance(w), smi0, smi1, t0, deadline;
+	u64 l_ns = il_wake_distance(w), t0, deadline, r0[IDLELAB_RES_NR] = {};
+	u32 nmi0, smi0, smi1, res0 = 0, k;
 	bool smi_ok, ours = false;
-	u32 nmi0;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -227,16 +308,16 @@ static int il_wake_one(struct il_wake *w, u32 i,
 	smi_ok = il_smi_count(&smi0);
 	nmi0 = il_nmi_count();
 
+	preempt_disable();
 	local_irq_disable();
-	if (req->wake_source == IDLELAB_WAKE_HRTIMER) {
-		w->t_launch = il_tsc() + il_ns_to_cycles(l_ns);
-		hrtimer_start(&w->timer, ns_to_ktime(l_ns),
-			      HRTIMER_MODE_REL_PINNED_HARD);
-	} else {
-		w->delay = il_ns_to_cycles(l_ns);
-		/* Publishes delay before the sender sees the round armed. */
-		smp_store_release(&w->armed, i + 1);
+	if (w->res_avail) {
+		res0 = il_res_read(w->res_avail, r0);
+		if (res0)
+			s->res_tsc = il_tsc();
 	}
+	il_wake_arm(w, i, l_ns);
+	/* One bound for the whole sample, WBINVD and idle included. */
+	deadline = il_tsc() + il_ns_to_cycles(l_ns + IDLELAB_CSTATE_WAIT_NS);
 	if (req->flags & IDLELAB_CSTATE_F_WBINVD) {
 		t0 = il_tsc();
 		ret = il_wbinvd_safe();
@@ -250,14 +331,23 @@ static int il_wake_one(struct il_wake *w, u32 i,
 		local_irq_enable();
 		ret = -EOPNOTSUPP;
 	} else {
-		ret = il_wake_enter(w, s, l_ns, &ours);
+		ret = il_wake_enter(w, s, deadline, &ours);
 	}
+	if (res0) {
+		s->res_flags = il_res_read(res0, s->res) & res0;
+		s->res_tsc = il_tsc() - s->res_tsc;
+		for (k = 0; k < IDLELAB_RES_NR; k++)
+			s->res[k] = s->res_flags & (1U << k) ?
+				    s->res[k] - r0[k] : 0;
+	}
+	preempt_enable();
 
 	/* Wait, bounded, for our own event so it cannot leak into the next. */
-	deadline = il_tsc() + il_ns_to_cycles(l_ns + IL_WAKE_WAIT_NS);
 	while (!READ_ONCE(w->woken) && il_tsc() < deadline &&
 	       !il_should_abort(&w->abort))
 		cpu_relax();
+	/* From here on an IPI for this sample is stale, a timer cancelled. */
+	WRITE_ONCE(w->armed, 0);
 	hrtimer_cancel(&w->timer);
 	if (READ_ONCE(w->woken)) {
 		smp_rmb();	/* woken before t_intr and t_launch */
@@ -270,14 +360,11 @@ static int il_wake_one(struct il_wake *w, u32 i,
 		s->flags |= IDLELAB_SAMPLE_UNSUPPORTED;
 		return ret;
 	}
-	if (s->t_exit < s->t_launch)
-		s->flags |= IDLELAB_SAMPLE_EARLY_WAKE;
-	if (!ours)
-		s->flags |= IDLELAB_SAMPLE_OTHER_IRQ;
+	il_wake_judge(w, s, ours);
 	s->nmi_delta = il_nmi_count() - nmi0;
 	s->flags |= IDLELAB_SAMPLE_NMI_VALID;
 	if (smi_ok && il_smi_count(&smi1)) {
-		s->smi_delta = smi1 - smi0;
+		s->smi_delta = (u32)(smi1 - smi0);
 		s->flags |= IDLELAB_SAMPLE_SMI_VALID;
 	}
 	return 0;
@@ -288,6 +375,7 @@ static int il_wake_measured(struct il_worker *wk)
 	struct il_wake *w = wk->ctx;
 	u32 i;
 
+	w->res_avail = il_res_probe();
 	for (i = 0; i < w->req->nr_samples; i++) {
 		if (il_should_abort(&w->abort))
 			break;
@@ -305,13 +393,14 @@ static int il_wake_measured(struct il_worker *wk)
 static int il_wake_sender(struct il_worker *wk)
 {
 	struct il_wake *w = wk->ctx;
-	u64 t0, resched;
-	u32 i;
+	struct il_wake_msg m = { .w = w };
+	u64 t0, delay, resched;
+	u32 tag, last = 0;
 
-	for (i = 0; i < w->req->nr_samples; i++) {
+	for (;;) {
 		resched = il_tsc() + il_us_to_cycles(1000);
-		/* Pairs with the measured CPU's release of armed/finished. */
-		while (smp_load_acquire(&w->armed) != i + 1) {
+		/* A sample armed since the last one we served. */
+		while ((tag = smp_load_acquire(&w->armed)) == 0 || tag == last) {
 			/* Acquire: a finished run's samples are complete. */
 			if (smp_load_acquire(&w->finished) ||
 			    il_should_abort(&w->abort))
@@ -322,13 +411,19 @@ static int il_wake_sender(struct il_worker *wk)
 			}
 			cpu_relax();
 		}
+		last = tag;
+		delay = READ_ONCE(w->delay);
+		if (tag == 1 && il_inject_take(IL_INJECT_SENDER_STALL))
+			msleep(IL_INJECT_STALL_MS);
+		preempt_disable();
 		t0 = il_tsc();
-		while (il_tsc() - t0 < w->delay)
+		while (il_tsc() - t0 < delay)
 			cpu_relax();
-		WRITE_ONCE(w->t_launch, il_tsc());
-		smp_call_function_single(w->req->cpu, il_wake_ipi, w, 1);
+		m.tag = tag;
+		m.t_launch = il_tsc();
+		smp_call_function_single(w->req->cpu, il_wake_ipi, &m, 1);
+		preempt_enable();
 	}
-	return 0;
 }
 
 /**
@@ -350,11 +445,22 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	req->nr_done = 0;
 	req->unsupported = IDLELAB_UNSUP_NONE;
 	req->tsc_khz = tsc_khz;
+	req->hw_flags = il_hw_flags();
+	req->res_avail = 0;
+	req->stale_ipis = 0;
 	if (req->method == IDLELAB_METHOD_MWAIT &&
 	    !boot_cpu_has(X86_FEATURE_MWAIT)) {
 		req->unsupported = IDLELAB_UNSUP_NO_MWAIT;
 		return 0;
 	}
+	if (req->method == IDLELAB_METHOD_MWAIT)
+		req->unsupported = il_mwait_hint_check(req->mwait_hint);
+	/* A tick-resolution hrtimer would be up to a tick late by design. */
+	if (req->wake_source == IDLELAB_WAKE_HRTIMER &&
+	    hrtimer_resolution != 1)
+		req->unsupported = IDLELAB_UNSUP_LOWRES_TIMER;
+	if (req->unsupported)
+		return 0;
 	/* Without an always-running APIC timer a deep C-state may never end. */
 	if (req->method == IDLELAB_METHOD_MWAIT && req->mwait_hint &&
 	    req->wake_source == IDLELAB_WAKE_HRTIMER &&
@@ -369,15 +475,18 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	w->req = req;
 	w->s = s;
 	w->rng = req->seed;
+	w->hypervisor = req->hw_flags & IDLELAB_HW_HYPERVISOR;
 	atomic_set(&w->abort, 0);
 	if (req->dirty_bytes) {
-		w->dirty = vmalloc(req->dirty_bytes);
+		/* On the measured CPU's node: its write-back is the cost. */
+		w->dirty = vmalloc_node(req->dirty_bytes,
+					cpu_to_node(req->cpu));
 		if (!w->dirty) {
 			ret = -ENOMEM;
 			goto free_wake;
 		}
 	}
-	hrtimer_init(&w->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	hrtimer_init(&w->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
 	w->timer.function = il_wake_timer;
 
 	cpus_read_lock();
@@ -400,6 +509,8 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	hrtimer_cancel(&w->timer);
 	req->nr_done = w->nr_done;
 	req->unsupported = w->unsupported;
+	req->res_avail = w->res_avail;
+	req->stale_ipis = w->stale_ipis;
 unlock_cpus:
 	cpus_read_unlock();
 	vfree(w->dirty);

@@ -8,10 +8,12 @@
  * IRQs on, then times the instruction with IRQs off.
  *
  * Blast mode: one victim kthread per victim CPU runs the gap detector's
- * IRQs-off window (il_gap_window()) back to back until the aggressor is
- * done; the aggressor runs `reps` WBINVDs `interval_us` apart and records
- * each as an IDLELAB_GAP_KIND_WBINVD event, so user space can line victim
- * gaps up with aggressor events on the common TSC.
+ * IRQs-off window (il_gap_window()) for width_us in every window_us (a
+ * duty cycle, as hwlat's) until the aggressor is done, each window on
+ * record with its start and end; the aggressor runs `reps` WBINVDs
+ * `interval_us` apart and records each as an IDLELAB_GAP_KIND_WBINVD
+ * event, so user space can line victim gaps up with aggressor events on the
+ * common TSC.
  *
  * Object model and locking: one struct il_wbinvd per run.  The sample
  * buffer is cut into one slice per worker (aggressor first, then victims in
@@ -36,9 +38,6 @@
 #include "idlelab_kcommon.h"
 #include "cstate.h"
 
-/* Longest the aggressor waits for its victims to start spinning. */
-#define IL_BLAST_START_US	(2 * USEC_PER_SEC)
-
 struct il_wbinvd {
 	const struct idlelab_wbinvd_req *req;
 	const u64 *footprints;
@@ -47,6 +46,8 @@ struct il_wbinvd {
 	atomic_t abort;
 	atomic_t started;
 	bool stop;
+	bool smi;		/* MSR 0x34 readable */
+	bool hypervisor;
 	u32 unsupported;
 	u32 dropped;
 	/* sweep */
@@ -61,7 +62,7 @@ int il_wbinvd_check(const struct idlelab_wbinvd_req *req)
 	u64 total;
 
 	if (req->abi_version != IDLELAB_ABI_VERSION ||
-	    req->size != sizeof(*req) || req->pad ||
+	    req->size != sizeof(*req) || req->pad || req->pad2 ||
 	    !il_all_zero(req->reserved, sizeof(req->reserved)))
 		return -EINVAL;
 	if (req->cpu >= nr_cpu_ids || (req->flags & ~IDLELAB_WBINVD_F_ALL) ||
@@ -75,7 +76,7 @@ int il_wbinvd_check(const struct idlelab_wbinvd_req *req)
 		    req->nr_footprints > IDLELAB_MAX_FOOTPRINTS ||
 		    !req->footprints || req->nr_victims || req->victims ||
 		    req->interval_us || req->dirty_bytes || req->width_us ||
-		    req->threshold_ns)
+		    req->threshold_ns || req->window_us)
 			return -EINVAL;
 		total = (u64)req->nr_footprints * req->reps;
 		if (total > req->nr_samples)
@@ -89,8 +90,18 @@ int il_wbinvd_check(const struct idlelab_wbinvd_req *req)
 		    req->dirty_bytes > IDLELAB_MAX_DIRTY_BYTES ||
 		    req->width_us == 0 ||
 		    req->width_us > IDLELAB_MAX_WIDTH_US ||
-		    req->threshold_ns > NSEC_PER_SEC ||
-		    (u64)req->reps * req->interval_us > IDLELAB_MAX_RUN_US)
+		    req->window_us <= req->width_us ||
+		    req->window_us > IDLELAB_MAX_WINDOW_US ||
+		    req->threshold_ns < IDLELAB_MIN_THRESHOLD_NS ||
+		    req->threshold_ns > NSEC_PER_SEC)
+			return -EINVAL;
+		/*
+		 * Worst case: the wait for the victims, each interval with
+		 * its 1/8 of slack, and the victims' last window.
+		 */
+		if (IDLELAB_BLAST_START_US + (u64)req->reps *
+		    (req->interval_us + req->interval_us / 8 + 1) +
+		    req->window_us > IDLELAB_MAX_RUN_US)
 			return -EINVAL;
 		/* Room for every event and at least one gap per victim. */
 		if ((u64)req->reps + req->nr_victims > req->nr_samples)
@@ -100,19 +111,33 @@ int il_wbinvd_check(const struct idlelab_wbinvd_req *req)
 	return -EINVAL;
 }
 
-/* One timed write-back with IRQs off; the footprint was dirtied before. */
-static int il_wbinvd_once(bool noinvd, u64 *t_start, u64 *cycles)
+/*
+ * One timed write-back with IRQs off; the footprint was dirtied before.
+ * *flags gets IDLELAB_SAMPLE_SMI_VALID with *smi the SMIs during it, and
+ * IDLELAB_SAMPLE_WBINVD_NOOP when a hypervisor made it implausibly fast.
+ */
+static int il_wbinvd_once(struct il_wbinvd *b, u64 *t_start, u64 *cycles,
+			  u32 *smi, u32 *flags)
 {
-	unsigned long flags;
+	bool noinvd = b->req->flags & IDLELAB_WBINVD_F_NOINVD, smi_ok;
+	unsigned long irq;
+	u32 smi0, smi1;
 	u64 t0;
 	int err;
 
-	local_irq_save(flags);
+	local_irq_save(irq);
+	smi_ok = b->smi && il_smi_count(&smi0);
 	t0 = il_tsc();
 	err = noinvd ? il_wbnoinvd_safe() : il_wbinvd_safe();
 	*cycles = il_tsc() - t0;
-	local_irq_restore(flags);
+	if (smi_ok && il_smi_count(&smi1)) {
+		*smi = smi1 - smi0;
+		*flags |= IDLELAB_SAMPLE_SMI_VALID;
+	}
+	local_irq_restore(irq);
 	*t_start = t0;
+	if (b->hypervisor && *cycles < il_ns_to_cycles(IL_NOOP_NS))
+		*flags |= IDLELAB_SAMPLE_WBINVD_NOOP;
 	return err;
 }
 
@@ -123,6 +148,7 @@ static int il_wbinvd_sweep(struct il_worker *wk)
 	bool noinvd = req->flags & IDLELAB_WBINVD_F_NOINVD;
 	u32 f, r;
 
+	b->smi = il_smi_count(&r);
 	for (f = 0; f < req->nr_footprints; f++) {
 		for (r = 0; r < req->reps; r++) {
 			struct idlelab_wbinvd_sample *s = &b->ws[b->nr_ws];
@@ -133,7 +159,8 @@ static int il_wbinvd_sweep(struct il_worker *wk)
 				memset(b->dirty, (int)r | 1, b->footprints[f]);
 			memset(s, 0, sizeof(*s));
 			s->dirty_bytes = b->footprints[f];
-			if (il_wbinvd_once(noinvd, &s->t_start, &s->cycles)) {
+			if (il_wbinvd_once(b, &s->t_start, &s->cycles,
+					   &s->smi, &s->flags)) {
 				b->unsupported = noinvd ?
 					IDLELAB_UNSUP_WBNOINVD_FAULT :
 					IDLELAB_UNSUP_WBINVD_FAULT;
@@ -153,9 +180,10 @@ static int il_blast_aggressor(struct il_worker *wk)
 	const struct idlelab_wbinvd_req *req = b->req;
 	bool noinvd = req->flags & IDLELAB_WBINVD_F_NOINVD;
 	struct il_gapbuf *g = &b->bufs[0];
-	u64 deadline = il_tsc() + il_us_to_cycles(IL_BLAST_START_US);
-	u32 r;
+	u64 deadline = il_tsc() + il_us_to_cycles(IDLELAB_BLAST_START_US);
+	u32 r, f;
 
+	b->smi = il_smi_count(&r);
 	while (atomic_read(&b->started) < req->nr_victims &&
 	       il_tsc() < deadline && !il_should_abort(&b->abort))
 		usleep_range(50, 100);
@@ -168,7 +196,8 @@ static int il_blast_aggressor(struct il_worker *wk)
 		if (req->dirty_bytes)
 			memset(b->dirty, (int)r | 1, req->dirty_bytes);
 		memset(s, 0, sizeof(*s));
-		if (il_wbinvd_once(noinvd, &s->t, &s->len)) {
+		f = 0;
+		if (il_wbinvd_once(b, &s->t, &s->len, &s->smi, &f)) {
 			b->unsupported = noinvd ?
 				IDLELAB_UNSUP_WBNOINVD_FAULT :
 				IDLELAB_UNSUP_WBINVD_FAULT;
@@ -177,6 +206,10 @@ static int il_blast_aggressor(struct il_worker *wk)
 		s->cpu = wk->cpu;
 		s->kind = IDLELAB_GAP_KIND_WBINVD;
 		s->window = r;
+		s->flags = (f & IDLELAB_SAMPLE_SMI_VALID ?
+			    IDLELAB_GAP_F_SMI_VALID : 0) |
+			   (f & IDLELAB_SAMPLE_WBINVD_NOOP ?
+			    IDLELAB_GAP_F_WBINVD_NOOP : 0);
 		g->n++;
 		touch_nmi_watchdog();
 		if (req->interval_us)
@@ -197,13 +230,18 @@ static int il_blast_victim(struct il_worker *wk)
 	struct il_gapbuf *g = &b->bufs[wk->index];
 	u64 width = il_us_to_cycles(req->width_us);
 	u64 thr = il_ns_to_cycles(req->threshold_ns);
-	u32 window = 0, nmi;
+	u32 window = 0, nmi, rest = req->window_us - req->width_us;
 
+	g->smi = il_smi_count(&nmi);
 	atomic_inc(&b->started);
-	/* Pairs with the aggressor's release of stop. */
+	/*
+	 * Pairs with the aggressor's release of stop.  IRQs off width_us in
+	 * every window_us, as hwlat does, so the victim CPU keeps serving its
+	 * interrupts and timers in between.
+	 */
 	while (!smp_load_acquire(&b->stop) && !il_should_abort(&b->abort)) {
 		il_gap_window(g, wk->cpu, window++, width, thr, &nmi);
-		cond_resched();
+		usleep_range(rest, rest + rest / 8 + 1);
 	}
 	return 0;
 }
@@ -295,6 +333,8 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 	req->dropped = 0;
 	req->unsupported = IDLELAB_UNSUP_NONE;
 	req->tsc_khz = tsc_khz;
+	req->hw_flags = il_hw_flags();
+	req->node = cpu_to_node(req->cpu);
 	if (req->mode == IDLELAB_WBINVD_SWEEP) {
 		for (i = 0; i < req->nr_footprints; i++) {
 			if (footprints[i] > IDLELAB_MAX_DIRTY_BYTES)
@@ -316,10 +356,12 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 	b->req = req;
 	b->footprints = footprints;
 	b->ws = samples;
+	b->hypervisor = req->hw_flags & IDLELAB_HW_HYPERVISOR;
 	atomic_set(&b->abort, 0);
 	atomic_set(&b->started, 0);
 	if (size) {
-		b->dirty = vmalloc(size);
+		/* On the aggressor's node: its write-back is what is timed. */
+		b->dirty = vmalloc_node(size, req->node);
 		if (!b->dirty) {
 			ret = -ENOMEM;
 			goto free_run;

@@ -107,10 +107,19 @@ static inline int il_wbnoinvd_safe(void)
 	return IL_INSN_SAFE(".byte 0xf3, 0x0f, 0x09");
 }
 
-/* MSR_SMI_COUNT (0x34, Intel only); false when the read faults. */
-static inline bool il_smi_count(u64 *val)
+/*
+ * MSR_SMI_COUNT (0x34, Intel only; SDM Vol. 4: bits 31:0 count SMIs, the
+ * rest reserved); false when the read faults.  A 32-bit counter, so deltas
+ * are taken in u32 arithmetic, which is right across one wrap.
+ */
+static inline bool il_smi_count(u32 *val)
 {
-	return rdmsrl_safe(MSR_SMI_COUNT, val) == 0;
+	u64 v;
+
+	if (rdmsrl_safe(MSR_SMI_COUNT, &v))
+		return false;
+	*val = (u32)v;
+	return true;
 }
 
 /* NMIs taken by this CPU so far (arch/x86 irq_stat, exported). */

@@ -7,11 +7,18 @@
  * file_operations).
  *
  * Workers: a run starts one kthread per CPU it needs (kthread_create_on_cpu,
- * so each is bound), then the ioctl caller waits for all of them killably.
- * A fatal signal sets the run's abort flag; every worker loop polls it
- * between bounded steps, so the uninterruptible wait that follows is bounded
+ * so each is bound) and holds a reference to each task.  The ioctl caller
+ * then joins each worker: it waits, killably and in short slices, until the
+ * worker has completed or has started to exit without completing (an oops
+ * in the worker ends it in do_exit() without a complete()), then
+ * kthread_stop() waits for the exit itself, which is no longer blocked on
+ * anything.  So a worker that dies abnormally fails the run with -EIO
+ * instead of leaving the caller in an uninterruptible wait for ever, and
+ * no worker is still in module text once the ioctl returns: the module
+ * stays unloadable.  A fatal signal sets the run's abort flag; every worker
+ * loop polls it between bounded steps, so the slices that follow are bounded
  * too.  A worker ends with kthread_complete_and_exit(), which never returns
- * to module text, so the module can go once the ioctl has returned.
+ * to module text.
  */
 #ifndef IDLELAB_KCOMMON_H
 #define IDLELAB_KCOMMON_H
@@ -26,6 +33,7 @@
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <asm/processor.h>
@@ -39,12 +47,12 @@
  * 32- and 64-bit user space.  A change here is a new ABI version.
  */
 static_assert(sizeof(struct idlelab_info) == 112);
-static_assert(sizeof(struct idlelab_cstate_req) == 128);
-static_assert(sizeof(struct idlelab_cstate_sample) == 64);
-static_assert(sizeof(struct idlelab_wbinvd_req) == 136);
+static_assert(sizeof(struct idlelab_cstate_req) == 144);
+static_assert(sizeof(struct idlelab_cstate_sample) == 152);
+static_assert(sizeof(struct idlelab_wbinvd_req) == 152);
 static_assert(sizeof(struct idlelab_wbinvd_sample) == 32);
-static_assert(sizeof(struct idlelab_gaps_req) == 104);
-static_assert(sizeof(struct idlelab_gap_sample) == 40);
+static_assert(sizeof(struct idlelab_gaps_req) == 112);
+static_assert(sizeof(struct idlelab_gap_sample) == 56);
 static_assert(sizeof(struct idlelab_ipi_req) == 136);
 static_assert(sizeof(struct idlelab_ipi_round) == 40);
 static_assert(sizeof(struct idlelab_ipi_arrival) == 16);
@@ -60,6 +68,7 @@ struct il_worker {
 	unsigned int cpu;
 	unsigned int index;
 	int ret;
+	bool finished;		/* ->fn returned (set before done) */
 	struct completion done;
 };
 
@@ -68,46 +77,90 @@ static int il_worker_main(void *data)
 	struct il_worker *w = data;
 
 	w->ret = w->fn(w);
+	/* A flag, not the completion: the joiner's waits consume that. */
+	smp_store_release(&w->finished, true);
 	kthread_complete_and_exit(&w->done, 0);
 }
 
+/* How often a joining caller looks for a worker that died. */
+#define IL_JOIN_SLICE	(HZ / 20)
+
+/*
+ * il_worker_join - wait until @w has finished or died, then reap it
+ * @w:		a started worker whose task the caller holds a reference to
+ * @abort:	the run's abort flag, set on a fatal signal
+ * @killed:	in/out: a fatal signal was seen (then waits are not killable)
+ *
+ * Context: process context.
+ * Return: true if the worker completed, false if it exited without
+ * completing (it died, e.g. in an oops).
+ */
+static inline bool il_worker_join(struct il_worker *w, atomic_t *abort,
+				  bool *killed)
+{
+	bool done;
+
+	/* PF_EXITING: in do_exit(), never to run worker code again. */
+	while (!smp_load_acquire(&w->finished) &&
+	       !(READ_ONCE(w->task->flags) & PF_EXITING)) {
+		if (*killed) {
+			wait_for_completion_timeout(&w->done, IL_JOIN_SLICE);
+		} else if (wait_for_completion_killable_timeout(&w->done,
+							IL_JOIN_SLICE) < 0) {
+			atomic_set(abort, 1);
+			*killed = true;
+		}
+	}
+	/* Joins the exit itself: short, the task is past its function. */
+	kthread_stop(w->task);
+	done = READ_ONCE(w->finished);
+	put_task_struct(w->task);
+	w->task = NULL;
+	return done;
+}
+
 /**
- * il_workers_run - run @n workers, each bound to its ->cpu, and wait for all
+ * il_workers_run - run @n workers, each bound to its ->cpu, and join all
  * @w:		the workers, ->fn, ->ctx and ->cpu filled in
  * @n:		how many
- * @abort:	set to 1 when the caller gets a fatal signal
+ * @abort:	set to 1 when the caller gets a fatal signal or a worker dies
  *
  * Context: process context, cpus_read_lock() held by the caller.
- * Return: 0, -EINTR after a fatal signal, -ENOMEM, or the first worker's
- * non-zero return value.
+ * Return: 0, -EINTR after a fatal signal, -EIO when a worker died without
+ * finishing (the others are told to abort and joined), -ENOMEM, or the
+ * first worker's non-zero return value.
  */
 static inline int il_workers_run(struct il_worker *w, unsigned int n,
 				 atomic_t *abort)
 {
+	bool killed = false, died = false;
 	unsigned int i;
-	bool killed = false;
 	int ret = 0;
 
 	for (i = 0; i < n; i++) {
 		init_completion(&w[i].done);
 		w[i].index = i;
 		w[i].ret = 0;
+		w[i].finished = false;
 		w[i].task = kthread_create_on_cpu(il_worker_main, &w[i],
 						  w[i].cpu, "idlelab/%u");
 		if (IS_ERR(w[i].task)) {
 			ret = PTR_ERR(w[i].task);
 			goto stop_created;
 		}
+		get_task_struct(w[i].task);
 	}
 	for (i = 0; i < n; i++)
 		wake_up_process(w[i].task);
 	for (i = 0; i < n; i++) {
-		if (wait_for_completion_killable(&w[i].done)) {
+		if (!il_worker_join(&w[i], abort, &killed)) {
+			/* The others may wait for it: make them give up. */
 			atomic_set(abort, 1);
-			wait_for_completion(&w[i].done);
-			killed = true;
+			died = true;
 		}
 	}
+	if (died)
+		return -EIO;
 	if (killed)
 		return -EINTR;
 	for (i = 0; i < n; i++)
@@ -117,8 +170,10 @@ static inline int il_workers_run(struct il_worker *w, unsigned int n,
 
 stop_created:
 	/* Never woken, so kthread_stop() makes them exit without ->fn. */
-	while (i--)
+	while (i--) {
 		kthread_stop(w[i].task);
+		put_task_struct(w[i].task);
+	}
 	return ret;
 }
 

@@ -46,6 +46,14 @@ check "compare: per CPU when the sides measured the same CPUs" grep -q '^timer_w
 "$IDLELAB" report --db "$FX" --format json --kind all >"$T_TMP/all.json"
 check "report --kind all --format json parses" jq -e 'length >= 4 and (.[0].rows | length) > 0' "$T_TMP/all.json"
 check "report md states has seed 002 columns" sh -c "'$IDLELAB' report --db '$FX' --kind states | grep -q 'Idle state | Wake source | Unit | Nr samples | Min | Max | Median | Avg | Stddev'"
+# Requested against entered: a run that stored the hardware's view says so.
+cp "$FX" "$T_TMP/hw.db"
+sqlite3 "$T_TMP/hw.db" "INSERT INTO run_attrs (run_uuid, cpu, key, value) SELECT DISTINCT run_uuid, -1, 'hw_state', 'C0 (MPERF ran through 99.0% of the idle spans)' FROM run_attrs WHERE key='idle_state' AND value='C6'"
+"$IDLELAB" report --db "$T_TMP/hw.db" --kind states >"$T_TMP/hw.md" 2>"$T_TMP/err"
+check "report states: requested C6, the hardware's C0 named beside it" \
+	grep -q 'idle state C6 requested; the hardware says C0 (MPERF' "$T_TMP/hw.md"
+check "report states: without residency data it says so" \
+	grep -q 'idle state C1 requested; no residency data stored' "$T_TMP/hw.md"
 check "report --output writes the file" sh -c "'$IDLELAB' report --db '$FX' --kind ipi --output '$T_TMP/ipi.md' && grep -q 'per target' '$T_TMP/ipi.md'"
 
 # --- html and plots ----------------------------------------------------

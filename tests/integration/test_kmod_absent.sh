@@ -40,6 +40,25 @@ expect_exit "cstate_wake: unknown method value exits 2" 2 \
 expect_exit "wbinvd: unknown parameter exits 2" 2 \
 	"$IDLELAB" bench wbinvd --db "$DB" --param footprint=1
 check "wbinvd: the near miss is suggested" grep -q footprints "$T_TMP/err"
+# The module's ABI-2 bounds, refused before any device is opened.
+expect_exit "wbinvd blast: window_us not above width_us exits 2" 2 \
+	"$IDLELAB" bench wbinvd --db "$DB" --cpus 0-1 --param mode=blast \
+	--param width_us=1000 --param window_us=1000
+check "wbinvd blast: the message asks for a duty cycle" \
+	grep -q "window_us.*must be more than width_us" "$T_TMP/err"
+expect_exit "wbinvd blast: worst case over the module's run limit exits 2" 2 \
+	"$IDLELAB" bench wbinvd --db "$DB" --cpus 0-1 --param mode=blast \
+	--param reps=100000 --param interval_us=5400
+check "wbinvd blast: the message names the run limit" \
+	grep -q "over the module's run limit" "$T_TMP/err"
+expect_exit "gaps_irqoff: threshold_ns below 100 exits 2" 2 \
+	"$IDLELAB" bench gaps_irqoff --db "$DB" --param threshold_ns=99
+printf 'name: x\ngroups:\n  - bench: wbinvd\n    cpus: "0-1"\n    params: {mode: blast, width_us: 3000, window_us: 2000}\n' \
+	>"$T_TMP/blast.yaml"
+expect_exit "campaign --dry-run: blast window_us below width_us exits 2" 2 \
+	"$IDLELAB" run "$T_TMP/blast.yaml" --dry-run --db "$DB"
+check "campaign --dry-run: FILE:LINE and the parameter named" \
+	grep -q "blast.yaml:3: .*window_us" "$T_TMP/err"
 check "bad input stored nothing" [ "$(q "SELECT count(*) FROM runs")" -eq "$before" ]
 
 "$IDLELAB" list --json >"$T_TMP/list.json"

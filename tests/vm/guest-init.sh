@@ -91,7 +91,8 @@ else
 		--param reps=3 --param noinvd=1
 	ib wbinvd_blast wbinvd --cpus 0-2 --param mode=blast --param reps=5 \
 		--param interval_us=1000 --param dirty_bytes=1048576 \
-		--param width_us=1000 --param threshold_ns=2000
+		--param width_us=1000 --param window_us=2000 \
+		--param threshold_ns=2000
 	ib gaps gaps_irqoff --cpus 1,3 --param width_us=2000 \
 		--param window_us=5000 --param windows=5
 	for m in physical logical broadcast kernel; do

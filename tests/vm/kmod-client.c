@@ -10,7 +10,9 @@
  *
  * Output buffers are pre-filled with a poison pattern, as the ntsync
  * selftest does, so a record the kernel claims but never wrote shows up.
- * Built static; needs only libc and the UAPI header.
+ * Built static; needs only libc and the UAPI header.  The requests of
+ * /dev/idlelab_cstate, and its bad inputs and hang checks, are in
+ * kmod-client-cstate.c; kmod-client.h is what the two share.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,32 +28,31 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "uapi/idlelab.h"
+#include "kmod-client.h"
 
 /*
  * The ABI is frozen by these sizes: no implicit padding, the same layout for
  * 32- and 64-bit user space.  A change here is a new ABI version.
  */
 _Static_assert(sizeof(struct idlelab_info) == 112, "abi");
-_Static_assert(sizeof(struct idlelab_cstate_req) == 128, "abi");
-_Static_assert(sizeof(struct idlelab_cstate_sample) == 64, "abi");
-_Static_assert(sizeof(struct idlelab_wbinvd_req) == 136, "abi");
+_Static_assert(sizeof(struct idlelab_cstate_req) == 144, "abi");
+_Static_assert(sizeof(struct idlelab_cstate_sample) == 152, "abi");
+_Static_assert(sizeof(struct idlelab_wbinvd_req) == 152, "abi");
 _Static_assert(sizeof(struct idlelab_wbinvd_sample) == 32, "abi");
-_Static_assert(sizeof(struct idlelab_gaps_req) == 104, "abi");
-_Static_assert(sizeof(struct idlelab_gap_sample) == 40, "abi");
+_Static_assert(sizeof(struct idlelab_gaps_req) == 112, "abi");
+_Static_assert(sizeof(struct idlelab_gap_sample) == 56, "abi");
 _Static_assert(sizeof(struct idlelab_ipi_req) == 136, "abi");
 _Static_assert(sizeof(struct idlelab_ipi_round) == 40, "abi");
 _Static_assert(sizeof(struct idlelab_ipi_arrival) == 16, "abi");
 _Static_assert(sizeof(struct idlelab_apic_cpu) == 16, "abi");
 _Static_assert(sizeof(struct idlelab_apic_map_req) == 96, "abi");
 
-#define POISON 0xa5
 #define DEV(n) "/dev/" n
 
-static int fd_c = -1, fd_i = -1;
-static unsigned int ncpu;
+int fd_c = -1, fd_i = -1;
+unsigned int ncpu;
 
-static const char *ename(int e)
+const char *ename(int e)
 {
 	switch (e) {
 	case 0: return "0";
@@ -66,6 +67,7 @@ static const char *ename(int e)
 	case EPERM: return "EPERM";
 	case ENOENT: return "ENOENT";
 	case ESPIPE: return "ESPIPE";
+	case EIO: return "EIO";
 	}
 	return "other";
 }
@@ -77,12 +79,12 @@ static const char *seek_err(int fd)
 }
 
 /* ioctl returning 0 or the errno. */
-static int xioctl(int fd, unsigned long cmd, void *arg)
+int xioctl(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) ? errno : 0;
 }
 
-static void *poisoned(size_t n)
+void *poisoned(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 
@@ -94,7 +96,7 @@ static void *poisoned(size_t n)
 	return p;
 }
 
-static double now_s(void)
+double now_s(void)
 {
 	struct timespec ts;
 
@@ -145,177 +147,6 @@ static void apic_map(void)
 		       c[i].flags & 1);
 	printf("]}\n");
 	free(c);
-}
-
-static struct idlelab_cstate_req cstate_base(void)
-{
-	struct idlelab_cstate_req r;
-
-	memset(&r, 0, sizeof(r));
-	r.abi_version = IDLELAB_ABI_VERSION;
-	r.size = sizeof(r);
-	r.cpu = 1;
-	r.method = IDLELAB_METHOD_HLT;
-	r.wake_source = IDLELAB_WAKE_HRTIMER;
-	r.irq_mode = IDLELAB_IRQ_EARLY;
-	r.launch_min_ns = 50000;
-	r.launch_max_ns = 50000;
-	r.nr_samples = 20;
-	r.seed = 1;
-	return r;
-}
-
-static void cstate(const char *name, struct idlelab_cstate_req r)
-{
-	struct idlelab_cstate_sample *s = poisoned(r.nr_samples * sizeof(*s));
-	unsigned int i, order_bad = 0, early = 0, other = 0, no_intr = 0;
-	unsigned int intr_before_exit = 0, intr_after_exit = 0, poison = 0;
-	unsigned int wb = 0, reentries = 0;
-	int e;
-
-	r.samples = (uintptr_t)s;
-	e = xioctl(fd_c, IDLELAB_IOC_CSTATE_WAKE, &r);
-	for (i = 0; !e && i < r.nr_done; i++) {
-		if (s[i].reentries > 100000000 ||
-		    (s[i].reentries && !(r.flags & IDLELAB_CSTATE_F_REENTER)))
-			poison++;
-		reentries += s[i].reentries;
-		if (!(s[i].t_entry < s[i].t_exit))
-			order_bad++;
-		if (s[i].flags & IDLELAB_SAMPLE_EARLY_WAKE)
-			early++;
-		if (s[i].flags & IDLELAB_SAMPLE_OTHER_IRQ)
-			other++;
-		if (s[i].flags & IDLELAB_SAMPLE_NO_INTR)
-			no_intr++;
-		if (s[i].flags & IDLELAB_SAMPLE_WBINVD)
-			wb++;
-		if (s[i].t_intr && !(s[i].flags & IDLELAB_SAMPLE_OTHER_IRQ)) {
-			if (s[i].t_intr < s[i].t_exit)
-				intr_before_exit++;
-			else
-				intr_after_exit++;
-		}
-	}
-	printf("{\"op\":\"cstate\",\"name\":\"%s\",\"rc\":\"%s\","
-	       "\"nr_samples\":%u,\"nr_done\":%u,\"unsupported\":%u,"
-	       "\"entry_ge_exit\":%u,\"early_wake\":%u,\"other_irq\":%u,"
-	       "\"no_intr\":%u,\"wbinvd\":%u,\"intr_before_exit\":%u,"
-	       "\"intr_after_exit\":%u,\"reentries\":%u,\"poison\":%u}\n",
-	       name, ename(e), r.nr_samples, e ? 0 : r.nr_done,
-	       e ? 0 : r.unsupported, order_bad, early, other, no_intr, wb,
-	       intr_before_exit, intr_after_exit, reentries, poison);
-	free(s);
-}
-
-static struct idlelab_gaps_req gaps_base(void)
-{
-	struct idlelab_gaps_req r;
-
-	memset(&r, 0, sizeof(r));
-	r.abi_version = IDLELAB_ABI_VERSION;
-	r.size = sizeof(r);
-	r.cpu = 1;
-	r.width_us = 2000;
-	r.window_us = 5000;
-	r.nr_windows = 5;
-	r.threshold_ns = 2000;
-	r.nr_samples = 4096;
-	return r;
-}
-
-static void gaps(void)
-{
-	struct idlelab_gaps_req r = gaps_base();
-	struct idlelab_gap_sample *s = poisoned(r.nr_samples * sizeof(*s));
-	unsigned int i, bad = 0;
-	int e;
-
-	r.samples = (uintptr_t)s;
-	e = xioctl(fd_c, IDLELAB_IOC_GAPS, &r);
-	for (i = 0; !e && i < r.nr_done; i++)
-		if (s[i].cpu != 1 || s[i].kind != IDLELAB_GAP_KIND_GAP ||
-		    s[i].window >= 5 || s[i].len == 0)
-			bad++;
-	printf("{\"op\":\"gaps\",\"rc\":\"%s\",\"nr_done\":%u,\"dropped\":%u,"
-	       "\"loop_period\":%llu,\"nmi\":%llu,\"bad_records\":%u}\n",
-	       ename(e), e ? 0 : r.nr_done, r.dropped,
-	       (unsigned long long)r.loop_period,
-	       (unsigned long long)r.nmi_count, bad);
-	free(s);
-}
-
-static struct idlelab_wbinvd_req wbinvd_base(void)
-{
-	struct idlelab_wbinvd_req r;
-
-	memset(&r, 0, sizeof(r));
-	r.abi_version = IDLELAB_ABI_VERSION;
-	r.size = sizeof(r);
-	r.mode = IDLELAB_WBINVD_SWEEP;
-	r.cpu = 0;
-	r.reps = 3;
-	r.nr_samples = 64;
-	return r;
-}
-
-static uint64_t footprints[] = { 0, 64 << 10, 1 << 20 };
-
-static void wbinvd_sweep(const char *name, uint32_t flags)
-{
-	struct idlelab_wbinvd_req r = wbinvd_base();
-	struct idlelab_wbinvd_sample *s = poisoned(r.nr_samples * sizeof(*s));
-	unsigned int i, bad = 0;
-	int e;
-
-	r.flags = flags;
-	r.nr_footprints = 3;
-	r.footprints = (uintptr_t)footprints;
-	r.samples = (uintptr_t)s;
-	e = xioctl(fd_c, IDLELAB_IOC_WBINVD, &r);
-	for (i = 0; !e && i < r.nr_done; i++)
-		if (s[i].dirty_bytes != footprints[i / 3] || s[i].reserved)
-			bad++;
-	printf("{\"op\":\"wbinvd_sweep\",\"name\":\"%s\",\"rc\":\"%s\","
-	       "\"nr_done\":%u,\"unsupported\":%u,\"bad_records\":%u}\n",
-	       name, ename(e), e ? 0 : r.nr_done, e ? 0 : r.unsupported, bad);
-	free(s);
-}
-
-static void wbinvd_blast(void)
-{
-	struct idlelab_wbinvd_req r = wbinvd_base();
-	struct idlelab_gap_sample *s;
-	uint32_t victims[2] = { 1, 2 };
-	unsigned int i, events = 0, g = 0, bad = 0;
-	int e;
-
-	r.mode = IDLELAB_WBINVD_BLAST;
-	r.reps = 5;
-	r.interval_us = 1000;
-	r.dirty_bytes = 1 << 20;
-	r.nr_victims = 2;
-	r.victims = (uintptr_t)victims;
-	r.width_us = 1000;
-	r.threshold_ns = 2000;
-	r.nr_samples = 8192;
-	s = poisoned(r.nr_samples * sizeof(*s));
-	r.samples = (uintptr_t)s;
-	e = xioctl(fd_c, IDLELAB_IOC_WBINVD, &r);
-	for (i = 0; !e && i < r.nr_done; i++) {
-		if (s[i].kind == IDLELAB_GAP_KIND_WBINVD && s[i].cpu == 0)
-			events++;
-		else if (s[i].kind == IDLELAB_GAP_KIND_GAP &&
-			 (s[i].cpu == 1 || s[i].cpu == 2))
-			g++;
-		else
-			bad++;
-	}
-	printf("{\"op\":\"wbinvd_blast\",\"rc\":\"%s\",\"nr_done\":%u,"
-	       "\"unsupported\":%u,\"events\":%u,\"gaps\":%u,\"dropped\":%u,"
-	       "\"bad_records\":%u}\n", ename(e), e ? 0 : r.nr_done,
-	       e ? 0 : r.unsupported, events, g, r.dropped, bad);
-	free(s);
 }
 
 static struct idlelab_ipi_req ipi_base(uint32_t mode, uint32_t *targets,
@@ -432,14 +263,7 @@ static void x2apic_storms(void)
 
 /* ---- bad inputs ------------------------------------------------------- */
 
-struct tally {
-	const char *name;
-	const char *want;
-	unsigned int total, ok;
-	int last;
-};
-
-static void tally(struct tally *t, int got, int want)
+void tally(struct tally *t, int got, int want)
 {
 	t->total++;
 	if (got == want)
@@ -457,7 +281,7 @@ static void tally_print(struct tally *t)
 
 static uint64_t rng = 0x1234567887654321ULL;
 
-static uint64_t rnd(void)
+uint64_t rnd(void)
 {
 	rng ^= rng << 13;
 	rng ^= rng >> 7;
@@ -471,53 +295,6 @@ static void rnd_fill(void *p, size_t n)
 
 	while (n--)
 		*c++ = (unsigned char)rnd();
-}
-
-/* Pick an invalid value for one field of a cstate request. */
-static void cstate_break(struct idlelab_cstate_req *r, unsigned int k)
-{
-	switch (k % 18) {
-	case 0: r->abi_version = (uint32_t)rnd() | 2; break;
-	case 1: r->size = sizeof(*r) + 8; break;
-	case 2: r->cpu = ncpu + (uint32_t)(rnd() % 100000); break;
-	case 3: r->method = 3 + (uint32_t)(rnd() % 100); break;
-	case 4: r->wake_source = 2 + (uint32_t)(rnd() % 100); break;
-	case 5: r->irq_mode = IDLELAB_IRQ_LATE; r->method = 0; break;
-	case 6: r->nr_samples = 0; break;
-	case 7: r->nr_samples = IDLELAB_MAX_SAMPLES + 1 +
-			(uint32_t)(rnd() % 1000); break;
-	case 8: r->launch_max_ns = IDLELAB_MAX_LAUNCH_NS + 1; break;
-	case 9: r->launch_min_ns = 10; break;
-	case 17: r->launch_min_ns = r->launch_max_ns = IDLELAB_MAX_LAUNCH_NS;
-		r->nr_samples = 6001; break;	/* over IDLELAB_MAX_RUN_US */
-	case 10: r->pad = 1; break;
-	case 11: r->reserved[rnd() % 4] = rnd() | 1; break;
-	case 12: r->flags = 4; break;
-	case 13: r->dirty_bytes = IDLELAB_MAX_DIRTY_BYTES + 1;
-		r->flags = IDLELAB_CSTATE_F_WBINVD; break;
-	case 14: r->wake_source = IDLELAB_WAKE_IPI; r->sender_cpu = r->cpu;
-		break;
-	case 15: r->samples = 0; break;
-	default: r->nr_samples = 0; r->samples = 0; break;
-	}
-}
-
-static void bad_cstate(struct tally *t, unsigned int n)
-{
-	struct idlelab_cstate_sample s[4];
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		struct idlelab_cstate_req r = cstate_base();
-
-		r.samples = (uintptr_t)s;
-		r.nr_samples = 4;
-		/* Randomise harmless fields, then break one. */
-		r.seed = rnd();
-		r.cpu = (uint32_t)(rnd() % ncpu);
-		cstate_break(&r, i);
-		tally(t, xioctl(fd_c, IDLELAB_IOC_CSTATE_WAKE, &r), EINVAL);
-	}
 }
 
 static void bad_random(struct tally *t, unsigned int n)
@@ -853,6 +630,7 @@ int main(int argc, char **argv)
 	struct tally t_r = { "random_header", "EINVAL", 0, 0, 0 };
 	struct tally t_o = { "gaps_wbinvd_ipi_invalid", "EINVAL", 0, 0, 0 };
 	struct tally t_n = { "unknown_command", "ENOTTY", 0, 0, 0 };
+	struct tally t_b = { "bounds_invalid", "EINVAL", 0, 0, 0 };
 	struct idlelab_cstate_req r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -904,6 +682,11 @@ int main(int argc, char **argv)
 	r.launch_min_ns = 20000;
 	r.launch_max_ns = 100000;
 	cstate("hlt_wbinvd_random_launch", r);
+	/* L = 1 us: the arming alone may outlast it, so late entries. */
+	r = cstate_base();
+	r.launch_min_ns = 1000;
+	r.launch_max_ns = 1000;
+	cstate("hlt_hrtimer_1us", r);
 	/* Re-entering after foreign wakes: the IRQ-ordering runs (Bochs). */
 	r = cstate_base();
 	r.flags = IDLELAB_CSTATE_F_REENTER;
@@ -929,6 +712,8 @@ int main(int argc, char **argv)
 	bad_random(&t_r, 480);
 	bad_others(&t_o, 80);
 	bad_enotty(&t_n);
+	bad_bounds(&t_b, 60);
+	tally_print(&t_b);
 	tally_print(&t_c);
 	tally_print(&t_r);
 	tally_print(&t_o);
@@ -937,6 +722,9 @@ int main(int argc, char **argv)
 	bad_busy();
 	fatal_signal();
 	nonroot_open();
+	bad_hint();
+	stale_ipi();
+	worker_death();
 out:
 	close(fd_c);
 	close(fd_i);

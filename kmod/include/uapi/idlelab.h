@@ -33,7 +33,12 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define IDLELAB_ABI_VERSION		1
+/*
+ * 2: appended the hardware-truth fields of the cstate, WBINVD and gaps
+ * requests and records (hw_flags, residency deltas, SMI/NMI per gap and
+ * window, window records), grown at the end of each struct.
+ */
+#define IDLELAB_ABI_VERSION		2
 #define IDLELAB_IOC_MAGIC		0xE1
 
 #define IDLELAB_DEV_CSTATE		"idlelab_cstate"
@@ -53,8 +58,18 @@
 #define IDLELAB_MAX_ROUND_TIMEOUT_US	1000000
 #define IDLELAB_MAX_INTERVAL_US		1000000
 #define IDLELAB_NAME_LEN		32
-/* Planned length of one run: samples x launch, windows x window, ... */
+/*
+ * Worst-case length of one request, every bounded wait counted as timing
+ * out: samples x (launch + IDLELAB_CSTATE_WAIT_NS), windows x window, the
+ * blast's start wait + reps x interval (+ 1/8 slack) + one victim window.
+ */
 #define IDLELAB_MAX_RUN_US		600000000ULL	/* 10 minutes */
+/* How long past its launch a wake sample waits for its own event. */
+#define IDLELAB_CSTATE_WAIT_NS		1000000000ULL	/* 1 s */
+/* The aggressor's bounded wait for its victims to start spinning. */
+#define IDLELAB_BLAST_START_US		2000000ULL
+/* Gap thresholds below this are refused: below the loop's resolution. */
+#define IDLELAB_MIN_THRESHOLD_NS	100
 
 /* Reasons a request could not measure (the `unsupported` out field). */
 #define IDLELAB_UNSUP_NONE		0
@@ -70,6 +85,9 @@
 #define IDLELAB_UNSUP_DEST_MODEL	10	/* unknown DFR/LDR layout */
 #define IDLELAB_UNSUP_NO_ARAT		11	/* APIC timer stops */
 #define IDLELAB_UNSUP_KERNEL_PHYS	12	/* kernel: physical dest only */
+#define IDLELAB_UNSUP_LOWRES_TIMER	13	/* hrtimer_resolution > 1 ns */
+#define IDLELAB_UNSUP_MWAIT_HINT	14	/* hint not in CPUID.5:EDX */
+#define IDLELAB_UNSUP_TSC_STOPS		15	/* deep hint, no NONSTOP_TSC */
 
 /* GET_INFO, the same command on both devices. */
 #define IDLELAB_OP_CSTATE_WAKE		(1U << 0)
@@ -152,7 +170,44 @@ struct idlelab_cstate_req {
 	__u32 tsc_khz;			/* out */
 	__u32 pad;			/* must be zero */
 	__u64 reserved[4];		/* must be zero; zeroed on output */
+	/* ABI 2 */
+	__u32 hw_flags;			/* out: IDLELAB_HW_* */
+	__u32 res_avail;		/* out: IDLELAB_RES_* readable */
+	__u32 stale_ipis;		/* out: IPIs for a past sample, ignored */
+	__u32 pad2;			/* must be zero */
 };
+
+/*
+ * What the hardware and the kernel said about a run (the hw_flags out field
+ * of the cstate, WBINVD and gaps requests).
+ */
+#define IDLELAB_HW_HYPERVISOR		(1U << 0)	/* X86_FEATURE_HYPERVISOR */
+#define IDLELAB_HW_TSC_UNSTABLE		(1U << 1)	/* check_tsc_unstable() */
+#define IDLELAB_HW_NONSTOP_TSC		(1U << 2)	/* TSC runs in C-states */
+#define IDLELAB_HW_C1E_KNOWN		(1U << 3)	/* MSR 0x1FC was readable */
+#define IDLELAB_HW_C1E_ON		(1U << 4)	/* C1E promotion enabled */
+/* CPUID.4 (AMD: 0x8000001D) of the last cache level was read */
+#define IDLELAB_HW_WBINVD_INFO		(1U << 5)
+/* its EDX[0] = 0: WBINVD acts on the caches of the other sharing CPUs */
+#define IDLELAB_HW_WBINVD_SHARERS	(1U << 6)
+#define IDLELAB_HW_SMI_COUNT		(1U << 7)	/* MSR 0x34 readable */
+
+/*
+ * Per-sample residency counter deltas (the res_* sample fields), one bit
+ * per counter in res_avail when the counter was readable on the measured
+ * CPU (rdmsr_safe did not fault).  Core C1/C3/C6/C7: MSRs 0x660,
+ * 0x3FC-0x3FE; package C3/C6/C7: 0x3F8-0x3FA; MPERF/APERF: 0xE7/0xE8.
+ */
+#define IDLELAB_RES_CORE_C1		(1U << 0)
+#define IDLELAB_RES_CORE_C3		(1U << 1)
+#define IDLELAB_RES_CORE_C6		(1U << 2)
+#define IDLELAB_RES_CORE_C7		(1U << 3)
+#define IDLELAB_RES_PKG_C3		(1U << 4)
+#define IDLELAB_RES_PKG_C6		(1U << 5)
+#define IDLELAB_RES_PKG_C7		(1U << 6)
+#define IDLELAB_RES_MPERF		(1U << 7)
+#define IDLELAB_RES_APERF		(1U << 8)
+#define IDLELAB_RES_NR			9
 
 #define IDLELAB_SAMPLE_EARLY_WAKE	(1U << 0)	/* t_exit < t_launch */
 #define IDLELAB_SAMPLE_OTHER_IRQ	(1U << 1)	/* woken, not by us */
@@ -162,6 +217,17 @@ struct idlelab_cstate_req {
 #define IDLELAB_SAMPLE_NO_INTR		(1U << 5)	/* callback never ran */
 /* wbinvd_cycles is real */
 #define IDLELAB_SAMPLE_WBINVD		(1U << 6)
+/* F_REENTER stopped re-entering because need_resched() was set */
+#define IDLELAB_SAMPLE_RESCHED		(1U << 7)
+/*
+ * The wake event was due (or sent) before t_entry, e.g. because WBINVD took
+ * longer than L: no latency can be taken from it; counted apart.
+ */
+#define IDLELAB_SAMPLE_LATE_ENTRY	(1U << 8)
+/* Under a hypervisor WBINVD took < 1 us: a no-op, not a cost */
+#define IDLELAB_SAMPLE_WBINVD_NOOP	(1U << 9)
+/* Under a hypervisor MWAIT returned at once without any wake: a no-op */
+#define IDLELAB_SAMPLE_MWAIT_NOOP	(1U << 10)
 
 struct idlelab_cstate_sample {
 	__u64 t_launch;			/* event due (hrtimer) or sent (IPI) */
@@ -175,6 +241,12 @@ struct idlelab_cstate_sample {
 	__u32 flags;			/* IDLELAB_SAMPLE_* */
 	__u32 mwait_hint;		/* hint used (MWAIT only) */
 	__u32 reentries;		/* F_REENTER: extra idle entries */
+	/* ABI 2: counter deltas from just before arming to after t_exit */
+	__u64 res_tsc;			/* TSC cycles of that span */
+	/* IDLELAB_RES_* order; valid where the request's res_avail says */
+	__u64 res[IDLELAB_RES_NR];
+	__u32 res_flags;		/* IDLELAB_RES_* read in this sample */
+	__u32 reserved2;
 };
 
 /* ---- WBINVD cost and blast radius (/dev/idlelab_cstate) --------------- */
@@ -210,14 +282,21 @@ struct idlelab_wbinvd_req {
 	__u32 dropped;			/* out: records lost, buffer full */
 	__u32 pad;
 	__u64 reserved[4];
+	/* ABI 2 */
+	__u32 hw_flags;			/* out: IDLELAB_HW_* */
+	__u32 node;			/* out: NUMA node of the dirty buffer */
+	/* BLAST: victim window period, > width_us (hwlat's duty cycle) */
+	__u32 window_us;
+	__u32 pad2;			/* must be zero */
 };
 
 struct idlelab_wbinvd_sample {
 	__u64 dirty_bytes;
 	__u64 t_start;
 	__u64 cycles;			/* WBINVD (or WBNOINVD) duration */
-	__u32 flags;			/* IDLELAB_SAMPLE_UNSUPPORTED */
-	__u32 reserved;
+	/* IDLELAB_SAMPLE_UNSUPPORTED, _WBINVD_NOOP, _SMI_VALID */
+	__u32 flags;
+	__u32 smi;			/* SMIs during it (MSR 0x34, SMI_VALID) */
 };
 
 /* ---- IRQs-off TSC gaps (/dev/idlelab_cstate) -------------------------- */
@@ -238,10 +317,23 @@ struct idlelab_gaps_req {
 	__u32 dropped;			/* out: gaps not stored */
 	__u32 tsc_khz;			/* out */
 	__u64 reserved[4];
+	/* ABI 2 */
+	__u32 hw_flags;			/* out: IDLELAB_HW_* */
+	__u32 pad;			/* must be zero */
 };
 
 #define IDLELAB_GAP_KIND_GAP		0	/* a TSC gap on cpu */
 #define IDLELAB_GAP_KIND_WBINVD		1	/* aggressor WBINVD event */
+/*
+ * ABI 2: one record per IRQs-off window, so that "no gap" can be told from
+ * "not observed": t = its first TSC read, len = its length; nmi and smi are
+ * the window's counts.  It follows the window's gaps; a full buffer counts
+ * it in dropped, like a gap.
+ */
+#define IDLELAB_GAP_KIND_WINDOW		2
+
+#define IDLELAB_GAP_F_SMI_VALID		(1U << 0)	/* smi is real */
+#define IDLELAB_GAP_F_WBINVD_NOOP	(1U << 1)	/* as the sample flag */
 
 struct idlelab_gap_sample {
 	__u64 t;			/* TSC at the start of the gap */
@@ -251,6 +343,16 @@ struct idlelab_gap_sample {
 	__u32 kind;			/* IDLELAB_GAP_KIND_* */
 	__u32 nmi;			/* NMIs during that window */
 	__u32 window;			/* window index */
+	/*
+	 * ABI 2.  GAP: NMIs and SMIs counted since the previous read (the
+	 * window's start or the previous gap's end), read at this gap's end,
+	 * so a gap an NMI or SMI caused has a count here; WINDOW: the
+	 * window's; WBINVD: SMIs during the instruction.
+	 */
+	__u32 gap_nmi;
+	__u32 smi;
+	__u32 flags;			/* IDLELAB_GAP_F_* */
+	__u32 reserved;
 };
 
 /* ---- IPI storm (/dev/idlelab_ipi) ------------------------------------ */

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * common_khw.c - the run attributes the idlelab_cstate benchmarks
+ * (cstate_wake, wbinvd, gaps_irqoff) take from the module's IDLELAB_HW_*
+ * reply flags and, for cstate_wake, from its idle-residency counter
+ * deltas: whether the run was measured under a hypervisor, whether the
+ * kernel trusts the TSC, C1E promotion, WBINVD's reach, and which idle
+ * state the hardware says it entered as against the one requested.  One
+ * home, so the three store the same keys with the same values.
+ */
+#include "bench.h"
+#include "common.h"
+#include "kclient.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+static const char *const khw_res_name[IDLELAB_RES_NR] = {
+	"core_c1", "core_c3", "core_c6", "core_c7", "pkg_c3", "pkg_c6",
+	"pkg_c7", "mperf", "aperf",
+};
+static const unsigned int khw_res_msr[IDLELAB_RES_NR] = {
+	0x660, 0x3fc, 0x3fd, 0x3fe, 0x3f8, 0x3f9, 0x3fa, 0xe7, 0xe8,
+};
+
+void il_khw_attrs(struct il_run *run, uint32_t hw, bool wbinvd)
+{
+	il_run_attr(run, -1, "hypervisor", "%d", !!(hw & IDLELAB_HW_HYPERVISOR));
+	il_run_attr(run, -1, "tsc_unstable", "%d",
+		    !!(hw & IDLELAB_HW_TSC_UNSTABLE));
+	il_run_attr(run, -1, "nonstop_tsc", "%d",
+		    !!(hw & IDLELAB_HW_NONSTOP_TSC));
+	if (hw & IDLELAB_HW_C1E_KNOWN)
+		il_run_attr(run, -1, "c1e_promotion", "%s",
+			    hw & IDLELAB_HW_C1E_ON ? "enabled" : "disabled");
+	else
+		il_run_attr(run, -1, "c1e_promotion",
+			    "unavailable: MSR 0x1FC (POWER_CTL) not readable");
+	if (!wbinvd)
+		return;
+	if (hw & IDLELAB_HW_WBINVD_INFO)
+		il_run_attr(run, -1, "wbinvd_reaches_sharers", "%d",
+			    !!(hw & IDLELAB_HW_WBINVD_SHARERS));
+	else
+		il_run_attr(run, -1, "wbinvd_reaches_sharers",
+			    "unavailable: no CPUID leaf 4 / 0x8000001D cache enumeration");
+}
+
+void il_khw_res_add(struct il_khw_res *r, const struct idlelab_cstate_sample *s)
+{
+	int k;
+
+	if (!s->res_flags)
+		return;
+	r->tsc += s->res_tsc;
+	r->seen |= s->res_flags;
+	for (k = 0; k < IDLELAB_RES_NR; k++)
+		if (s->res_flags & (1U << k))
+			r->sum[k] += s->res[k];
+}
+
+/* Percent of the sampled spans that counter @k counted. */
+static double khw_pct(const struct il_khw_res *r, int k)
+{
+	return r->tsc ? 100.0 * (double)r->sum[k] / (double)r->tsc : 0.0;
+}
+
+void il_khw_res_attrs(struct il_run *run, int cpu, const struct il_khw_res *r,
+		      uint32_t avail, uint32_t hw, char *state, size_t len)
+{
+	/* MPERF counts in C0, and every span has some: 0 is not a count. */
+	bool mperf = (r->seen & IDLELAB_RES_MPERF) && r->sum[7];
+	static const char *const cstate_of[] = {
+		"C1", "C3", "C6", "C7", "PC3", "PC6", "PC7",
+	};
+	char key[48];
+	int k, deepest = -1;
+
+	for (k = 0; k < IDLELAB_RES_NR; k++) {
+		snprintf(key, sizeof(key), "res_%s_pct", khw_res_name[k]);
+		if (!(avail & (1U << k)) || !(r->seen & (1U << k))) {
+			il_run_attr(run, cpu, key,
+				    "unsupported: MSR 0x%X not readable on CPU %d (rdmsr faulted)",
+				    khw_res_msr[k], cpu);
+			continue;
+		}
+		/*
+		 * A counter that never moved is not evidence where an
+		 * emulator answers unknown MSRs with 0 (QEMU's TCG does).
+		 */
+		if (!r->sum[k] && ((hw & IDLELAB_HW_HYPERVISOR) || k >= 7)) {
+			il_run_attr(run, cpu, key,
+				    "unavailable: MSR 0x%X read but never advanced on CPU %d%s",
+				    khw_res_msr[k], cpu,
+				    hw & IDLELAB_HW_HYPERVISOR ?
+				    " (under a hypervisor, which may not count it)" : "");
+			continue;
+		}
+		il_run_attr(run, cpu, key, "%.3f", khw_pct(r, k));
+		/* Core states only: the package's depends on the others. */
+		if (k <= 3 && r->sum[k])
+			deepest = k;
+	}
+	if (deepest >= 0)
+		snprintf(state, len, "%s (core residency %.1f%% of the idle spans)",
+			 cstate_of[deepest], khw_pct(r, deepest));
+	else if (mperf)
+		snprintf(state, len, khw_pct(r, 7) > 90.0 ?
+			 "C0 (MPERF ran through %.1f%% of the idle spans)" :
+			 "not C0 (MPERF ran %.1f%% of the idle spans; no residency counter names the state)",
+			 khw_pct(r, 7));
+	else
+		snprintf(state, len, "unknown: no residency data (MSRs 0x660, 0x3F8-0x3FE and MPERF 0xE7 faulted or never advanced)");
+	il_run_attr(run, cpu, "hw_state", "%s", state);
+}

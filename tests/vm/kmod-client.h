@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * kmod-client.h - what the two files of the guest client share
+ * (kmod-client.c: the devices, the IPI module, the generic bad inputs and
+ * main(); kmod-client-cstate.c: the cstate module's requests and checks):
+ * the open devices, the ioctl and buffer helpers and the bad-input tally.
+ */
+#ifndef KMOD_CLIENT_H
+#define KMOD_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uapi/idlelab.h"
+
+#define POISON 0xa5
+
+extern int fd_c, fd_i;		/* /dev/idlelab_cstate, /dev/idlelab_ipi */
+extern unsigned int ncpu;	/* CPUs the requests may name */
+
+/* ename() - an errno's name, "0" for none. */
+const char *ename(int e);
+/* xioctl() - ioctl returning 0 or the errno. */
+int xioctl(int fd, unsigned long cmd, void *arg);
+/* poisoned() - @n bytes of POISON, or exit. */
+void *poisoned(size_t n);
+double now_s(void);
+/* rnd() - the bad-input suite's reproducible random numbers. */
+uint64_t rnd(void);
+
+/* How many of a kind of bad request got the answer they should. */
+struct tally {
+	const char *name;
+	const char *want;
+	unsigned int total, ok;
+	int last;
+};
+
+void tally(struct tally *t, int got, int want);
+
+/* kmod-client-cstate.c */
+struct idlelab_cstate_req cstate_base(void);
+void cstate(const char *name, struct idlelab_cstate_req r);
+struct idlelab_gaps_req gaps_base(void);
+void gaps(void);
+struct idlelab_wbinvd_req wbinvd_base(void);
+void wbinvd_sweep(const char *name, uint32_t flags);
+void wbinvd_blast(void);
+void bad_cstate(struct tally *t, unsigned int n);
+void bad_bounds(struct tally *t, unsigned int n);
+void stale_ipi(void);
+void worker_death(void);
+void bad_hint(void);
+
+#endif /* KMOD_CLIENT_H */
