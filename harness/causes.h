@@ -140,6 +140,17 @@ void il_causes_end(struct il_run *run);
 void il_causes_free(struct il_causes_run *c);
 
 /**
+ * il_causes_gap_counts() - the module's per-gap NMI and SMI counts for the
+ * @n windows @w taken from the timed gap series @gap: the companion series
+ * METRIC_nmi and METRIC_smi on its CPU (gaps_irqoff's gap_nmi, gap_smi;
+ * wbinvd's victim_gap_nmi, victim_gap_smi) hold one count per gap at the
+ * gap's time.  A gap the module could not count for keeps its flag clear,
+ * so no cause is claimed for it.
+ */
+void il_causes_gap_counts(const struct il_run *run, const struct il_series *gap,
+			  struct il_cause_sample *w, size_t n);
+
+/**
  * il_causes_attribute() - the attribution itself, on a capture already
  * read: for each window in @win (sorted or not), the causes on its CPU.
  * @t0: the run's t0 in the trace clock's unit; @khz: TSC kHz (x86-tsc).

@@ -134,6 +134,64 @@ void il_causes_begin(struct il_run *run)
 	c->t0_tsc = il_rdtsc_ordered();
 }
 
+/*
+ * A gap series' companion of per-gap module counts (gaps_irqoff's gap_nmi
+ * and gap_smi beside gap, wbinvd's victim_gap_nmi/_smi beside victim_gap):
+ * the timed series named METRIC_SUFFIX on the same CPU, or NULL.
+ */
+static const struct il_series *companion(const struct il_run *run,
+					 const struct il_series *s,
+					 const char *suffix)
+{
+	char name[IL_METRIC_MAX + 8];
+	int i;
+
+	snprintf(name, sizeof(name), "%s_%s", s->metric, suffix);
+	for (i = 0; i < run->nseries; i++) {
+		const struct il_series *o = run->series[i];
+
+		if (o->raw_layout == IL_RAW_TIMED && o->cpu == s->cpu &&
+		    !strcmp(o->metric, name))
+			return o;
+	}
+	return NULL;
+}
+
+/*
+ * The count a companion holds for the gap at time @t, found from index
+ * *@pos on (both series are in time order; the SMI one skips gaps whose
+ * MSR 0x34 read failed).  False when it has none for that gap.
+ */
+static bool count_at(const struct il_series *o, uint64_t t, size_t *pos,
+		     uint32_t *n)
+{
+	if (!o)
+		return false;
+	while (*pos < o->raw_len / 2 && o->raw[2 * *pos] < t)
+		(*pos)++;
+	if (*pos >= o->raw_len / 2 || o->raw[2 * *pos] != t)
+		return false;
+	*n = (uint32_t)o->raw[2 * *pos + 1];
+	return true;
+}
+
+void il_causes_gap_counts(const struct il_run *run, const struct il_series *gap,
+			  struct il_cause_sample *w, size_t n)
+{
+	const struct il_series *nmi = companion(run, gap, "nmi");
+	const struct il_series *smi = companion(run, gap, "smi");
+	size_t k, nmi_pos = 0, smi_pos = 0;
+
+	for (k = 0; k < n; k++) {
+		uint64_t t = (uint64_t)w[k].t_ns;
+
+		if (count_at(nmi, t, &nmi_pos, &w[k].nmi))
+			w[k].counts_valid |= IL_CAUSES_NMI_VALID;
+		if (count_at(smi, t, &smi_pos, &w[k].smi))
+			w[k].counts_valid |= IL_CAUSES_SMI_VALID;
+	}
+}
+
 /* Add the windows of one series to @w (grown as needed). */
 static int add_windows(struct il_causes_run *c, const struct il_run *run,
 		       uint64_t t0, const struct il_series *s,
@@ -147,8 +205,14 @@ static int add_windows(struct il_causes_run *c, const struct il_run *run,
 		1e6 / (double)c->khz : 1.0;
 	bool timed = s->raw_layout == IL_RAW_TIMED;
 
+	size_t first = *nw;
+
 	if (timed && c->trace->clock == IL_TRACE_CLOCK_TSC && !run->t0_tsc)
 		return 0;	/* no time base declared: nothing to place */
+	/* Counts kept beside the gaps, and the IRQs-off windows the gaps
+	 * were looked for in, are not gaps themselves. */
+	if (timed && (strcmp(s->unit, "ns") || strstr(s->metric, "window")))
+		return 0;
 	n = timed ? s->raw_len / 2 : (nt ? nt->n : 0);
 	thr = c->threshold_ns ? c->threshold_ns :
 	      (s->hist ? il_hist_percentile(s->hist, 99.0) : 0);
@@ -194,6 +258,8 @@ static int add_windows(struct il_causes_run *c, const struct il_run *run,
 		(*wcpu)[*nw] = cpu;
 		(*nw)++;
 	}
+	if (timed)
+		il_causes_gap_counts(run, s, *w + first, *nw - first);
 	return 0;
 }
 

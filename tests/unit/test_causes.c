@@ -205,6 +205,48 @@ TEST(module_counts)
 	release(w, 5);
 }
 
+/*
+ * gaps_irqoff's gaps take their NMI and SMI counts from the timed
+ * companion series gap_nmi and gap_smi, matched by the gap's time; a gap
+ * whose SMI read failed (no gap_smi entry) claims no SMI.
+ */
+TEST(gap_companion_counts)
+{
+	struct il_series *gap = il_series_new("gap", "ns", 2, -1, -1, true, true);
+	struct il_series *nmi = il_series_new("gap_nmi", "count", 2, -1, -1, true, true);
+	struct il_series *smi = il_series_new("gap_smi", "count", 2, -1, -1, true, true);
+	struct il_series *other = il_series_new("gap_smi", "count", 3, -1, -1, true, true);
+	struct il_series *sv[] = { gap, nmi, smi, other };
+	struct il_run run;
+	struct il_cause_sample w[3];
+	int k;
+
+	CHECK(gap && nmi && smi && other);
+	if (!gap || !nmi || !smi || !other)
+		return;
+	memset(&run, 0, sizeof(run));
+	run.series = sv;
+	run.nseries = 4;
+	memset(w, 0, sizeof(w));
+	for (k = 0; k < 3; k++) {
+		w[k].t_ns = 1000 * (k + 1);
+		il_series_add_timed(gap, 1000 * (k + 1), 500);
+		il_series_add_timed(nmi, 1000 * (k + 1), k);
+	}
+	il_series_add_timed(smi, 1000, 4);	/* gap 2's read failed */
+	il_series_add_timed(smi, 3000, 1);
+	il_series_add_timed(other, 2000, 9);	/* another CPU's */
+	il_causes_gap_counts(&run, gap, w, 3);
+	CHECK(w[0].counts_valid == (IL_CAUSES_NMI_VALID | IL_CAUSES_SMI_VALID) &&
+	      w[0].nmi == 0 && w[0].smi == 4);
+	CHECK(w[1].counts_valid == IL_CAUSES_NMI_VALID && w[1].nmi == 1 &&
+	      w[1].smi == 0);
+	CHECK(w[2].counts_valid == (IL_CAUSES_NMI_VALID | IL_CAUSES_SMI_VALID) &&
+	      w[2].nmi == 2 && w[2].smi == 1);
+	for (k = 0; k < 4; k++)
+		il_series_free(sv[k]);
+}
+
 static void put(const char *root, const char *rel, const char *text)
 {
 	char path[512], cmd[600];
@@ -334,6 +376,7 @@ int main(void)
 	RUN(tsc_clock);
 	RUN(describe);
 	RUN(module_counts);
+	RUN(gap_companion_counts);
 	RUN(idle_states);
 	RUN(many_threads);
 	return tap_done();
