@@ -78,7 +78,7 @@ static void idle_state(const struct il_srow *r, char *buf, size_t len)
 static int add(const struct il_srow *r, void *arg)
 {
 	struct st_ctx *c = arg;
-	char state[200], key[1024], host[300];
+	char state[200], key[2048], host[300], cfg[512], bench[600];
 	const char *src = r->wake_source;
 	const char *labels[6];
 
@@ -95,10 +95,18 @@ static int add(const struct il_srow *r, void *arg)
 			 (int)strcspn(r->source, ":"), r->source);
 	else
 		snprintf(host, sizeof(host), "%s", r->host);
+	/* Runs that measured different things stay apart: the configuration
+	 * (il_params_label()) goes with the benchmark's name. */
+	if (il_params_label(r->bench, r->params, IL_PARAMS_KEEP_LISTS, cfg, sizeof(cfg)))
+		snprintf(cfg, sizeof(cfg), "%s", r->params ? r->params : "");
+	if (cfg[0])
+		snprintf(bench, sizeof(bench), "%s (%s)", r->bench, cfg);
+	else
+		snprintf(bench, sizeof(bench), "%s", r->bench);
 	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s", r->host,
-		 r->machine_uuid, r->metric, state, src, r->bench);
+		 r->machine_uuid, r->metric, state, src, bench);
 	labels[0] = host;
-	labels[1] = r->bench;
+	labels[1] = bench;
 	labels[2] = r->metric;
 	labels[3] = state;
 	labels[4] = src;
