@@ -26,6 +26,9 @@ libsqlite3-dev libpapi-dev libjansson-dev libyaml-dev sqlite3"
 TEST_DEPS="jq gnuplot-nox rt-tests linux-source"
 # The fleet test: Ansible over real SSH into network namespaces.
 TEST_DEPS="$TEST_DEPS ansible-core ansible-lint openssh-server openssh-client iproute2"
+# dkms: tests/integration/test_dkms.sh builds the modules with Debian's
+# dkms for 6.1 and 6.12, and the 6.12 guest loads what it built.
+TEST_DEPS="$TEST_DEPS dkms"
 FLEET_DEPS="ansible-core openssh-client"
 
 missing() {
