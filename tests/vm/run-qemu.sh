@@ -74,4 +74,8 @@ for f in "$OUT/share/"*; do
 	[ -f "$f" ] && cp "$f" "$OUT/"
 done
 [ "$test" = 1 ] || exit 0
+case $PROFILE in
+x2apic-*) IDLELAB_VM_RESULTS=$OUT IDLELAB_VM_PROFILE=$PROFILE \
+	exec sh tests/vm/test_x2apic.sh ;;
+esac
 IDLELAB_VM_RESULTS=$OUT sh tests/vm/test_qemu.sh
