@@ -62,7 +62,7 @@ check_seed001() {
 				if (c[i] ~ /^physical/ && !p) p = i
 				if (c[i] ~ /^logical/ && !l) l = i } }
 			$0 == h || !p || !l { next }
-			/^\|[ -:|]*$/ { next }
+			/^\|[-:| ]*$/ { next }
 			/^\|/ { x = $p; y = $l; gsub(/ /, "", x); gsub(/ /, "", y)
 				if (x ~ /^[0-9.]+/ && y ~ /^[0-9.]+/) ok++ }
 			END { print ok + 0 }' "$D/report-ipi.md")
