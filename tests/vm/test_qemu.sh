@@ -65,7 +65,7 @@ l=$(line lseek)
 check "both devices refuse to seek (ESPIPE)" \
 	[ "$(jv "$l" cstate)" = ESPIPE -a "$(jv "$l" ipi)" = ESPIPE ]
 for d in cstate ipi; do
-	l=$(grep "\"op\":\"info\",\"dev\":\"$d\"" "$R")
+	l=$(grep "\"op\":\"info\",\"dev\":\"$d\"" "$R" | head -1)
 	check "GET_INFO $d (ABI 1)" [ "$(jv "$l" rc)" = 0 -a "$(jv "$l" abi)" = 1 ]
 done
 l=$(line apic_map)
