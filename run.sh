@@ -30,6 +30,9 @@ USER_DEPS="gnuplot-nox"
 TEST_DEPS="jq $USER_DEPS rt-tests linux-source chromium"
 # The fleet test: Ansible over real SSH into network namespaces.
 TEST_DEPS="$TEST_DEPS ansible-core ansible-lint openssh-server openssh-client iproute2"
+# dkms: tests/integration/test_dkms.sh builds the modules with Debian's
+# dkms for 6.1 and 6.12, and the 6.12 guest loads what it built.
+TEST_DEPS="$TEST_DEPS dkms"
 FLEET_DEPS="ansible-core openssh-client"
 
 missing() {

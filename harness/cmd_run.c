@@ -49,7 +49,8 @@
 
 static const char run_usage[] =
 	"usage: idlelab run FILE [--db FILE] [--resume] [--dry-run]\n"
-	"                        [--only GLOB] [--name NAME] [--scale F]\n\n"
+	"                        [--only GLOB] [--name NAME] [--scale F]\n"
+	"                        [--env-missing unsupported|abort|run]\n\n"
 	"Run the campaign FILE (see idlelab-run(1) for the format): every\n"
 	"benchmark x parameter matrix x placement x repetition, one\n"
 	"transaction per run, with the environment controls restored at\n"
@@ -165,6 +166,17 @@ static int run_one(struct il_store *store, struct il_topo *topo,
 	why = e->ops->kdev ? il_bench_supported(e->ops) : NULL;
 	if (why)
 		return il_store_skipped(store, machine, &req, why, out);
+	/* The campaign's controls hold for all of its runs, so one that
+	 * does not exist here leaves every run without the conditions it
+	 * asked for (--env-missing run measures them all the same). */
+	if (ps->env_missing == ENV_MISSING_UNSUPPORTED &&
+	    il_envctl_unavailable(ctl)) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "environment not applied here: %s",
+			 il_envctl_unavailable(ctl));
+		return il_store_unsupported(store, machine, &req, msg, out);
+	}
 	ret = il_run_prepare(topo, &req, &run, &counters);
 	if (ret) {
 		/* Validated before the first run, so the machine changed
@@ -191,9 +203,17 @@ static int run_one(struct il_store *store, struct il_topo *topo,
 
 /* What the command line asked for. */
 struct run_opts {
-	const char *db, *only, *name, *file, *scale_s;
+	const char *db, *only, *name, *file, *scale_s, *env_missing_s;
 	double scale;		/* --scale, 1 unless given */
+	enum env_missing env_missing;
 	bool resume, dry;
+};
+
+/* --env-missing, by name; the first is the default. */
+static const char *const env_missing_names[] = {
+	[ENV_MISSING_UNSUPPORTED] = "unsupported",
+	[ENV_MISSING_ABORT] = "abort",
+	[ENV_MISSING_RUN] = "run",
 };
 
 /* Everything one `idlelab run` holds, released by run_free(). */
@@ -233,6 +253,12 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		CLI_STRING(0, "scale", &o->scale_s, "F",
 			   "multiply repetitions and every count and run\n"
 			   "length by F (0 < F <= 1; a smoke test)"),
+		CLI_STRING(0, "env-missing", &o->env_missing_s, "ACTION",
+			   "an environment control that does not exist here\n"
+			   "(no cpufreq, no cpuidle, ...): 'unsupported'\n"
+			   "(default) stores every run as unsupported with\n"
+			   "the reason, 'abort' refuses the campaign (exit 3),\n"
+			   "'run' measures anyway, the reason kept per run"),
 		CLI_END
 	};
 	const struct cli_command cmd = { "run", run_usage, options };
@@ -247,6 +273,18 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		return cli_usage_error("run: expected exactly one campaign file");
 	}
 	o->file = argv[argi];
+	o->env_missing = ENV_MISSING_UNSUPPORTED;
+	if (o->env_missing_s) {
+		int i;
+
+		for (i = 0; i < ENV_MISSING_N; i++)
+			if (!strcmp(o->env_missing_s, env_missing_names[i]))
+				break;
+		if (i == ENV_MISSING_N)
+			return cli_usage_error("run: --env-missing '%s': expected unsupported, abort or run",
+					       o->env_missing_s);
+		o->env_missing = (enum env_missing)i;
+	}
 	o->scale = 1.0;
 	if (o->scale_s) {
 		char *end;
@@ -280,6 +318,7 @@ static int run_prepare(struct run_ctx *r)
 		return cli_usage_error("run: %s", il_errmsg());
 	c = r->c;
 	ps->c = c;
+	ps->env_missing = r->o.env_missing;
 	ps->name = r->o.name ? r->o.name : c->name;
 	if (r->o.name) {
 		/* The key of the dataset's runs; keep it shell- and SQL-tame. */
@@ -387,12 +426,21 @@ static int run_open(struct run_ctx *r)
 				 il_errmsg());
 	cli_install_signals();
 	if (!il_envctl_spec_empty(&c->env)) {
-		ret = il_envctl_apply(&c->env, &r->ctl);
+		ret = r->o.env_missing == ENV_MISSING_ABORT ?
+		      il_envctl_apply(&c->env, &r->ctl) :
+		      il_envctl_apply_available(&c->env, &r->ctl);
 		if (ret)
 			return cli_error(ret == -ENOENT || ret == -EOPNOTSUPP ?
 					 IL_EXIT_UNSUPPORTED : IL_EXIT_FAIL,
 					 "run: %s:%d: environment: %s", c->file,
 					 c->env_line, il_errmsg());
+		if (il_envctl_unavailable(r->ctl))
+			fprintf(stderr, "idlelab: run: %s:%d: environment: not applied here: %s; %s\n",
+				c->file, c->env_line,
+				il_envctl_unavailable(r->ctl),
+				r->o.env_missing == ENV_MISSING_RUN ?
+				"measuring anyway (--env-missing run), the reason stored with every run" :
+				"every run is stored as unsupported with this reason (--env-missing run measures anyway, abort refuses)");
 	}
 	return 0;
 }

@@ -21,8 +21,17 @@ struct stored {
 	bool other_hash;	/* a row at this index with another hash */
 };
 
+/* What `run --env-missing` does with a control that does not exist here. */
+enum env_missing {
+	ENV_MISSING_UNSUPPORTED,	/* every run stored unsupported, why */
+	ENV_MISSING_ABORT,		/* refuse the campaign, exit 3 */
+	ENV_MISSING_RUN,		/* measure anyway, why kept per run */
+	ENV_MISSING_N
+};
+
 struct plan_state {
 	struct il_campaign *c;
+	enum env_missing env_missing;
 	const char *name;	/* campaign key in the database */
 	struct stored *st;
 	bool *sel;

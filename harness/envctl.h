@@ -72,6 +72,24 @@ void il_envctl_spec_free(struct il_envctl_spec *s);
 int il_envctl_apply(const struct il_envctl_spec *s, struct il_envctl **out);
 
 /**
+ * il_envctl_apply_available() - il_envctl_apply(), except that a control
+ * which does not exist here (what il_envctl_apply() refuses with -ENOENT or
+ * -EOPNOTSUPP) is left out, changing nothing, instead of refusing the
+ * whole spec; the others are applied.  il_envctl_unavailable() then names
+ * what was left out and why, and il_envctl_run_attrs() records it.
+ * Return: as il_envctl_apply(), never -ENOENT/-EOPNOTSUPP for a control.
+ */
+int il_envctl_apply_available(const struct il_envctl_spec *s,
+			      struct il_envctl **out);
+
+/**
+ * il_envctl_unavailable() - "key: reason" for each control that
+ * il_envctl_apply_available() left out, joined by "; ", or NULL when every
+ * control was applied (or @c is NULL).
+ */
+const char *il_envctl_unavailable(const struct il_envctl *c);
+
+/**
  * il_envctl_restore() - put every value back, release the PM QoS request,
  * munlockall() and the original scheduling policy; remove the journal once
  * all is verified; free @c (NULL is a no-op).
@@ -83,7 +101,9 @@ int il_envctl_restore(struct il_envctl *c);
  * il_envctl_run_attrs() - record the controlled settings on @run as run
  * attributes: per CPU "envctl" (now) and "envctl.before" (before the
  * campaign), run-wide "envctl.pm_qos_us", "envctl.sched_fifo",
- * "envctl.mlockall".  @c may be NULL (no controls: only "envctl").
+ * "envctl.mlockall", and "envctl.not_applied" (il_envctl_unavailable())
+ * when a control was left out.  @c may be NULL (no controls: only
+ * "envctl").
  */
 int il_envctl_run_attrs(struct il_envctl *c, struct il_run *run);
 

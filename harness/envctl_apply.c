@@ -55,6 +55,7 @@ struct il_envctl {
 	int ncpus;
 	int *cpus;
 	char **before;		/* per CPU, the state before the campaign */
+	char *unavail;		/* the controls left out, and why; NULL: none */
 };
 
 /* ---- reading the controlled state -------------------------------------- */
@@ -118,6 +119,7 @@ static char *qos_now(void)
 
 struct plan {
 	int n;
+	int kept;		/* entries of the controls planned before */
 	struct jentry *e;
 };
 
@@ -335,6 +337,7 @@ static void envctl_free(struct il_envctl *c)
 	free(c->before);
 	free(c->cpus);
 	free(c->qos_before);
+	free(c->unavail);
 	if (c->lock_fd >= 0)
 		close(c->lock_fd);
 	free(c);
@@ -370,7 +373,41 @@ int il_envctl_restore(struct il_envctl *c)
 	return ret;
 }
 
-int il_envctl_apply(const struct il_envctl_spec *s, struct il_envctl **out)
+/*
+ * After planning one control: with @lenient, a control that does not exist
+ * on this machine (@ret -ENOENT or -EOPNOTSUPP: no cpuidle or cpufreq, no
+ * such state or governor) is dropped from the plan, entries it had already
+ * planned for other CPUs included, so that it changes nothing, and its
+ * reason is kept in @c.  Return: @ret, or 0 for a control left out.
+ */
+static int plan_left_out(struct il_envctl *c, struct plan *pl, bool lenient,
+			 int ret)
+{
+	char *why;
+
+	if (!ret)
+		pl->kept = pl->n;
+	if (!ret || !lenient || (ret != -ENOENT && ret != -EOPNOTSUPP))
+		return ret;
+	while (pl->n > pl->kept) {
+		struct jentry *e = &pl->e[--pl->n];
+
+		free(e->path);
+		free(e->file);
+		free(e->orig);
+		free(e->val);
+	}
+	if (asprintf(&why, "%s%s%s", c->unavail ? c->unavail : "",
+		     c->unavail ? "; " : "", il_errmsg()) < 0)
+		return il_errorf(-ENOMEM, "out of memory");
+	free(c->unavail);
+	c->unavail = why;
+	il_errclear();
+	return 0;
+}
+
+static int envctl_apply(const struct il_envctl_spec *s, struct il_envctl **out,
+			bool lenient)
 {
 	struct il_envctl *c;
 	struct plan pl = { 0 };
@@ -414,13 +451,18 @@ int il_envctl_apply(const struct il_envctl_spec *s, struct il_envctl **out)
 	/* Plan everything, then journal everything, then change anything. */
 	ret = 0;
 	if (s->ncpuidle_only)
-		ret = plan_cpuidle(&pl, s, c->cpus, c->ncpus);
+		ret = plan_left_out(c, &pl, lenient,
+				    plan_cpuidle(&pl, s, c->cpus, c->ncpus));
 	if (!ret && s->governor)
-		ret = plan_governor(&pl, s->governor, c->cpus, c->ncpus);
+		ret = plan_left_out(c, &pl, lenient,
+				    plan_governor(&pl, s->governor, c->cpus,
+						  c->ncpus));
 	if (!ret && s->pin != IL_PIN_NONE)
-		ret = plan_pin(&pl, s, c->cpus, c->ncpus);
+		ret = plan_left_out(c, &pl, lenient,
+				    plan_pin(&pl, s, c->cpus, c->ncpus));
 	if (!ret && s->pm_qos)
-		ret = plan_qos(&pl, s->pm_qos_us);
+		ret = plan_left_out(c, &pl, lenient,
+				    plan_qos(&pl, s->pm_qos_us));
 	c->ent = pl.e;
 	c->nent = pl.n;
 	if (ret)
@@ -496,6 +538,22 @@ fail:
 	return ret;
 }
 
+int il_envctl_apply(const struct il_envctl_spec *s, struct il_envctl **out)
+{
+	return envctl_apply(s, out, false);
+}
+
+int il_envctl_apply_available(const struct il_envctl_spec *s,
+			      struct il_envctl **out)
+{
+	return envctl_apply(s, out, true);
+}
+
+const char *il_envctl_unavailable(const struct il_envctl *c)
+{
+	return c ? c->unavail : NULL;
+}
+
 int il_envctl_run_attrs(struct il_envctl *c, struct il_run *run)
 {
 	char st[256];
@@ -514,6 +572,9 @@ int il_envctl_run_attrs(struct il_envctl *c, struct il_run *run)
 			    c->qos_before ? c->qos_before : "unknown");
 		il_run_attr(run, -1, "envctl.sched_fifo", "%d", c->sched_fifo);
 		il_run_attr(run, -1, "envctl.mlockall", "%d", c->mem_locked);
+		if (c->unavail)
+			il_run_attr(run, -1, "envctl.not_applied", "%s",
+				    c->unavail);
 		return 0;
 	}
 	n = il_fs_online_cpus(&cpus);

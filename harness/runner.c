@@ -13,6 +13,7 @@
 #include "env.h"
 #include "err.h"
 #include "run_kdev.h"
+#include "run_status.h"
 #include "store_causes.h"
 #include "tsc.h"
 
@@ -272,9 +273,10 @@ int il_run_execute(struct il_store *store, const char *machine_uuid,
 	return ret;
 }
 
-int il_store_skipped(struct il_store *store, const char *machine_uuid,
-		     const struct il_run_request *req, const char *reason,
-		     struct il_run_outcome *out)
+/* A run stored as @status with @reason, never attempted. */
+static int store_not_run(struct il_store *store, const char *machine_uuid,
+			 const struct il_run_request *req, const char *status,
+			 const char *reason, struct il_run_outcome *out)
 {
 	struct il_run run;
 	uint64_t now = realtime_ns();
@@ -286,12 +288,29 @@ int il_store_skipped(struct il_store *store, const char *machine_uuid,
 	/* Best effort: a skipped run is stored whatever its parameters. */
 	fill_params(req, run.params);
 	il_uuid_v4(out->uuid);
-	out->status = "skipped";
+	out->status = status;
 	snprintf(out->reason, sizeof(out->reason), "%s", reason);
 	ret = store_run(store, machine_uuid, req, &run, NULL, NULL, NULL, now,
 			now, out);
 	il_run_release(&run);
 	return ret;
+}
+
+int il_store_skipped(struct il_store *store, const char *machine_uuid,
+		     const struct il_run_request *req, const char *reason,
+		     struct il_run_outcome *out)
+{
+	return store_not_run(store, machine_uuid, req,
+			     il_run_status_name(IL_RUN_SKIPPED), reason, out);
+}
+
+int il_store_unsupported(struct il_store *store, const char *machine_uuid,
+			 const struct il_run_request *req, const char *reason,
+			 struct il_run_outcome *out)
+{
+	return store_not_run(store, machine_uuid, req,
+			     il_run_status_name(IL_RUN_UNSUPPORTED), reason,
+			     out);
 }
 
 int il_machine_register(struct il_store *store, struct il_topo *topo,

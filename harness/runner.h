@@ -110,6 +110,16 @@ int il_store_skipped(struct il_store *store, const char *machine_uuid,
 		     const struct il_run_request *req, const char *reason,
 		     struct il_run_outcome *out);
 
+/**
+ * il_store_unsupported() - store a run that was not attempted because this
+ * machine cannot give it the conditions it asks for (e.g. a campaign
+ * environment control that does not exist here) as "unsupported" with
+ * @reason.
+ */
+int il_store_unsupported(struct il_store *store, const char *machine_uuid,
+			 const struct il_run_request *req, const char *reason,
+			 struct il_run_outcome *out);
+
 /** il_machine_register() - fingerprint this machine into @store. */
 int il_machine_register(struct il_store *store, struct il_topo *topo,
 			char uuid[37]);

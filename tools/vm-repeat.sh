@@ -5,7 +5,9 @@
 # bochs: tests/vm/run-bochs.sh; a hang is a run whose watchdog stopped
 #        Bochs (rig-status "blocked" or "stalled") or that hit the limit.
 # qemu:  tests/vm/run-qemu.sh (IDLELAB_VM_PROFILE and IDLELAB_VM_KERNEL
-#        pass through); a hang is a guest killed at the timeout.
+#        pass through); a hang is a guest killed at the timeout, or one
+#        whose step went past its own limit inside the guest (named, with
+#        the sysrq task dump in that run's serial.log).
 # Each run's assertions run too; the last line is
 #   "RIG: N runs, H hangs, F failed, min-max s".
 # Exit status 0 only when no run hung or failed.
@@ -34,6 +36,21 @@ while [ "$i" -le "$n" ]; do
 		st=$(sed -n 's/^run-qemu: qemu exited \([0-9]*\) .*/\1/p' "$d/run.log")
 		why="qemu exit $st"
 		case $st in 137) hung=1 ;; *) hung=0 ;; esac
+	fi
+	# A guest step past its own limit (tests/vm/guest-steps.sh) is a hang
+	# too, even though the guest then ended by itself: name the step.
+	to=$(grep '"op":"step"' "$d/results.jsonl" 2>/dev/null |
+		grep '"timeout":1' | sed -n 's/.*"name":"\([^"]*\)".*/\1/p')
+	if [ -n "$to" ]; then
+		hung=1
+		why="$why, step $to timed out (task dump in $d/serial.log)"
+	fi
+	# The emulator killed at its limit: the step the guest was inside.
+	if [ "$hung" = 1 ] && [ -z "$to" ]; then
+		in=$(tr -d '\r' < "$d/serial.log" 2>/dev/null |
+			sed -n 's/^IDLELAB-STEP .* \(start\|end\) \([^ ]*\).*/\1 \2/p' |
+			tail -1)
+		case $in in start\ *) why="$why, inside step ${in#start }" ;; esac
 	fi
 	nok=$(grep -c '^not ok' "$d/run.log")
 	echo "run $i: ${s}s, exit $rc, $why, $nok failed assertions"

@@ -127,10 +127,12 @@ kill -TERM "$pid"
 wait "$pid"
 check "after the live campaign: tree byte-identical" same
 
-# --- a control this machine lacks: exit 3, nothing changed ---------------
+# --- a control this machine lacks, strictly: exit 3, nothing changed ------
+# (the default, runs stored unsupported: tests/integration/test_env_missing.sh)
 U=$T_TMP/unsup.yaml
 sed -e 's/\[C1\]/[C1, C9]/' "$S" >"$U"
-expect_exit "unknown idle state: exit 3" 3 "$IDLELAB" run "$U" --db "$T_TMP/u.db"
+expect_exit "unknown idle state: exit 3" 3 "$IDLELAB" run "$U" --db "$T_TMP/u.db" \
+	--env-missing abort
 check "unknown idle state: message names it" grep -q "no idle state named 'C9'" "$T_TMP/err"
 check "unknown idle state: tree unchanged" same
 check "unknown idle state: no journal" [ ! -e "$JOURNAL" ]

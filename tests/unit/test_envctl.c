@@ -384,6 +384,39 @@ TEST(no_cpuidle_is_unsupported)
 	CHECK(il_envctl_apply(&s, &c) == -EOPNOTSUPP);
 }
 
+/* Left out where it does not exist: a pin that only one of two CPUs can
+ * take changes neither (the entry planned for cpu0 is dropped), the
+ * governor that both have is applied, and the reason names cpu1. */
+TEST(apply_available_leaves_out_what_is_missing)
+{
+	struct il_envctl_spec s = { .pin = IL_PIN_MAX, .governor = "performance" };
+	struct il_envctl *c = NULL;
+	char cmd[600], b[64];
+
+	fresh_tree();
+	/* cpu1 keeps its governor files, loses the frequency limits. */
+	snprintf(cmd, sizeof(cmd), "rm %s" CPU "/cpu1/cpufreq/cpuinfo_min_freq",
+		 root);
+	CHECK(system(cmd) == 0);
+	nsnap = 0;
+	nftw(root, snap_one, 16, FTW_PHYS);
+	CHECK(il_envctl_apply(&s, &c) == -EOPNOTSUPP);
+	CHECK(tree_unchanged());
+	CHECKF(il_envctl_apply_available(&s, &c) == 0, "%s", il_errmsg());
+	CHECK(il_envctl_unavailable(c) &&
+	      strstr(il_envctl_unavailable(c), "pin_freq_khz: cpu1 has no cpufreq"));
+	rd(CPU "/cpu0/cpufreq/scaling_max_freq", b, sizeof(b));
+	CHECKF(!strcmp(b, "3000000\n"), "cpu0 max %s", b);
+	rd(CPU "/cpu0/cpufreq/scaling_governor", b, sizeof(b));
+	CHECKF(!strncmp(b, "performance", 11), "cpu0 governor %s", b);
+	CHECKF(il_envctl_restore(c) == 0, "%s", il_errmsg());
+	CHECK(tree_unchanged());
+	s.pin = IL_PIN_NONE;
+	CHECK(il_envctl_apply_available(&s, &c) == 0);
+	CHECK(il_envctl_unavailable(c) == NULL);
+	CHECK(il_envctl_restore(c) == 0);
+}
+
 TEST(pin_out_of_range)
 {
 	struct il_envctl_spec s = { .pin = IL_PIN_KHZ, .pin_khz = 9000000 };
@@ -527,6 +560,7 @@ int main(void)
 	RUN(unknown_governor_changes_nothing);
 	RUN(no_cpuidle_is_unsupported);
 	RUN(pin_out_of_range);
+	RUN(apply_available_leaves_out_what_is_missing);
 	RUN(pin_min_and_khz);
 	RUN(shared_policy_is_one_entry);
 	RUN(nothing_to_change_writes_no_journal);

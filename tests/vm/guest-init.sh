@@ -2,11 +2,23 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # /init of the rig's initramfs (tests/vm/run-qemu.sh, run-bochs.sh): mount
 # the pseudo file systems, reach the host (a 9p share under QEMU, else the
-# serial console), load the idlelab modules, run kmod-client (ABI and
-# bad-input suite), run the real idlelab (every kmod benchmark and a small
-# campaign) into guest.db, check that the modules refuse to unload while
-# open and unload cleanly when closed, save dmesg, power off.  Every result
-# is one JSON line or the database; the host asserts.
+# serial console), then run the guest's steps: load the idlelab modules,
+# run kmod-client (ABI, the profile's requests, then the bad-input suite),
+# the real idlelab (kmod benchmarks, a small campaign, the seed campaigns)
+# into guest.db, check that the modules refuse to unload while open and
+# unload cleanly when closed; save dmesg, power off.  Every result is one
+# JSON line or the database; the host asserts.
+#
+# Steps.  Each piece of work is one `step NAME LIMIT CMD [ARG...]` line
+# (CMD may be a shell function): it prints a timestamped IDLELAB-STEP line
+# to the serial console at its start and its end, runs under its own limit
+# of LIMIT seconds, and leaves one {"op":"step",...} line in the results.
+# A step past its limit gets the kernel's task states and held locks
+# dumped into the log (sysrq t and l), is killed with its children, and
+# the guest skips the steps left and goes straight to the end, so the
+# host test names the step that hung (tests/vm/asserts.sh).  `ib NAME
+# BENCH ARGS...` is a step running `idlelab bench`.  To add a step, add
+# such a line to the section of the profile it belongs to, below.
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -31,33 +43,151 @@ R=$OUT/results.jsonl
 
 jl() { echo "$*" >> "$R"; }
 
-# The host's dmesg check starts at this line.
-echo "idlelab-rig: loading the idlelab modules" > /dev/kmsg
-for m in idlelab_cstate idlelab_ipi; do
-	insmod /lib/modules/$m.ko
-	jl "{\"op\":\"insmod\",\"module\":\"$m\",\"rc\":$?}"
-done
-# idlelab.client=cstate on the kernel command line: the short Bochs run.
-args=$(sed -n 's/.*idlelab\.client=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
-# shellcheck disable=SC2086
-/bin/kmod-client $args >> "$R" 2> "$OUT/client.stderr"
-jl "{\"op\":\"client_exit\",\"rc\":$?}"
+# The step frame (step, ib below): tests/vm/guest-steps.sh.
+. /etc/idlelab/guest-steps.sh
 
-# An emulated CPU can go unscheduled for a long while on a busy host, and a
-# storm round then times out for no fault of the module's (seen once at the
-# 100-200 ms defaults): the guests wait the longest round the ABI allows.
-T="--param timeout_us=1000000"
-# The real idlelab against the loaded modules: single runs of every kmod
-# benchmark in several configurations and a small campaign, into one
-# database the host then asserts on (guest.db).  Each exit code is a line.
+# ---- what the steps run ----------------------------------------------------
+load_modules() {
+	# The host's dmesg check starts at this line.
+	echo "idlelab-rig: loading the idlelab modules" > /dev/kmsg
+	for m in idlelab_cstate idlelab_ipi; do
+		insmod /lib/modules/$m.ko
+		rc=$?
+		# Which build was loaded (DKMS or make -C kmod): its hash.
+		sum=$(sha256sum /lib/modules/$m.ko | cut -d' ' -f1)
+		jl "{\"op\":\"insmod\",\"module\":\"$m\",\"rc\":$rc,\"sha256\":\"$sum\"}"
+	done
+}
+
+client() {
+	# shellcheck disable=SC2086
+	/bin/kmod-client "$@" >> "$R" 2>> "$OUT/client.stderr"
+	jl "{\"op\":\"client_exit\",\"mode\":\"${1:-all}\",\"rc\":$?}"
+}
+
 DB=/tmp/guest.db
 export IDLELAB_STATE_DIR=/tmp/idlelab-state
-ib() {
+bench() {
 	n=$1
 	shift
 	/bin/idlelab bench "$@" --db "$DB" > /dev/null 2>> "$OUT/idlelab.stderr"
 	jl "{\"op\":\"idlelab\",\"name\":\"$n\",\"rc\":$?}"
 }
+# ib NAME BENCH ARGS...: `idlelab bench` as a step of IB_LIMIT seconds.
+IB_LIMIT=120
+ib() { step "$1" "$IB_LIMIT" bench "$@"; }
+
+campaign() {
+	/bin/idlelab run "/etc/idlelab/$1.yaml" --db "$DB" > /dev/null \
+		2>> "$OUT/idlelab.stderr"
+	jl "{\"op\":\"idlelab_run\",\"rc\":$?}"
+}
+
+# seed NAME: a seed campaign of data/campaigns, shrunk by --scale (the
+# guest's timings mean nothing; every path and count is what is checked).
+# No emulator has cpufreq or a cpuidle driver, so the controls that do not
+# exist are left out and the runs measured anyway, each run keeping the
+# reason (envctl.not_applied).
+SEED_SCALE=0.001
+seed() {
+	/bin/idlelab run "/etc/idlelab/$1.yaml" --db "$DB" \
+		--scale "$SEED_SCALE" --env-missing run \
+		> "$OUT/$1.out" 2>> "$OUT/idlelab.stderr"
+	jl "{\"op\":\"seed\",\"name\":\"$1\",\"rc\":$?}"
+}
+
+info() {
+	/bin/idlelab info --json > "$OUT/info.json" 2>> "$OUT/idlelab.stderr"
+	jl "{\"op\":\"idlelab_info\",\"rc\":$?}"
+}
+
+db_check() {
+	/bin/idlelab db check --db "$DB" > /dev/null 2>> "$OUT/idlelab.stderr"
+	jl "{\"op\":\"idlelab_db_check\",\"rc\":$?}"
+}
+
+# Unload while open must be refused; once closed it must succeed.
+unload() {
+	for m in cstate ipi; do
+		exec 3< /dev/idlelab_$m
+		rmmod idlelab_$m 2>/dev/null
+		rc_open=$?
+		exec 3<&-
+		rmmod idlelab_$m
+		rc_closed=$?
+		grep -q "^idlelab_$m " /proc/modules
+		still=$((1 - $?))
+		jl "{\"op\":\"rmmod\",\"module\":\"idlelab_$m\",\"rc_open\":$rc_open,\"rc_closed\":$rc_closed,\"still_loaded\":$still}"
+	done
+}
+
+# The end, on every path: dmesg, the end line, the results to the host,
+# power off.  Also called by a step's watchdog when the step is unkillable.
+finish() {
+	[ -n "$SHARE" ] && cp "$DB" "$OUT/guest.db" 2>/dev/null
+	if [ -n "$SHARE" ]; then
+		dmesg > "$OUT/dmesg.txt"
+	else
+		# The serial line is slow under Bochs: only the lines the
+		# host greps.
+		dmesg | grep -E 'Linux version|idlelab-rig|idlelab|BUG|WARN|Oops|Call Trace|lockup|LOCKUP|protection|NMI' \
+			> "$OUT/dmesg.txt"
+	fi
+	jl '{"op":"end"}'
+	if [ -z "$SHARE" ]; then
+		# No 9p (Bochs): the results travel base64 on the serial
+		# console.  Bochs's serial line is far too slow for the whole
+		# database: the rows the host asserts on, read from it with
+		# sqlite3.
+		sqlite3 -csv "$DB" "SELECT r.bench, r.status,
+			json_extract(r.params, '\$.method'),
+			json_extract(r.params, '\$.irq_mode'),
+			json_extract(r.params, '\$.reenter'), a.cpu, a.key, a.value
+			FROM runs r JOIN run_attrs a ON a.run_uuid = r.uuid
+			WHERE a.key IN ('entry_before_exit_ok', 'intr_before_exit',
+				'intr_after_exit', 'early_wakes', 'other_irq_wakes',
+				'reentries', 'samples_done')" > "$OUT/guest-attrs.csv" \
+			2>> "$OUT/idlelab.stderr"
+		for f in results.jsonl dmesg.txt client.stderr idlelab.stderr \
+			 guest-attrs.csv; do
+			echo "IDLELAB-BEGIN $f"
+			base64 "$OUT/$f"
+			echo "IDLELAB-END $f"
+		done
+	else
+		sync
+		umount "$SHARE"
+	fi
+	echo "IDLELAB-GUEST-DONE"
+	if [ -z "$SHARE" ]; then
+		# poweroff -f drops what still sits in the UART's 4 KiB
+		# transmit buffer; "sleep" may stall for minutes under Bochs,
+		# so push 6 KiB of padding through instead: once the host sees
+		# the marker above, all that came before it is in the serial
+		# log.
+		i=0
+		while [ $i -lt 80 ]; do
+			echo "IDLELAB-PAD ..........................................................."
+			i=$((i + 1))
+		done
+	fi
+	poweroff -f
+}
+
+# ---- the steps -------------------------------------------------------------
+# idlelab.client=cstate on the kernel command line: the short Bochs run;
+# x2apic: the x2APIC guests.
+args=$(sed -n 's/.*idlelab\.client=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
+# An emulated CPU can go unscheduled for a long while on a busy host, and a
+# storm round then times out for no fault of the module's (seen once at the
+# 100-200 ms defaults): the guests wait the longest round the ABI allows.
+T="--param timeout_us=1000000"
+
+step load_modules 60 load_modules
+# shellcheck disable=SC2086
+step client 400 client $args
+# The bad-input suite, in every profile (kmod-client bad).
+step bad_input 400 client bad
 if [ "$args" = cstate ]; then
 	# Bochs: only the IRQ early/late ordering, with re-entry past the
 	# emulator's early timer interrupts (kmod/README.md).
@@ -73,6 +203,8 @@ elif [ "$args" = x2apic ]; then
 		ib "ipi_$m" ipi_storm --cpus all --param mode=$m $T \
 			--param rounds=20
 	done
+	# Seed 001 (x2APIC cluster against physical) where it belongs.
+	step seed001-ipi-modes 400 seed seed001-ipi-modes
 else
 	w="--param launch_min_ns=50000 --param samples=20"
 	ib hlt_timer cstate_wake --cpus 1 $w
@@ -101,70 +233,13 @@ else
 	done
 	ib ipi_targets ipi_storm --cpus all --param mode=physical $T \
 		--param targets=1,2,3 --param rounds=20
-	/bin/idlelab run /etc/idlelab/guest-campaign.yaml --db "$DB" \
-		> /dev/null 2>> "$OUT/idlelab.stderr"
-	jl "{\"op\":\"idlelab_run\",\"rc\":$?}"
-	/bin/idlelab info --json > "$OUT/info.json" 2>> "$OUT/idlelab.stderr"
-	jl "{\"op\":\"idlelab_info\",\"rc\":$?}"
-fi
-/bin/idlelab db check --db "$DB" > /dev/null 2>> "$OUT/idlelab.stderr"
-jl "{\"op\":\"idlelab_db_check\",\"rc\":$?}"
-[ -n "$SHARE" ] && cp "$DB" "$OUT/guest.db"
-
-# Unload while open must be refused; once closed it must succeed.
-for m in cstate ipi; do
-	exec 3< /dev/idlelab_$m
-	rmmod idlelab_$m 2>/dev/null
-	rc_open=$?
-	exec 3<&-
-	rmmod idlelab_$m
-	rc_closed=$?
-	grep -q "^idlelab_$m " /proc/modules
-	still=$((1 - $?))
-	jl "{\"op\":\"rmmod\",\"module\":\"idlelab_$m\",\"rc_open\":$rc_open,\"rc_closed\":$rc_closed,\"still_loaded\":$still}"
-done
-
-if [ -n "$SHARE" ]; then
-	dmesg > "$OUT/dmesg.txt"
-else
-	# The serial line is slow under Bochs: only the lines the host greps.
-	dmesg | grep -E 'Linux version|idlelab-rig|idlelab|BUG|WARN|Oops|Call Trace|lockup|LOCKUP|protection|NMI' \
-		> "$OUT/dmesg.txt"
-fi
-jl '{"op":"end"}'
-if [ -z "$SHARE" ]; then
-	# No 9p (Bochs): the results travel base64 on the serial console.
-	# Bochs's serial line is far too slow for the whole database: the
-	# rows the host asserts on, read from it with sqlite3.
-	sqlite3 -csv "$DB" "SELECT r.bench, r.status,
-		json_extract(r.params, '\$.method'),
-		json_extract(r.params, '\$.irq_mode'),
-		json_extract(r.params, '\$.reenter'), a.cpu, a.key, a.value
-		FROM runs r JOIN run_attrs a ON a.run_uuid = r.uuid
-		WHERE a.key IN ('entry_before_exit_ok', 'intr_before_exit',
-			'intr_after_exit', 'early_wakes', 'other_irq_wakes',
-			'reentries', 'samples_done')" > "$OUT/guest-attrs.csv" \
-		2>> "$OUT/idlelab.stderr"
-	for f in results.jsonl dmesg.txt client.stderr idlelab.stderr \
-		 guest-attrs.csv; do
-		echo "IDLELAB-BEGIN $f"
-		base64 "$OUT/$f"
-		echo "IDLELAB-END $f"
+	step guest_campaign 300 campaign guest-campaign
+	# The other three seeds (seed 001 runs in the x2APIC guests).
+	for s in seed000-c3-wbinvd seed002-wake-per-state seed003-c1-irq-early; do
+		step "$s" 400 seed "$s"
 	done
-else
-	sync
-	umount "$SHARE"
+	step info 60 info
 fi
-echo "IDLELAB-GUEST-DONE"
-if [ -z "$SHARE" ]; then
-	# poweroff -f drops what still sits in the UART's 4 KiB transmit
-	# buffer; "sleep" may stall for minutes under Bochs, so push 6 KiB of
-	# padding through instead: once the host sees the marker above, all
-	# that came before it is in the serial log.
-	i=0
-	while [ $i -lt 80 ]; do
-		echo "IDLELAB-PAD ..........................................................."
-		i=$((i + 1))
-	done
-fi
-poweroff -f
+step db_check 120 db_check
+step unload 60 unload
+finish

@@ -35,6 +35,8 @@ OUT=$(cd "$OUT" && pwd)
 rm -rf "$OUT/iso" "$OUT/serial.log" "$OUT/rig-status" "$OUT/results.jsonl" "$OUT/dmesg.txt" \
 	"$OUT/client.stderr" "$OUT/idlelab.stderr" "$OUT/guest-attrs.csv"
 VM_9P=0 vm_build "$OUT" || exit 1
+printf 'kernel=%s\nprofile=bochs\nsmp=4\nkmod=%s\n' "$KVER" \
+	"$(head -1 "$OUT/kmod-origin")" > "$OUT/rig-profile"
 
 mkdir -p "$OUT/iso/isolinux"
 cp /usr/lib/ISOLINUX/isolinux.bin /usr/lib/syslinux/modules/bios/ldlinux.c32 \

@@ -8,7 +8,10 @@
 #   sh tests/vm/run-qemu.sh [--no-setup] [--no-test]
 # Results land in $IDLELAB_VM_OUT (default build-vm/qemu): results.jsonl,
 # guest.db (the guest's idlelab database), info.json, dmesg.txt,
-# client.stderr, idlelab.stderr, serial.log.  Exit status: the test's, or 1.
+# client.stderr, idlelab.stderr, seed*.out, serial.log, and rig-profile
+# (kernel, profile, vCPUs, which build of the modules).  IDLELAB_VM_DKMS=1:
+# the guest loads modules built by DKMS (vm_dkms in vmlib.sh).  Exit
+# status: the test's, or 1.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 setup=1
@@ -48,8 +51,11 @@ vm_pick_kernel || exit 1
 mkdir -p "$OUT/share"
 OUT=$(cd "$OUT" && pwd)
 rm -f "$OUT/share/"* "$OUT/serial.log" "$OUT/results.jsonl" "$OUT/guest.db" \
-	"$OUT/info.json" "$OUT/idlelab.stderr"
+	"$OUT/info.json" "$OUT/idlelab.stderr" "$OUT/"seed*.out
 vm_build "$OUT" || exit 1
+# What this guest is, for the assertions and tools/what-ran-where.sh.
+printf 'kernel=%s\nprofile=%s\nsmp=%s\nkmod=%s\n' "$KVER" "$PROFILE" "$smp" \
+	"$(head -1 "$OUT/kmod-origin")" > "$OUT/rig-profile"
 
 echo "run-qemu: booting $KVER, $PROFILE, $smp vCPUs (timeout ${TIMEOUT}s)" >&2
 start=$(date +%s)
@@ -62,9 +68,14 @@ timeout -s KILL "$TIMEOUT" $QEMU \
 	-nographic -no-reboot </dev/null >"$OUT/serial.log" 2>&1
 rc=$?
 echo "run-qemu: qemu exited $rc after $(($(date +%s) - start))s" >&2
-for f in results.jsonl dmesg.txt client.stderr idlelab.stderr guest.db \
-	 info.json; do
-	[ -f "$OUT/share/$f" ] && cp "$OUT/share/$f" "$OUT/$f"
+# Everything the guest wrote: results.jsonl, dmesg.txt, client.stderr,
+# idlelab.stderr, guest.db, info.json, and each seed campaign's output.
+for f in "$OUT/share/"*; do
+	[ -f "$f" ] && cp "$f" "$OUT/"
 done
 [ "$test" = 1 ] || exit 0
+case $PROFILE in
+x2apic-*) IDLELAB_VM_RESULTS=$OUT IDLELAB_VM_PROFILE=$PROFILE \
+	exec sh tests/vm/test_x2apic.sh ;;
+esac
 IDLELAB_VM_RESULTS=$OUT sh tests/vm/test_qemu.sh

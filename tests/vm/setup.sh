@@ -5,6 +5,8 @@
 # (tests/vm/test_*.sh) install nothing: without these packages they skip.
 #   sh tests/vm/setup.sh           QEMU rig
 #   sh tests/vm/setup.sh --bochs   also the Bochs rig
+# dkms is for the 6.12 guest, which loads the modules DKMS built
+# (IDLELAB_VM_DKMS=1, tests/vm/test_qemu_612.sh).
 #
 # Two kernels are tested, each named explicitly (tests/vm/vmlib.sh):
 # bookworm's 6.1 and bookworm-backports' 6.12.  QEMU comes from
@@ -14,7 +16,7 @@
 # named with /bookworm-backports below is taken from it.
 set -eu
 SRC=/etc/apt/sources.list.d/idlelab-bookworm-backports.sources
-stable="linux-image-amd64 linux-headers-amd64 busybox-static"
+stable="linux-image-amd64 linux-headers-amd64 busybox-static dkms"
 bpo="qemu-system-x86"
 if [ "${1:-}" = --bochs ]; then
 	stable="$stable bochs bochs-term bochsbios vgabios isolinux syslinux-common xorriso"

@@ -11,6 +11,7 @@
 # installs nothing.  A run takes about 5 minutes.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
+. tests/vm/asserts.sh
 
 if [ -z "${IDLELAB_VM_RESULTS:-}" ]; then
 	miss=
@@ -56,6 +57,8 @@ if [ ! -s "$R" ]; then
 fi
 ok "guest wrote results on the serial log"
 check "guest ran to the end" grep -q '"op":"end"' "$R"
+vm_assert_steps "$D" bochs
+vm_assert_bad_input "$D" bochs
 for m in idlelab_cstate idlelab_ipi; do
 	l=$(grep "\"op\":\"insmod\",\"module\":\"$m\"" "$R")
 	check "insmod $m" [ "$(jv "$l" rc)" = 0 ]

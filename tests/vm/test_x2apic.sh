@@ -18,6 +18,7 @@
 # With IDLELAB_VM_RESULTS=DIR and IDLELAB_VM_PROFILE it only checks DIR.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
+. tests/vm/asserts.sh
 
 QEMU=${IDLELAB_QEMU:-qemu-system-x86_64}
 miss=
@@ -34,6 +35,42 @@ if [ -n "$miss" ] && [ -z "${IDLELAB_VM_RESULTS:-}" ]; then
 	exit 0
 fi
 
+# check_seed001 DIR PROFILE LABEL: seed 001's storms in the guest, one per
+# mode, and `idlelab report --kind ipi` on the guest's database giving
+# physical and logical side by side (cluster mode; under physical routing
+# logical is unsupported, with the reason, and has no column).
+check_seed001() {
+	D=$1 P=$2 L=$3
+	st=$(sqlite3 "$D/guest.db" "SELECT json_extract(params, '\$.mode') ||
+		'=' || status FROM runs WHERE bench = 'ipi_storm' AND
+		campaign = 'seed001-ipi-modes' ORDER BY 1" | tr '\n' ' ')
+	lw=ok
+	[ "$P" = x2apic-phys ] && lw=unsupported
+	check "$L: seed 001 storms: logical $lw, the others ok ($st)" \
+		[ "$st" = "broadcast=ok kernel=ok logical=$lw physical=ok " ]
+	"$IDLELAB" report --db "$D/guest.db" --kind ipi > "$D/report-ipi.md" \
+		2>"$D/report-ipi.err"
+	check "$L: idlelab report --kind ipi reads the guest database" [ $? -eq 0 ]
+	sed 's/^/# /' "$D/report-ipi.md" | head -12
+	hdr=$(grep -m1 '^|.*physical' "$D/report-ipi.md")
+	if [ "$P" = x2apic-cluster ]; then
+		# One row per target count; in each, a physical and a logical
+		# figure (not "-" or empty), side by side in one table.
+		rows=$(awk -F'|' -v h="$hdr" '
+			BEGIN { n = split(h, c, "|"); for (i = 1; i <= n; i++) {
+				gsub(/^ +| +$/, "", c[i])
+				if (c[i] ~ /^physical/ && !p) p = i
+				if (c[i] ~ /^logical/ && !l) l = i } }
+			$0 == h || !p || !l { next }
+			/^\|[-:| ]*$/ { next }
+			/^\|/ { x = $p; y = $l; gsub(/ /, "", x); gsub(/ /, "", y)
+				if (x ~ /^[0-9.]+/ && y ~ /^[0-9.]+/) ok++ }
+			END { print ok + 0 }' "$D/report-ipi.md")
+		check "$L: report --kind ipi: physical and logical side by side ($rows rows with both)" \
+			[ "$rows" -ge 1 ]
+	fi
+}
+
 # check_run DIR PROFILE LABEL: every assertion on one guest's results.
 check_run() {
 	D=$1 P=$2 L=$3
@@ -45,6 +82,9 @@ check_run() {
 	fi
 	ok "$L: guest wrote results"
 	check "$L: guest ran to the end" grep -q '"op":"end"' "$R"
+	vm_assert_steps "$D" "$L"
+	vm_assert_kmod_origin "$D" "$L"
+	vm_assert_bad_input "$D" "$L"
 	for m in idlelab_cstate idlelab_ipi; do
 		check "$L: insmod $m" sh -c "grep '\"op\":\"insmod\"' '$R' |
 			jq -s -e 'map(select(.module == \"$m\")) |
@@ -107,11 +147,13 @@ check_run() {
 	if [ -s "$D/guest.db" ]; then
 		w=$(sqlite3 "$D/guest.db" "SELECT json_extract(params, '\$.mode') ||
 			'=' || status FROM runs WHERE bench = 'ipi_storm'
-			ORDER BY 1" | tr '\n' ' ')
+			AND campaign IS NULL ORDER BY 1" | tr '\n' ' ')
 		lw=ok
 		[ "$P" = x2apic-phys ] && lw=unsupported
 		check "$L: guest.db holds the four storms, logical $lw ($w)" \
 			[ "$w" = "broadcast=ok kernel=ok logical=$lw physical=ok " ]
+		vm_assert_seeds "$D" "$L" seed001-ipi-modes
+		check_seed001 "$D" "$P" "$L"
 	else
 		not_ok "$L: guest.db came back"
 	fi

@@ -52,10 +52,51 @@ vm_idlelab() {
 		cp -L "$lib" "$out/root$lib" || return 1
 	done
 	mkdir -p "$out/root/etc/idlelab"
-	cp tests/vm/guest-campaign.yaml "$out/root/etc/idlelab/" || return 1
+	# The guest's own campaign, and the seed campaigns it runs shrunk.
+	cp tests/vm/guest-campaign.yaml data/campaigns/seed00*.yaml \
+		"$out/root/etc/idlelab/" || return 1
 }
 
-# vm_build OUT: modules and client under OUT, initramfs at OUT/initrd.cpio.gz
+# vm_dkms OUT: build the modules for KVER the way a user installs them,
+# with Debian's dkms (add, build, install against KVER's headers, nothing
+# loaded), into trees of its own under OUT/dkms so that neither /usr/src
+# nor /var/lib/dkms nor /lib/modules is touched, and copy the installed
+# modules to OUT/kmod/ (uncompressed), where vm_build takes them from.
+# OUT/kmod-origin records "dkms" and each module's sha256, which the
+# guest reports for the module it loaded.
+vm_dkms() {
+	out=$1
+	d=$out/dkms
+	ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' kmod/dkms.conf)
+	rm -rf "$d"
+	mkdir -p "$d/src" "$d/tree" "$d/install/$KVER"
+	cp -r kmod "$d/src/idlelab-$ver" || return 1
+	set -- --sourcetree "$d/src" --dkmstree "$d/tree" \
+		--installtree "$d/install" --kernelsourcedir "$KDIR"
+	{ dkms add "idlelab/$ver" "$@" &&
+	  dkms build "idlelab/$ver" -k "$KVER" "$@" &&
+	  dkms install "idlelab/$ver" -k "$KVER" "$@"; } \
+		>"$out/dkms.log" 2>&1 || {
+		cat "$out/dkms.log" >&2
+		cat "$d/tree/idlelab/$ver/$KVER"/*/log/make.log >&2 2>/dev/null
+		return 1
+	}
+	echo dkms > "$out/kmod-origin"
+	for m in idlelab_cstate idlelab_ipi; do
+		f=$(find "$d/install/$KVER" -name "$m.ko" -o -name "$m.ko.xz" | head -1)
+		case $f in
+		*.xz) xz -dc "$f" > "$out/kmod/$m.ko" || return 1 ;;
+		?*) cp "$f" "$out/kmod/$m.ko" || return 1 ;;
+		*) echo "vm: dkms installed no $m for $KVER" >&2; return 1 ;;
+		esac
+		echo "$m $(sha256sum "$out/kmod/$m.ko" | cut -d' ' -f1)" \
+			>> "$out/kmod-origin"
+	done
+}
+
+# vm_build OUT: modules and client under OUT, initramfs at OUT/initrd.cpio.gz.
+# With IDLELAB_VM_DKMS=1 the modules the guest loads are DKMS's (vm_dkms);
+# the make -C kmod build still runs first, for its warning check.
 vm_build() {
 	out=$1
 	rm -rf "$out/kmod" "$out/root"
@@ -75,8 +116,16 @@ vm_build() {
 		echo "vm: module build warnings" >&2
 		return 1
 	fi
-	cp "$out/kmod/cstate/idlelab_cstate.ko" "$out/kmod/ipi/idlelab_ipi.ko" \
-		"$out/root/lib/modules/"
+	if [ "${IDLELAB_VM_DKMS:-0}" = 1 ]; then
+		# The guest loads the modules DKMS built (vm_dkms).
+		vm_dkms "$out" || return 1
+		cp "$out/kmod/idlelab_cstate.ko" "$out/kmod/idlelab_ipi.ko" \
+			"$out/root/lib/modules/"
+	else
+		echo make > "$out/kmod-origin"
+		cp "$out/kmod/cstate/idlelab_cstate.ko" \
+			"$out/kmod/ipi/idlelab_ipi.ko" "$out/root/lib/modules/"
+	fi
 	${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -static -pthread \
 		-Ikmod/include tests/vm/kmod-client.c \
 		tests/vm/kmod-client-cstate.c \
@@ -85,6 +134,7 @@ vm_build() {
 	cp /bin/busybox "$out/root/bin/busybox"
 	ln -sf busybox "$out/root/bin/sh"
 	cp tests/vm/guest-init.sh "$out/root/init"
+	cp tests/vm/guest-steps.sh "$out/root/etc/idlelab/" || return 1
 	chmod 755 "$out/root/init"
 	if [ "${VM_9P:-1}" = 1 ]; then
 		# 9p over virtio, with whatever it needs as modules on this

@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Assertions every guest of the rig shares (source after tests/lib.sh):
+# test_qemu.sh, test_x2apic.sh and test_bochs.sh call them on a results
+# directory D (results.jsonl, serial.log, rig-profile, kmod-origin), each
+# case's name starting with the label L.
+
+# va_jv LINE KEY: the value of KEY in one flat JSON line (strings unquoted).
+va_jv() {
+	printf '%s\n' "$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p"
+}
+
+# vm_assert_steps D L: every step of guest-init.sh ran to its end within its
+# own limit.  A step that timed out, or one the guest started and never
+# ended (the host's limit killed the emulator), is named.
+vm_assert_steps() {
+	D=$1 L=$2
+	R=$D/results.jsonl
+	n=$(grep -c '"op":"step"' "$R" 2>/dev/null)
+	to=$(grep '"op":"step"' "$R" 2>/dev/null | grep '"timeout":1' |
+		sed -n 's/.*"name":"\([^"]*\)".*"limit":\([0-9]*\).*/\1 (limit \2 s)/p' |
+		paste -sd, -)
+	check "$L: no guest step timed out${to:+: $to; task dump (sysrq t, l) in serial.log}" \
+		[ -z "$to" ]
+	# The serial log's step lines: the last one started and not ended.
+	last=$(tr -d '\r' < "$D/serial.log" 2>/dev/null |
+		sed -n 's/^IDLELAB-STEP .* \(start\|end\) \([^ ]*\).*/\1 \2/p' | tail -1)
+	case $last in
+	start\ *)
+		not_ok "$L: the guest stopped inside step '${last#start }' (see serial.log)" ;;
+	*)
+		check "$L: every started step ended ($n steps)" \
+			[ "${n:-0}" -gt 0 -a -n "$last" ] ;;
+	esac
+	skipped=$(grep '"op":"step"' "$R" 2>/dev/null | grep -c '"skipped":1')
+	check "$L: no step skipped after a timeout ($skipped)" [ "$skipped" = 0 ]
+	diag "$L: steps (name s): $(grep '"op":"step"' "$R" 2>/dev/null |
+		sed -n 's/.*"name":"\([^"]*\)".*"s":\([0-9.]*\).*/\1 \2/p' |
+		paste -sd, -)"
+}
+
+# vm_assert_bad_input D L: the bad-input suite of kmod-client (its "bad"
+# mode, a step of its own in every profile) ran whole: every malformed
+# request got its errno, over 1000 of them, EBUSY probes against a busy
+# device, SIGKILL ending a run promptly, root-only open.
+vm_assert_bad_input() {
+	D=$1 L=$2
+	R=$D/results.jsonl
+	l=$(grep '"op":"client_exit","mode":"bad"' "$R" 2>/dev/null)
+	check "$L: bad-input suite ran and exited 0" [ "$(va_jv "$l" rc)" = 0 ]
+	total=0
+	names=
+	grep '"op":"bad"' "$R" > "$D/bad.jsonl" 2>/dev/null
+	while IFS= read -r l; do
+		n=$(va_jv "$l" name)
+		if [ -n "$(va_jv "$l" skip)" ]; then
+			skip "$L: bad input $n" "$(va_jv "$l" skip)"
+			continue
+		fi
+		names="$names $n"
+		total=$((total + $(va_jv "$l" total)))
+		check "$L: bad input $n: $(va_jv "$l" ok)/$(va_jv "$l" total) gave $(va_jv "$l" want)" \
+			[ "$(va_jv "$l" ok)" = "$(va_jv "$l" total)" ]
+	done < "$D/bad.jsonl"
+	for n in cstate_invalid_field random_header gaps_wbinvd_ipi_invalid \
+		 unknown_command nonroot_open; do
+		case " $names " in
+		*" $n "*) ;;
+		*) not_ok "$L: bad input $n ran" ;;
+		esac
+	done
+	check "$L: bad-input suite: $total requests (>= 1000)" [ "$total" -ge 1000 ]
+	for d in cstate ipi; do
+		l=$(grep "\"op\":\"busy_holder\",\"dev\":\"$d\"" "$R")
+		check "$L: the run holding $d during the EBUSY probes succeeded" \
+			[ "$(va_jv "$l" rc)" = 0 ]
+	done
+	l=$(grep '"op":"fatal_signal"' "$R" | head -1)
+	fast=$(awk -v s="$(va_jv "$l" exit_s)" 'BEGIN { print (s != "" && s < 5) }')
+	check "$L: SIGKILL aborts a run promptly, device usable after" \
+		[ "$(va_jv "$l" killed)" = 1 -a "$(va_jv "$l" next_run)" = 0 -a "$fast" = 1 ]
+}
+
+# vm_assert_kmod_origin D L: the guest loaded the very modules the rig
+# built (DKMS's when rig-profile says kmod=dkms): their sha256 as the
+# guest read them equals the one recorded at build time.
+vm_assert_kmod_origin() {
+	D=$1 L=$2
+	origin=$(head -1 "$D/kmod-origin" 2>/dev/null)
+	[ "$origin" = dkms ] || return 0
+	for m in idlelab_cstate idlelab_ipi; do
+		want=$(sed -n "s/^$m //p" "$D/kmod-origin")
+		got=$(va_jv "$(grep "\"op\":\"insmod\",\"module\":\"$m\"" "$D/results.jsonl")" sha256)
+		check "$L: the guest loaded the DKMS-built $m (sha256 ${want%${want#????????}}...)" \
+			[ -n "$want" -a "$got" = "$want" ]
+	done
+}
+
+# vm_assert_seeds D L SEED...: each seed campaign ran end to end in the
+# guest (exit 0, its database rows there), every run ok or unsupported with
+# a reason, and the controls no emulator has recorded per run.
+vm_assert_seeds() {
+	D=$1 L=$2
+	shift 2
+	G=$D/guest.db
+	for s in "$@"; do
+		l=$(grep "\"op\":\"seed\",\"name\":\"$s\"" "$D/results.jsonl")
+		check "$L: $s ran end to end in the guest (exit $(va_jv "$l" rc))" \
+			[ "$(va_jv "$l" rc)" = 0 ]
+		q() { sqlite3 -batch -noheader "$G" "$1" 2>/dev/null; }
+		n=$(q "SELECT count(*) FROM runs WHERE campaign='$s'")
+		bad=$(q "SELECT bench || '=' || status FROM runs WHERE campaign='$s' AND NOT (status='ok' OR (status='unsupported' AND length(status_reason) > 0))" | paste -sd, -)
+		check "$L: $s: all $n runs ok or unsupported with a reason${bad:+ ($bad)}" \
+			[ "${n:-0}" -gt 0 -a -z "$bad" ]
+		q "SELECT DISTINCT bench || ': ' || status_reason FROM runs WHERE campaign='$s' AND status='unsupported'" |
+			sed "s/^/# $L: $s unsupported: /"
+		m=$(q "SELECT count(*) FROM runs r WHERE campaign='$s' AND status='ok' AND NOT EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='envctl.not_applied' AND length(a.value) > 0)")
+		check "$L: $s: each measured run records the controls not applied here" \
+			[ "$m" = 0 ]
+	done
+}
