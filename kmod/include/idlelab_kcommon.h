@@ -7,11 +7,15 @@
  * file_operations).
  *
  * Workers: a run starts one kthread per CPU it needs (kthread_create_on_cpu,
- * so each is bound), then the ioctl caller waits for all of them killably.
- * A fatal signal sets the run's abort flag; every worker loop polls it
- * between bounded steps, so the uninterruptible wait that follows is bounded
- * too.  A worker ends with kthread_complete_and_exit(), which never returns
- * to module text, so the module can go once the ioctl has returned.
+ * so each is bound), then the ioctl caller joins all of them.  A fatal
+ * signal sets the run's abort flag; every worker loop polls it between
+ * bounded steps.  A worker ends with kthread_complete_and_exit(), which
+ * never returns to module text, so the module can go once the ioctl has
+ * returned.  A worker that dies without completing (an oops ends a kthread
+ * in do_exit()) must not leave the caller waiting for a completion that
+ * never comes: the caller holds a reference on each task, waits in slices
+ * and notices the death by PF_EXITING, and finally joins every task's exit
+ * with kthread_stop(), which returns at once for a task that has exited.
  */
 #ifndef IDLELAB_KCOMMON_H
 #define IDLELAB_KCOMMON_H
@@ -26,6 +30,7 @@
 #include <linux/miscdevice.h>
 #include <linux/mutex.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <asm/processor.h>
@@ -71,21 +76,61 @@ static int il_worker_main(void *data)
 	kthread_complete_and_exit(&w->done, 0);
 }
 
+/* How often a waiting caller looks for a worker that died. */
+#define IL_JOIN_SLICE	(HZ / 10)
+
+/*
+ * il_worker_wait - wait until @w completed or died; true if it died
+ * @w:		a started worker, its task referenced
+ * @abort:	set to 1 on a fatal signal of the caller, or when @w died
+ * @killed:	set when the caller got a fatal signal
+ *
+ * Killable until the first fatal signal; after it (a pending fatal signal
+ * makes every killable wait return at once) the slices are uninterruptible,
+ * bounded by the workers' abort polling, or by their death.
+ */
+static inline bool il_worker_wait(struct il_worker *w, atomic_t *abort,
+				  bool *killed)
+{
+	long t;
+
+	for (;;) {
+		if (*killed)
+			t = wait_for_completion_timeout(&w->done,
+							IL_JOIN_SLICE);
+		else
+			t = wait_for_completion_killable_timeout(&w->done,
+								 IL_JOIN_SLICE);
+		if (t > 0)
+			return false;
+		if (t < 0) {
+			atomic_set(abort, 1);
+			*killed = true;
+		}
+		if (READ_ONCE(w->task->flags) & PF_EXITING) {
+			if (completion_done(&w->done))
+				return false;
+			atomic_set(abort, 1);
+			return true;
+		}
+	}
+}
+
 /**
- * il_workers_run - run @n workers, each bound to its ->cpu, and wait for all
+ * il_workers_run - run @n workers, each bound to its ->cpu, and join all
  * @w:		the workers, ->fn, ->ctx and ->cpu filled in
  * @n:		how many
- * @abort:	set to 1 when the caller gets a fatal signal
+ * @abort:	set to 1 when the caller gets a fatal signal or a worker died
  *
  * Context: process context, cpus_read_lock() held by the caller.
- * Return: 0, -EINTR after a fatal signal, -ENOMEM, or the first worker's
- * non-zero return value.
+ * Return: 0, -EINTR after a fatal signal, -EIO when a worker died without
+ * finishing, -ENOMEM, or the first worker's non-zero return value.
  */
 static inline int il_workers_run(struct il_worker *w, unsigned int n,
 				 atomic_t *abort)
 {
 	unsigned int i;
-	bool killed = false;
+	bool killed = false, died = false;
 	int ret = 0;
 
 	for (i = 0; i < n; i++) {
@@ -98,16 +143,21 @@ static inline int il_workers_run(struct il_worker *w, unsigned int n,
 			ret = PTR_ERR(w[i].task);
 			goto stop_created;
 		}
+		/* Kept past the task's exit, for kthread_stop() below. */
+		get_task_struct(w[i].task);
 	}
 	for (i = 0; i < n; i++)
 		wake_up_process(w[i].task);
+	for (i = 0; i < n; i++)
+		if (il_worker_wait(&w[i], abort, &killed))
+			died = true;
+	/* Join every exit, so that no worker outlives the ioctl. */
 	for (i = 0; i < n; i++) {
-		if (wait_for_completion_killable(&w[i].done)) {
-			atomic_set(abort, 1);
-			wait_for_completion(&w[i].done);
-			killed = true;
-		}
+		kthread_stop(w[i].task);
+		put_task_struct(w[i].task);
 	}
+	if (died)
+		return -EIO;
 	if (killed)
 		return -EINTR;
 	for (i = 0; i < n; i++)
@@ -117,8 +167,10 @@ static inline int il_workers_run(struct il_worker *w, unsigned int n,
 
 stop_created:
 	/* Never woken, so kthread_stop() makes them exit without ->fn. */
-	while (i--)
+	while (i--) {
 		kthread_stop(w[i].task);
+		put_task_struct(w[i].task);
+	}
 	return ret;
 }
 
