@@ -78,7 +78,7 @@ vm_build() {
 	cp "$out/kmod/cstate/idlelab_cstate.ko" "$out/kmod/ipi/idlelab_ipi.ko" \
 		"$out/root/lib/modules/"
 	${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -static -pthread \
-		-Ikmod/include tests/vm/kmod-client.c \
+		-Ikmod/include tests/vm/kmod-client.c tests/vm/kmod-client-ipi.c \
 		-o "$out/root/bin/kmod-client" || return 1
 	vm_idlelab "$out" || return 1
 	cp /bin/busybox "$out/root/bin/busybox"
