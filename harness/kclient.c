@@ -175,6 +175,8 @@ const char *il_kunsup_str(uint32_t why)
 		return "the APIC timer stops in deep C-states (no ARAT)";
 	case IDLELAB_UNSUP_KERNEL_PHYS:
 		return "the kernel's APIC driver uses physical destinations only, so logical IDs are not the kernel's to rely on (firmware may force this)";
+	case IDLELAB_UNSUP_ICR_NOT_NATIVE:
+		return "the kernel's icr_write is not the hardware's (Xen PV, SEV-ES/SNP, TDX or a paravirtual APIC driver): raw ICR writes refused";
 	}
 	return "unknown reason";
 }

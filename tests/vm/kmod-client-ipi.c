@@ -97,6 +97,19 @@ static long ni_read_num(const char *path)
 	return v;
 }
 
+/* A bool module parameter: 1 for Y, 0 for N, -1 if unreadable. */
+static int ni_read_bool(const char *path)
+{
+	int c = EOF;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		c = fgetc(f);
+		fclose(f);
+	}
+	return c == 'Y' ? 1 : c == 'N' ? 0 : -1;
+}
+
 static int ni_write(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY), ok;
@@ -289,10 +302,10 @@ static void worker_death(int fd, unsigned int ncpu)
 	if (!hung)
 		ni_storm_tally(fd, &s, &t);
 	printf("{\"op\":\"worker_death\",\"rc\":\"%s\",\"killed\":%d,"
-	       "\"hung\":%d,\"secs\":%.2f,\"param_after\":%ld,"
+	       "\"hung\":%d,\"secs\":%.2f,\"param_after\":%d,"
 	       "\"next_exact\":%u,\"next_rounds\":%u}\n",
 	       rc >= 0 ? ni_ename(rc) : "signal", killed, hung, dt,
-	       ni_read_num(NI_PARAM), t.exact, s.r.nr_rounds);
+	       ni_read_bool(NI_PARAM), t.exact, s.r.nr_rounds);
 	ni_storm_free(&s);
 }
 
