@@ -20,7 +20,7 @@
  *
  * Which NMIs are ours: NMIs carry no payload and coalesce, and the NMI_LOCAL
  * chain is shared with perf, the watchdog and whatever the platform sends.
- * So each target has an @owed count, raised by the sender before each ICR
+ * So each target has an owed count (in its @slot), raised by the sender before each ICR
  * write that reaches it; the handler claims an NMI (NMI_HANDLED) only while
  * its CPU is owed one, and passes every other one on (NMI_DONE, counted in
  * @foreign), so that the kernel still sees them and reports the unknown ones.
@@ -30,11 +30,11 @@
  * early (IDLELAB_RUN_UNDRAINED) when a drain fails, and before il_cur is
  * cleared a last bounded drain collects the stragglers (@lost_nmis the rest).
  *
- * Round generations: round r has generation r + 1.  A target's @armed word
- * holds the generation it may acknowledge; the handler takes it with
- * atomic_xchg(), writes its arrival into that generation's own record and
+ * Round generations: round r has generation r + 1.  A target's @slot holds
+ * the generation it may acknowledge; the handler takes it (with the owed
+ * NMI, in one cmpxchg), writes its arrival into that generation's record and
  * publishes @done = generation (release).  The sender disarms each target
- * with atomic_xchg() after the wait and, for a target the handler took,
+ * after the wait and, for a target the handler took,
  * waits (bounded) until @done shows it; the round's acks are counted from
  * those, so a late handler can neither be counted in the next round nor
  * wipe its records.  @round_acks (generation << 32 | count) is only the
@@ -78,9 +78,19 @@ static_assert(IL_APICDEST_XAPIC_CLUSTER == IDLELAB_DEST_XAPIC_CLUSTER);
 static_assert(IL_APICDEST_X2APIC_PHYS == IDLELAB_DEST_X2APIC_PHYS);
 static_assert(IL_APICDEST_X2APIC_CLUSTER == IDLELAB_DEST_X2APIC_CLUSTER);
 
+/*
+ * A target's @slot: the generation it may acknowledge in bits 63:32 (0:
+ * none) and the NMIs sent to it and not yet claimed in bits 31:0, in one
+ * word, so that the handler claims an NMI and takes the generation in one
+ * step: a handler that took a late NMI's owed count cannot take the next
+ * round's generation after the sender armed it.
+ */
+#define IL_SLOT(gen, owed)	((s64)((u64)(gen) << 32 | (u32)(owed)))
+#define IL_SLOT_GEN(v)		((u32)((u64)(v) >> 32))
+#define IL_SLOT_OWED(v)		((u32)(v))
+
 struct il_target {
-	atomic_t owed;		/* NMIs sent to it, not yet claimed */
-	atomic_t armed;		/* generation it may acknowledge, 0: none */
+	atomic64_t slot;	/* IL_SLOT(armed generation, owed NMIs) */
 	u32 done;		/* generation of its last recorded ack */
 	u32 cpu;
 };
@@ -117,6 +127,32 @@ module_param(test_sender_exit, bool, 0600);
 MODULE_PARM_DESC(test_sender_exit,
 		 "test only: the next storm's sender thread exits abnormally");
 
+/*
+ * Take the armed generation, and with @claim one owed NMI too.  Return: the
+ * generation (0: none was armed), or -1 when @claim found nothing owed.
+ */
+static s64 il_slot_take(struct il_target *t, bool claim)
+{
+	s64 old = atomic64_read(&t->slot), new;
+
+	do {
+		if (claim && !IL_SLOT_OWED(old))
+			return -1;
+		new = IL_SLOT(0, IL_SLOT_OWED(old) - claim);
+	} while (!atomic64_try_cmpxchg(&t->slot, &old, new));
+	return IL_SLOT_GEN(old);
+}
+
+/* Arm @t for generation @gen, owed @more NMIs besides those it still is. */
+static void il_slot_arm(struct il_target *t, u32 gen, u32 more)
+{
+	s64 old = atomic64_read(&t->slot);
+
+	while (!atomic64_try_cmpxchg(&t->slot, &old,
+				     IL_SLOT(gen, IL_SLOT_OWED(old) + more)))
+		;
+}
+
 /* Count one ack for generation @gen, unless the sender has moved on. */
 static void il_round_ack(struct il_storm *st, u32 gen)
 {
@@ -129,15 +165,14 @@ static void il_round_ack(struct il_storm *st, u32 gen)
 }
 
 /*
- * Record the acknowledgement of target @idx, entered at @now: at most one
+ * Record the acknowledgment of target @idx, entered at @now: at most one
  * per armed generation, into that generation's record, whatever round the
  * sender is in by then.
  */
-static void il_storm_ack(struct il_storm *st, int idx, u64 now)
+static void il_storm_ack(struct il_storm *st, int idx, u32 gen, u64 now)
 {
 	struct il_target *t = &st->tg[idx];
 	struct idlelab_ipi_arrival *a;
-	u32 gen = atomic_xchg(&t->armed, 0);
 
 	if (!gen) {
 		atomic_inc(&st->late);
@@ -160,25 +195,30 @@ int il_ipi_nmi(unsigned int type, struct pt_regs *regs)
 	u64 now = il_tsc();
 	struct il_storm *st = rcu_dereference(il_cur);
 	int cpu, idx;
+	s64 gen = -1;
 
 	if (!st)
 		return NMI_DONE;
 	cpu = smp_processor_id();
 	idx = st->tidx[cpu];
-	if (idx < 0 || atomic_dec_if_positive(&st->tg[idx].owed) < 0) {
+	if (idx >= 0)
+		gen = il_slot_take(&st->tg[idx], true);
+	if (gen < 0) {
 		if (idx >= 0 || cpu == st->req->sender_cpu)
 			atomic_inc(&st->foreign);
 		return NMI_DONE;
 	}
-	il_storm_ack(st, idx, now);
+	il_storm_ack(st, idx, gen, now);
 	return NMI_HANDLED;
 }
 
 static void il_ipi_kernel_cb(void *info)
 {
 	struct il_storm *st = info;
+	u64 now = il_tsc();
+	int idx = st->tidx[smp_processor_id()];
 
-	il_storm_ack(st, st->tidx[smp_processor_id()], il_tsc());
+	il_storm_ack(st, idx, il_slot_take(&st->tg[idx], false), now);
 }
 
 int il_storm_check(const struct idlelab_ipi_req *req)
@@ -311,14 +351,15 @@ free_ids:
 }
 
 /*
- * Send one round; returns the number of ICR writes.  Every target is owed
- * its NMI before t_issue, so that the owed counts cost nothing inside the
- * timed window; an xAPIC ICR that never goes idle ends the writes early,
- * and the targets not sent to then time the round out, which flags it.
+ * Send one round; returns the number of ICR writes.  Every target was
+ * armed and owed its NMI before t_issue (il_storm_round()), so that this
+ * costs nothing inside the timed window; an xAPIC ICR that never goes idle
+ * ends the writes early, and the targets not sent to then time the round
+ * out, which flags it.
  */
 static u32 il_storm_send(struct il_storm *st, struct idlelab_ipi_round *rd)
 {
-	u32 mode = st->req->mode, w, low, i;
+	u32 mode = st->req->mode, w, low;
 	unsigned long flags;
 
 	if (mode == IDLELAB_IPI_KERNEL) {
@@ -327,8 +368,6 @@ static u32 il_storm_send(struct il_storm *st, struct idlelab_ipi_round *rd)
 		rd->t_issued = rd->t_issue;
 		return 0;
 	}
-	for (i = 0; i < st->req->nr_targets; i++)
-		atomic_inc(&st->tg[i].owed);	/* a full barrier on x86 */
 	local_irq_save(flags);
 	rd->t_issue = il_tsc();
 	if (mode == IDLELAB_IPI_BROADCAST) {
@@ -353,7 +392,7 @@ static u32 il_storm_owed(struct il_storm *st)
 	u32 i, n = 0;
 
 	for (i = 0; i < st->req->nr_targets; i++)
-		n += atomic_read(&st->tg[i].owed);
+		n += IL_SLOT_OWED(atomic64_read(&st->tg[i].slot));
 	return n;
 }
 
@@ -370,7 +409,7 @@ static u32 il_storm_drain(struct il_storm *st, u64 cycles)
 
 /*
  * Close round @gen: disarm every target and count the acks the handler
- * recorded for this generation.  A target whose @armed word the handler
+ * recorded for this generation.  A target whose generation the handler
  * took is waited for (it is inside its handler, a few hundred cycles, but
  * bounded anyway) until its record is published.
  */
@@ -382,11 +421,13 @@ static u32 il_storm_close(struct il_storm *st, u32 gen, u64 cycles)
 	for (i = 0; i < st->req->nr_targets; i++) {
 		struct il_target *t = &st->tg[i];
 
-		if (atomic_xchg(&t->armed, 0))
+		if (il_slot_take(t, false))
 			continue;	/* never acknowledged: stays 0 */
+		/* Acquire: pairs with the handler's release of @done. */
 		while (smp_load_acquire(&t->done) != gen &&
 		       il_tsc() < deadline)
 			cpu_relax();
+		/* Acquire again: the record is read after @done. */
 		if (smp_load_acquire(&t->done) == gen)
 			acks++;
 	}
@@ -399,16 +440,18 @@ static void il_storm_round(struct il_storm *st, u32 r, u64 timeout)
 	struct idlelab_ipi_round *rd = &st->rounds[r];
 	u32 n = st->req->nr_targets, gen = r + 1, i, late0;
 	struct idlelab_ipi_arrival *arr = &st->arr[(size_t)r * n];
+	u32 more = st->req->mode != IDLELAB_IPI_KERNEL;
 	u64 deadline;
 
 	memset(rd, 0, sizeof(*rd));
+	/* Counting this generation before any target can acknowledge it. */
+	atomic64_set(&st->round_acks, (s64)gen << 32);
 	for (i = 0; i < n; i++) {
 		arr[i].t = 0;
 		arr[i].cpu = st->tg[i].cpu;
 		arr[i].count = 0;
-		atomic_set(&st->tg[i].armed, gen);
+		il_slot_arm(&st->tg[i], gen, more);	/* a full barrier */
 	}
-	atomic64_set(&st->round_acks, (s64)gen << 32);
 	late0 = atomic_read(&st->late);
 	smp_mb();	/* armed before the first ICR write */
 	rd->icr_writes = il_storm_send(st, rd);
