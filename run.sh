@@ -26,6 +26,8 @@ libsqlite3-dev libpapi-dev libjansson-dev libyaml-dev sqlite3"
 TEST_DEPS="jq gnuplot-nox rt-tests linux-source"
 # The fleet test: Ansible over real SSH into network namespaces.
 TEST_DEPS="$TEST_DEPS ansible-core ansible-lint openssh-server openssh-client iproute2"
+# socat: the QEMU rig's host-side NMI injector talks QMP over a UNIX socket.
+TEST_DEPS="$TEST_DEPS socat"
 FLEET_DEPS="ansible-core openssh-client"
 
 missing() {
