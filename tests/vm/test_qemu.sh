@@ -269,6 +269,8 @@ else
 			[ "$(gq "SELECT count(*) FROM runs r JOIN run_attrs a ON a.run_uuid=r.uuid AND a.key='acks_ok' AND a.value='1' WHERE r.bench='ipi_storm' AND r.status='ok' AND json_extract(r.params, '\$.mode')='$m'")" -ge 1 -a \
 			  "$(gq "SELECT count(*) FROM runs r WHERE r.bench='ipi_storm' AND json_extract(r.params, '\$.mode')='$m' AND NOT EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='acks_ok' AND a.value='1')")" -eq 0 ]
 	done
+	check "idlelab ipi_storm: every ok run tagged hypervisor=1 and tsc_unstable recorded" \
+		[ "$(gq "SELECT count(*) FROM runs r WHERE r.bench='ipi_storm' AND r.status='ok' AND NOT (EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='hypervisor' AND a.value='1') AND EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='tsc_unstable' AND a.value IN ('0','1')))")" -eq 0 ]
 	iw() { gq "SELECT a.value FROM runs r JOIN run_attrs a ON a.run_uuid=r.uuid AND a.key='icr_writes' WHERE r.bench='ipi_storm' AND r.campaign IS NULL AND json_extract(r.params, '\$.mode')='$1' AND json_extract(r.params, '\$.targets')='[0]'"; }
 	wl=1
 	[ "$logical" = 0 ] && wl=
