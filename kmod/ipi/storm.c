@@ -128,6 +128,17 @@ MODULE_PARM_DESC(test_sender_exit,
 		 "test only: the next storm's sender thread exits abnormally");
 
 /*
+ * For the guest rig too: the first target's handler waits this long after
+ * its TSC read before it claims the NMI, so that with a timeout_us below
+ * it every round times out for that target and its acknowledgment comes
+ * late, during the next drain: it must count as late, in no round.
+ */
+static uint test_late_us;
+module_param(test_late_us, uint, 0600);
+MODULE_PARM_DESC(test_late_us,
+		 "test only: delay (us) of the first target's NMI handler");
+
+/*
  * Take the armed generation, and with @claim one owed NMI too.  Return: the
  * generation (0: none was armed), or -1 when @claim found nothing owed.
  */
@@ -201,6 +212,12 @@ int il_ipi_nmi(unsigned int type, struct pt_regs *regs)
 		return NMI_DONE;
 	cpu = smp_processor_id();
 	idx = st->tidx[cpu];
+	if (idx == 0 && unlikely(READ_ONCE(test_late_us))) {
+		u64 until = now + il_us_to_cycles(READ_ONCE(test_late_us));
+
+		while (il_tsc() < until)
+			cpu_relax();
+	}
 	if (idx >= 0)
 		gen = il_slot_take(&st->tg[idx], true);
 	if (gen < 0) {

@@ -13,6 +13,9 @@
  *                once, joined on the thread's exit, not hang; the device
  *                must work afterwards and the module still unload (the
  *                rig's rmmod step);
+ *  late_acks     a target whose handler claims every NMI after its round
+ *                timed out (the module's test_late_us): each late
+ *                acknowledgment must count in no round;
  *  bad           storms whose worst case, every round timing out, is over
  *                IDLELAB_MAX_RUN_US: EINVAL.
  */
@@ -309,6 +312,59 @@ static void worker_death(int fd, unsigned int ncpu)
 	ni_storm_free(&s);
 }
 
+#define NI_LATE "/sys/module/idlelab_ipi/parameters/test_late_us"
+
+/*
+ * late_acks() - the first target's handler made to claim each NMI 75 ms
+ * after its arrival (the module's test_late_us), with 50 ms rounds: every
+ * round times out for that target, and its acknowledgment arrives during
+ * the drain before the next round.  Each must be counted late, in no
+ * round: every round has exactly the other targets' acks, each within the
+ * round, and target 0 none.
+ */
+static void late_acks(int fd, unsigned int ncpu)
+{
+	struct ni_storm s;
+	uint32_t n, i, k, as_expected = 0, stray = 0;
+	struct idlelab_ipi_req r;
+	int e;
+
+	e = ni_write(NI_LATE, "75000");
+	if (e) {
+		printf("{\"op\":\"late_acks\",\"skip\":\"cannot write %s: %s\"}\n",
+		       NI_LATE, strerror(e));
+		return;
+	}
+	ni_storm_init(&s, ncpu, 20, 50000);
+	r = s.r;
+	n = r.nr_targets;
+	e = ioctl(fd, IDLELAB_IOC_IPI_STORM, &r) ? errno : 0;
+	ni_write(NI_LATE, "0");
+	for (i = 0; !e && i < r.nr_done; i++) {
+		const struct idlelab_ipi_round *o = &s.rd[i];
+		int good = o->acks == n - 1 &&
+			   (o->flags & IDLELAB_ROUND_TIMEOUT) &&
+			   s.ar[i * n].count == 0 && s.ar[i * n].t == 0;
+
+		for (k = 1; k < n; k++) {
+			const struct idlelab_ipi_arrival *a = &s.ar[i * n + k];
+
+			if (a->count != 1 || a->cpu != s.targets[k] ||
+			    a->t < o->t_issue || a->t > o->t_complete)
+				good = 0;
+		}
+		as_expected += good;
+		stray += o->stray;
+	}
+	printf("{\"op\":\"late_acks\",\"rc\":\"%s\",\"rounds\":%u,"
+	       "\"nr_done\":%u,\"as_expected\":%u,\"late\":%u,"
+	       "\"stray\":%u,\"lost\":%u,\"undrained\":%u}\n",
+	       ni_ename(e), s.r.nr_rounds, e ? 0 : r.nr_done, as_expected,
+	       e ? 0 : r.late_nmis, stray, e ? 0 : r.lost_nmis,
+	       e ? 0 : !!(r.run_flags & IDLELAB_RUN_UNDRAINED));
+	ni_storm_free(&s);
+}
+
 /* Storms over IDLELAB_MAX_RUN_US in the worst case: EINVAL, nothing run. */
 static void bad_run_limit(int fd, unsigned int ncpu)
 {
@@ -365,6 +421,7 @@ void ipi_hazards(int fd, unsigned int ncpu)
 		nmi_inject(fd, ncpu, inject);
 	else
 		printf("{\"op\":\"nmi_inject\",\"skip\":\"no idlelab.nmi_inject= on the kernel command line: the host injects no NMIs\"}\n");
+	late_acks(fd, ncpu);
 	worker_death(fd, ncpu);
 	bad_run_limit(fd, ncpu);
 }

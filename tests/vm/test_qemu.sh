@@ -181,6 +181,17 @@ else
 fi
 check "ipi storms: run tagged as measured under a hypervisor (run_flags $(jv "$(line ipi physical)" run_flags))" \
 	[ $(( $(jv "$(line ipi physical)" run_flags) & 1 )) = 1 ]
+l=$(line late_acks)
+if [ -n "$(jv "$l" skip)" ]; then
+	not_ok "late acknowledgments: $(jv "$l" skip)"
+else
+	check "late acknowledgments: each round has exactly the punctual targets' acks, each within it ($(jv "$l" as_expected)/$(jv "$l" rounds))" \
+		[ "$(jv "$l" rc)" = 0 -a "$(jv "$l" nr_done)" = "$(jv "$l" rounds)" -a \
+		  "$(jv "$l" as_expected)" = "$(jv "$l" rounds)" ]
+	check "late acknowledgments: all $(jv "$l" rounds) counted late, none lost ($(jv "$l" late) late, $(jv "$l" stray) in later rounds' windows)" \
+		[ "$(jv "$l" late)" = "$(jv "$l" rounds)" -a "$(jv "$l" lost)" = 0 -a \
+		  "$(jv "$l" undrained)" = 0 ]
+fi
 l=$(line worker_death)
 if [ -n "$(jv "$l" skip)" ]; then
 	not_ok "sender that dies: $(jv "$l" skip)"
