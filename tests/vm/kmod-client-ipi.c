@@ -420,7 +420,7 @@ void ipi_hazards(int fd, unsigned int ncpu)
 	if (inject)
 		nmi_inject(fd, ncpu, inject);
 	else
-		printf("{\"op\":\"nmi_inject\",\"skip\":\"no idlelab.nmi_inject= on the kernel command line: the host injects no NMIs\"}\n");
+		printf("{\"op\":\"nmi_inject\",\"skip\":\"idlelab.nmi_inject=0 on the kernel command line: the host injects no NMIs (run-qemu.sh needs socat for QMP)\"}\n");
 	late_acks(fd, ncpu);
 	worker_death(fd, ncpu);
 	bad_run_limit(fd, ncpu);

@@ -46,6 +46,10 @@ smp=${IDLELAB_VM_SMP:-$smp}
 # (tests/vm/nmi-inject.sh); the guest reads the count from its command line.
 NMIS=0
 [ "$PROFILE" = xapic ] && NMIS=${IDLELAB_VM_NMIS:-2}
+if [ "$NMIS" -gt 0 ] && ! command -v socat >/dev/null; then
+	echo "run-qemu: no socat (TEST_DEPS): the guest gets no injected NMIs" >&2
+	NMIS=0
+fi
 append="$append idlelab.nmi_inject=$NMIS"
 [ "$setup" = 1 ] && { sh tests/vm/setup.sh || exit 1; }
 . tests/vm/vmlib.sh
