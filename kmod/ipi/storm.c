@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * storm.c - IDLELAB_IOC_IPI_STORM: closed-loop IPI storms from a sender CPU
- * to a target set.  The destination arithmetic is
- * include/idlelab_apicdest.h, shared with the user-space unit test.
+ * to a target set.  The target set and the ICR writes that reach it are
+ * dest.c's; this file runs the rounds and takes the acknowledgments.
  *
  * Modes: physical (one ICR write per target), logical (one write per
  * cluster, one for the whole mask in xAPIC flat), broadcast (the all-but-self
@@ -14,9 +14,9 @@
  * target, send, then wait (bounded by timeout_us) until every target has
  * acknowledged.  NMIs coalesce, so an open-loop storm would lose deliveries.
  *
- * Object model: one struct il_storm per run, owned by il_storm_run() and
- * shared with the sender kthread and the NMI handler (or the
- * smp_call_function callback in kernel mode).
+ * Object model: one struct il_storm (storm.h) per run, owned by
+ * il_storm_run() and shared with the sender kthread and the NMI handler (or
+ * the smp_call_function callback in kernel mode).
  *
  * Which NMIs are ours: NMIs carry no payload and coalesce, and the NMI_LOCAL
  * chain is shared with perf, the watchdog and whatever the platform sends.
@@ -71,49 +71,7 @@
 #include "idlelab_arch.h"
 #include "idlelab_kcommon.h"
 #include "ipi.h"
-
-static_assert(IL_APICDEST_XAPIC_PHYS == IDLELAB_DEST_XAPIC_PHYS);
-static_assert(IL_APICDEST_XAPIC_FLAT == IDLELAB_DEST_XAPIC_FLAT);
-static_assert(IL_APICDEST_XAPIC_CLUSTER == IDLELAB_DEST_XAPIC_CLUSTER);
-static_assert(IL_APICDEST_X2APIC_PHYS == IDLELAB_DEST_X2APIC_PHYS);
-static_assert(IL_APICDEST_X2APIC_CLUSTER == IDLELAB_DEST_X2APIC_CLUSTER);
-
-/*
- * A target's @slot: the generation it may acknowledge in bits 63:32 (0:
- * none) and the NMIs sent to it and not yet claimed in bits 31:0, in one
- * word, so that the handler claims an NMI and takes the generation in one
- * step: a handler that took a late NMI's owed count cannot take the next
- * round's generation after the sender armed it.
- */
-#define IL_SLOT(gen, owed)	((s64)((u64)(gen) << 32 | (u32)(owed)))
-#define IL_SLOT_GEN(v)		((u32)((u64)(v) >> 32))
-#define IL_SLOT_OWED(v)		((u32)(v))
-
-struct il_target {
-	atomic64_t slot;	/* IL_SLOT(armed generation, owed NMIs) */
-	u32 done;		/* generation of its last recorded ack */
-	u32 cpu;
-};
-
-struct il_storm {
-	const struct idlelab_ipi_req *req;
-	struct il_target *tg;
-	int *tidx;			/* CPU -> target index, -1 if none */
-	struct il_icr_dest *writes;
-	u32 nr_writes;
-	u32 model;
-	cpumask_var_t mask;
-	atomic64_t round_acks;		/* generation << 32 | acks */
-	atomic_t foreign;		/* NMIs passed on (sender, targets) */
-	atomic_t late;			/* ours, after their round closed */
-	atomic_t abort;
-	struct idlelab_ipi_round *rounds;
-	struct idlelab_ipi_arrival *arr;
-	u32 nr_done;
-	u32 unsupported;
-	u32 lost;
-	bool undrained;
-};
+#include "storm.h"
 
 static struct il_storm __rcu *il_cur;
 
@@ -260,111 +218,6 @@ int il_storm_check(const struct idlelab_ipi_req *req)
 	if (((u64)req->nr_rounds + 2) * req->timeout_us > IDLELAB_MAX_RUN_US)
 		return -EINVAL;
 	return 0;
-}
-
-/*
- * Targets online, unique, not the sender; fills tg[], tidx[] and the mask.
- * Context: cpus_read_lock() held.
- */
-static int il_storm_targets(struct il_storm *st, const u32 *cpus)
-{
-	const struct idlelab_ipi_req *req = st->req;
-	u32 i;
-
-	if (!il_cpu_ok(req->sender_cpu))
-		return -EINVAL;
-	for (i = 0; i < req->nr_targets; i++) {
-		u32 cpu = cpus[i];
-
-		if (!il_cpu_ok(cpu) || cpu == req->sender_cpu ||
-		    st->tidx[cpu] >= 0)
-			return -EINVAL;
-		st->tidx[cpu] = i;
-		st->tg[i].cpu = cpu;
-		cpumask_set_cpu(cpu, st->mask);
-	}
-	return 0;
-}
-
-/*
- * The ICR writes of a physical or logical storm, from the targets' own
- * APIC registers.  Returns 0 with st->unsupported set when the destination
- * model does not allow the mode.
- */
-static int il_storm_dest(struct il_storm *st)
-{
-	const struct idlelab_ipi_req *req = st->req;
-	bool logical = req->mode == IDLELAB_IPI_LOGICAL;
-	struct il_apic_regs r;
-	u32 i, dfr = 0, *ids;
-	int ret = 0, nw;
-
-	ids = kcalloc(req->nr_targets, sizeof(*ids), GFP_KERNEL);
-	st->writes = kcalloc(req->nr_targets, sizeof(*st->writes),
-			     GFP_KERNEL);
-	if (!ids || !st->writes) {
-		ret = -ENOMEM;
-		goto free_ids;
-	}
-	/*
-	 * Logical destinations only where the kernel's own driver uses them
-	 * (cluster x2apic, flat): under physical routing (x2apic_phys,
-	 * physflat, or a firmware that forces physical mode) nothing
-	 * promises the logical IDs are set up or stay so.
-	 */
-	if (logical && !apic->dest_mode_logical) {
-		st->unsupported = IDLELAB_UNSUP_KERNEL_PHYS;
-		goto free_ids;
-	}
-	for (i = 0; i < req->nr_targets; i++) {
-		ret = smp_call_function_single(st->tg[i].cpu, il_read_apic,
-					       &r, 1);
-		if (ret)
-			goto free_ids;
-		if (i && r.dfr != dfr) {
-			st->unsupported = IDLELAB_UNSUP_DEST_MODEL;
-			goto free_ids;
-		}
-		dfr = r.dfr;
-		if (!logical)
-			ids[i] = r.apic_id;
-		else if (x2apic_mode)
-			ids[i] = r.apic_id;
-		else
-			ids[i] = r.ldr >> 24;
-		if (logical && x2apic_mode &&
-		    r.ldr != il_x2apic_ldr(r.apic_id)) {
-			st->unsupported = IDLELAB_UNSUP_DEST_MODEL;
-			goto free_ids;
-		}
-	}
-	if (!logical)
-		st->model = x2apic_mode ? IL_APICDEST_X2APIC_PHYS :
-					  IL_APICDEST_XAPIC_PHYS;
-	else if (x2apic_mode)
-		st->model = IL_APICDEST_X2APIC_CLUSTER;
-	else if ((dfr >> 28) == 0xf)
-		st->model = IL_APICDEST_XAPIC_FLAT;
-	else if ((dfr >> 28) == 0)
-		st->model = IL_APICDEST_XAPIC_CLUSTER;
-	else
-		st->unsupported = IDLELAB_UNSUP_DEST_MODEL;
-	if (st->unsupported)
-		goto free_ids;
-
-	il_apicdest_sort(ids, req->nr_targets);
-	nw = il_apicdest_build(st->model, ids, req->nr_targets, st->writes,
-			       req->nr_targets);
-	if (nw < 0) {
-		/* An empty or odd LDR: the kernel runs this APIC physical. */
-		st->unsupported = logical ? IDLELAB_UNSUP_NO_LOGICAL :
-					    IDLELAB_UNSUP_DEST_MODEL;
-		goto free_ids;
-	}
-	st->nr_writes = nw;
-free_ids:
-	kfree(ids);
-	return ret;
 }
 
 /*
@@ -525,13 +378,6 @@ static int il_storm_sender(struct il_worker *wk)
 	if (st->nr_done && atomic_read(&st->foreign) != foreign0)
 		st->rounds[st->nr_done - 1].flags |= IDLELAB_ROUND_FOREIGN_NMI;
 	return 0;
-}
-
-/* Broadcast reaches every other APIC: only when that is the target set. */
-static bool il_storm_broadcast_ok(struct il_storm *st)
-{
-	return cpumask_weight(st->mask) == num_online_cpus() - 1 &&
-	       cpumask_equal(cpu_online_mask, cpu_present_mask);
 }
 
 static int il_storm_exec(struct il_storm *st, const u32 *cpus)
