@@ -129,6 +129,9 @@ int il_kdev_ioctl(struct il_kdev *d, unsigned long cmd, void *req,
 	case EINTR:
 		hint = ": aborted by a signal";
 		break;
+	case EIO:
+		hint = ": a worker thread of the module died without finishing (see dmesg); the run was joined on its exit and the device stays usable";
+		break;
 	case ENOTTY:
 		hint = ": this module does not know the request (rebuild it from this tree)";
 		break;
