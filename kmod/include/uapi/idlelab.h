@@ -76,8 +76,9 @@
  * The kernel's icr_write is not the hardware's (Xen PV, where it is a
  * WARN_ON; SEV-ES/SNP and TDX guests, where the hypervisor emulates the
  * APIC; any driver that replaced it): the raw ICR modes are refused.
+ * 13-15 are left to the C-state module's reasons (branch kcst).
  */
-#define IDLELAB_UNSUP_ICR_NOT_NATIVE	13
+#define IDLELAB_UNSUP_ICR_NOT_NATIVE	16
 
 /* GET_INFO, the same command on both devices. */
 #define IDLELAB_OP_CSTATE_WAKE		(1U << 0)
@@ -304,12 +305,16 @@ struct idlelab_ipi_req {
 	__u64 reserved[2];
 };
 
-/* Run attributes (run_flags): what the results were measured under. */
+/*
+ * Run attributes (run_flags): what the results were measured under.  Bits
+ * 0 and 1 mean what the C-state requests' hw_flags bits 0 and 1 mean;
+ * the storm's own start at bit 16.
+ */
 #define IDLELAB_RUN_HYPERVISOR		(1U << 0)	/* X86_FEATURE_HYPERVISOR */
 /* check_tsc_unstable(): cross-CPU TSC differences are not latencies */
 #define IDLELAB_RUN_TSC_UNSTABLE	(1U << 1)
 /* stopped early: a target still owed an NMI after a bounded drain */
-#define IDLELAB_RUN_UNDRAINED		(1U << 2)
+#define IDLELAB_RUN_UNDRAINED		(1U << 16)
 
 #define IDLELAB_ROUND_TIMEOUT		(1U << 0)	/* some ack missing */
 /*
