@@ -212,10 +212,12 @@ int il_storm_check(const struct idlelab_ipi_req *req)
 	    !req->targets || !req->rounds || !req->arrivals)
 		return -EINVAL;
 	/*
-	 * The worst case, every round timing out, plus the two bounded drains
-	 * that can follow one (il_storm_sender()), within the run limit.
+	 * The worst case within the run limit: each round waiting out its
+	 * timeout, then its close and the next drain theirs (il_storm_round(),
+	 * il_storm_sender()), and the final drain.
 	 */
-	if (((u64)req->nr_rounds + 2) * req->timeout_us > IDLELAB_MAX_RUN_US)
+	if ((3 * (u64)req->nr_rounds + 1) * req->timeout_us >
+	    IDLELAB_MAX_RUN_US)
 		return -EINVAL;
 	return 0;
 }
