@@ -185,11 +185,16 @@ l=$(line late_acks)
 if [ -n "$(jv "$l" skip)" ]; then
 	not_ok "late acknowledgments: $(jv "$l" skip)"
 else
-	check "late acknowledgments: each round has exactly the punctual targets' acks, each within it ($(jv "$l" as_expected)/$(jv "$l" rounds))" \
+	# A round is either the late form (timed out, the punctual targets'
+	# acks only) or, when the host did not run the sender until after the
+	# late claim, exact; any other shape (a late ack counted in the next
+	# round, before its t_issue) fails.
+	check "late acknowledgments: the punctual targets' acks within each round, the late one in none ($(jv "$l" as_expected) late-form + $(jv "$l" in_round) exact of $(jv "$l" rounds))" \
 		[ "$(jv "$l" rc)" = 0 -a "$(jv "$l" nr_done)" = "$(jv "$l" rounds)" -a \
-		  "$(jv "$l" as_expected)" = "$(jv "$l" rounds)" ]
-	check "late acknowledgments: all $(jv "$l" rounds) counted late, none lost ($(jv "$l" late) late, $(jv "$l" stray) in later rounds' windows)" \
-		[ "$(jv "$l" late)" = "$(jv "$l" rounds)" -a "$(jv "$l" lost)" = 0 -a \
+		  $(( $(jv "$l" as_expected) + $(jv "$l" in_round) )) = "$(jv "$l" rounds)" -a \
+		  "$(jv "$l" as_expected)" -ge 1 ]
+	check "late acknowledgments: each late-form round's ack counted late, none lost ($(jv "$l" late) late, $(jv "$l" stray) in later rounds' windows)" \
+		[ "$(jv "$l" late)" = "$(jv "$l" as_expected)" -a "$(jv "$l" lost)" = 0 -a \
 		  "$(jv "$l" undrained)" = 0 ]
 fi
 l=$(line worker_death)
