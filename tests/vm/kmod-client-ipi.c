@@ -214,35 +214,47 @@ static void ni_storm_tally(int fd, struct ni_storm *s, struct ni_tally *t)
 }
 
 /*
- * nmi_inject() - storms back to back while the host injects @inject NMIs
- * (each reaches every CPU; CPU 0 sends and is never owed one, so every
- * injected NMI must reach the kernel there).  The host starts once it
- * reads the marker on the console; the storms go on until CPU 0 has taken
- * all @inject, or 120 s.
+ * nmi_inject() - storms back to back while the host injects NMIs, 2 s
+ * apart, at most @inject (each reaches every CPU; CPU 0 sends and is never
+ * owed one, so every injected NMI must reach the kernel there).  The host
+ * starts once it reads the READY marker on the console and stops when it
+ * reads DONE, which is printed once CPU 0 has taken an NMI and the storms
+ * have passed one on (an NMI may also fall between two storms), or after
+ * 60 s.  Then 3 s more of storms, for an NMI the host sent meanwhile.
  */
+static void ni_console(const char *msg, unsigned int n)
+{
+	FILE *con = fopen("/dev/console", "w");
+
+	if (con) {
+		fprintf(con, "%s %u\n", msg, n);
+		fclose(con);
+	}
+}
+
 static void nmi_inject(int fd, unsigned int ncpu, unsigned int inject)
 {
 	struct ni_tally t;
 	struct ni_storm s;
 	long long nmi0 = ni_nmi_count(0), nmi = nmi0;
-	double t0;
-	FILE *con;
+	double t0, t1;
 
 	memset(&t, 0, sizeof(t));
 	/* 500 rounds of up to 300 ms: within the run limit, long enough. */
 	ni_storm_init(&s, ncpu, 500, 300000);
 	ni_storm_tally(fd, &s, &t);	/* under way before the marker */
-	con = fopen("/dev/console", "w");
-	if (con) {
-		fprintf(con, "IDLELAB-NMI-READY %u\n", inject);
-		fclose(con);
-	}
+	ni_console("IDLELAB-NMI-READY", inject);
 	t0 = ni_now();
-	while (nmi0 >= 0 && nmi - nmi0 < inject && ni_now() - t0 < 120) {
+	while (nmi0 >= 0 && (nmi == nmi0 || !t.foreign) &&
+	       ni_now() - t0 < 60) {
 		ni_storm_tally(fd, &s, &t);
 		nmi = ni_nmi_count(0);
 	}
-	ni_storm_tally(fd, &s, &t);	/* the NMI after the last one */
+	ni_console("IDLELAB-NMI-DONE", t.storms);
+	t1 = ni_now();
+	while (ni_now() - t1 < 3)
+		ni_storm_tally(fd, &s, &t);
+	nmi = ni_nmi_count(0);
 	printf("{\"op\":\"nmi_inject\",\"inject\":%u,\"cpu0_nmis\":%lld,"
 	       "\"storms\":%u,\"rounds\":%u,\"exact_rounds\":%u,"
 	       "\"timeouts\":%u,\"foreign_rounds\":%u,\"errors\":%u,"

@@ -43,9 +43,10 @@ esac
 smp=${IDLELAB_VM_SMP:-$smp}
 [ -n "$client" ] && append="$append idlelab.client=$client"
 # The xAPIC guest's storms run while the host injects NMIs through QMP
-# (tests/vm/nmi-inject.sh); the guest reads the count from its command line.
+# (tests/vm/nmi-inject.sh), at most this many; the guest reads it from its
+# command line.
 NMIS=0
-[ "$PROFILE" = xapic ] && NMIS=${IDLELAB_VM_NMIS:-2}
+[ "$PROFILE" = xapic ] && NMIS=${IDLELAB_VM_NMIS:-6}
 if [ "$NMIS" -gt 0 ] && ! command -v socat >/dev/null; then
 	echo "run-qemu: no socat (TEST_DEPS): the guest gets no injected NMIs" >&2
 	NMIS=0

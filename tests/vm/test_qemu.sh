@@ -157,8 +157,8 @@ l=$(line nmi_inject)
 if [ -n "$(jv "$l" skip)" ]; then
 	skip "NMIs injected during storms" "$(jv "$l" skip)"
 else
-	want=$(jv "$l" inject)
-	check "host injected $want NMIs through QMP ($ninj)" [ "$ninj" = "$want" ]
+	check "host injected NMIs through QMP, at most $(jv "$l" inject) ($ninj)" \
+		[ "$ninj" -ge 1 -a "$ninj" -le "$(jv "$l" inject)" ]
 	sed 's/^/# nmi-inject: /' "$D/nmi-inject.log" 2>/dev/null | grep -v ' injected ' | head -3
 	check "guest: CPU 0 took the $ninj injected NMIs ($(jv "$l" cpu0_nmis))" \
 		[ "$(jv "$l" cpu0_nmis)" = "$ninj" ]
