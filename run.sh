@@ -33,6 +33,8 @@ TEST_DEPS="$TEST_DEPS ansible-core ansible-lint openssh-server openssh-client ip
 # dkms: tests/integration/test_dkms.sh builds the modules with Debian's
 # dkms for 6.1 and 6.12, and the 6.12 guest loads what it built.
 TEST_DEPS="$TEST_DEPS dkms"
+# socat: the QEMU rig's host-side NMI injector talks QMP over a UNIX socket.
+TEST_DEPS="$TEST_DEPS socat"
 FLEET_DEPS="ansible-core openssh-client"
 
 missing() {

@@ -23,7 +23,17 @@
  * arrival series, and a round that timed out in round_time.  The attribute
  * acks_ok is 1 when every round got exactly one ack from every target.
  * The APIC driver, x2APIC mode, destination model and every CPU's APIC ID
- * and LDR (APIC_MAP) are stored with the run.
+ * and LDR (APIC_MAP) are stored with the run, and what the module says the
+ * run was measured under: hypervisor (X86_FEATURE_HYPERVISOR) and
+ * tsc_unstable (check_tsc_unstable(): arrival times compare TSCs of
+ * different CPUs).  A round that an NMI not ours hit (perf, watchdog, an
+ * injected one: IDLELAB_ROUND_FOREIGN_NMI) may have had ours delayed behind
+ * that handler: its round_time and arrivals are counted as dropped, never
+ * published, and the rounds are counted in foreign_nmi_rounds_nN.
+ * The module refuses a storm whose worst case ((3 x rounds + 1) x
+ * timeout_us: each round's wait, close and drain, and a final drain)
+ * exceeds IDLELAB_MAX_RUN_US; the check op, and so
+ * --dry-run, refuses it first.
  */
 #include "bench.h"
 #include "common.h"
@@ -67,8 +77,8 @@ static const struct il_opt is_opts[] = {
 	  .scale = true },
 	{ .name = "timeout_us", .type = IL_OPT_U64,
 	  .offset = offsetof(struct is_params, timeout_us),
-	  .min = 1, .max = IDLELAB_MAX_ROUND_TIMEOUT_US, .def = "100000",
-	  .unit = "us", .help = "how long a round waits for its acknowledgements" },
+	  .min = 1, .max = IDLELAB_MAX_ROUND_TIMEOUT_US, .def = "10000",
+	  .unit = "us", .help = "how long a round waits for its acknowledgements; (3 x rounds + 1) x timeout_us, the worst case, must stay within the module's run limit (600 s)" },
 	{ .name = "targets", .type = IL_OPT_LIST,
 	  .offset = offsetof(struct is_params, targets),
 	  .min = 0, .max = IDLELAB_MAX_CPUS - 1, .def = "0", .unit = "count",
@@ -146,7 +156,7 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 	struct idlelab_ipi_arrival *ar = NULL;
 	struct idlelab_ipi_req r;
 	uint32_t *targets = NULL, wmin = UINT32_MAX, wmax = 0;
-	uint64_t k, bad_rounds = 0, stray = 0;
+	uint64_t k, bad_rounds = 0, stray = 0, foreign_rounds = 0;
 	char key[48];
 	int i, ret;
 
@@ -194,9 +204,14 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 		const struct idlelab_ipi_round *o = &rd[k];
 		bool good = o->acks == (uint32_t)nt &&
 			    !(o->flags & IDLELAB_ROUND_TIMEOUT);
+		/* A foreign NMI's handler may have delayed ours: suspect. */
+		bool foreign = o->flags & IDLELAB_ROUND_FOREIGN_NMI;
 
+		foreign_rounds += foreign;
 		if (o->flags & IDLELAB_ROUND_TIMEOUT)
 			il_series_drop(rt, IL_DROP_LOST);
+		else if (foreign)
+			il_series_drop(rt, IL_DROP_RACE);
 		else
 			il_series_add(rt, il_kcyc_ns(o->t_complete - o->t_issue,
 						     r.tsc_khz));
@@ -210,6 +225,8 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 			if (!a->count || a->cpu != targets[i] ||
 			    a->t < o->t_issue)
 				il_series_drop(arr[i], IL_DROP_LOST);
+			else if (foreign)
+				il_series_drop(arr[i], IL_DROP_RACE);
 			else
 				il_series_add(arr[i],
 					      il_kcyc_ns(a->t - o->t_issue,
@@ -237,13 +254,28 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 	il_run_attr(run, -1, key, "%" PRIu64, bad_rounds);
 	snprintf(key, sizeof(key), "stray_nmis_n%d", nt);
 	il_run_attr(run, -1, key, "%" PRIu64, stray);
+	snprintf(key, sizeof(key), "foreign_nmi_rounds_n%d", nt);
+	il_run_attr(run, -1, key, "%" PRIu64, foreign_rounds);
+	snprintf(key, sizeof(key), "foreign_nmis_n%d", nt);
+	il_run_attr(run, -1, key, "%u", r.foreign_nmis);
+	snprintf(key, sizeof(key), "late_nmis_n%d", nt);
+	il_run_attr(run, -1, key, "%u", r.late_nmis);
+	snprintf(key, sizeof(key), "lost_nmis_n%d", nt);
+	il_run_attr(run, -1, key, "%u", r.lost_nmis);
 	if (!*dest_set) {
 		il_run_attr(run, -1, "dest_model", "%u", r.dest_model);
+		il_run_attr(run, -1, "hypervisor", "%d",
+			    !!(r.run_flags & IDLELAB_RUN_HYPERVISOR));
+		il_run_attr(run, -1, "tsc_unstable", "%d",
+			    !!(r.run_flags & IDLELAB_RUN_TSC_UNSTABLE));
 		*dest_set = true;
 	}
 	if (r.nr_done < r.nr_rounds && !il_stop_requested())
-		ret = il_errorf(-EIO, "IPI_STORM completed %u of %u rounds",
-				r.nr_done, r.nr_rounds);
+		ret = il_errorf(-EIO, "IPI_STORM completed %u of %u rounds%s",
+				r.nr_done, r.nr_rounds,
+				r.run_flags & IDLELAB_RUN_UNDRAINED ?
+				": a target's NMI never arrived, even after a drain of timeout_us, so no later round could be told from it" :
+				"");
 out:
 	free(arr);
 	free(targets);
@@ -285,11 +317,21 @@ static uint64_t is_estimate_ns(const void *params,
 	return il_targets_estimate_ns(&p->targets, p->rounds, 20000);
 }
 
-/* A target count beyond the placed CPUs after the sender cannot run. */
+/*
+ * The module's run limit, counted as it counts it: every round waiting out
+ * its timeout, its close and the next drain theirs, and the final drain
+ * (kmod/ipi/storm.c).  A target
+ * count beyond the placed CPUs after the sender cannot run.
+ */
 static int is_check(const void *params, const struct il_placement *place)
 {
-	if (!place || place->kind != IL_PLACE_CPUS)
-		return 0;
+	const struct is_params *p = params;
+	int ret;
+
+	ret = il_kcheck_run_us("(3 x rounds + 1) x timeout_us",
+			       (3 * p->rounds + 1) * p->timeout_us);
+	if (ret || !place || place->kind != IL_PLACE_CPUS)
+		return ret;
 	return is_check_cpus(params, place->ncpus);
 }
 

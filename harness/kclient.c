@@ -129,6 +129,9 @@ int il_kdev_ioctl(struct il_kdev *d, unsigned long cmd, void *req,
 	case EINTR:
 		hint = ": aborted by a signal";
 		break;
+	case EIO:
+		hint = ": a worker thread of the module died without finishing (see dmesg); the run was joined on its exit and the device stays usable";
+		break;
 	case ENOTTY:
 		hint = ": this module does not know the request (rebuild it from this tree)";
 		break;
@@ -189,6 +192,8 @@ const char *il_kunsup_str(uint32_t why)
 		return "an MWAIT hint deeper than C1 without an invariant (NONSTOP) TSC: the TSC may stop in it";
 	case IDLELAB_UNSUP_KERNEL_PHYS:
 		return "the kernel's APIC driver uses physical destinations only, so logical IDs are not the kernel's to rely on (firmware may force this)";
+	case IDLELAB_UNSUP_ICR_NOT_NATIVE:
+		return "the kernel's icr_write is not the hardware's (Xen PV, SEV-ES/SNP, TDX or a paravirtual APIC driver): raw ICR writes refused";
 	}
 	return "unknown reason";
 }

@@ -26,6 +26,8 @@ struct il_apic_regs {
 
 void il_read_apic(void *info);
 void il_apic_name(__u8 *dst, size_t len);
+bool il_icr_native(void);
+u32 il_run_flags(void);
 
 int il_apic_map_check(const struct idlelab_apic_map_req *req);
 void il_apic_map_run(struct idlelab_apic_map_req *req,

@@ -15,7 +15,8 @@
  * the device is open; the sender kthread exits before the ioctl returns.
  * The device frame (open, fops, il_run_exclusive) is idlelab_kcommon.h's,
  * shared with idlelab_cstate.ko.  The NMI handler is registered for the
- * module's lifetime and ignores NMIs while no raw storm runs (storm.c).
+ * module's lifetime, ignores NMIs while no storm runs and claims only those
+ * a storm's targets are owed (storm.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -123,7 +124,9 @@ static int __init il_ipi_init(void)
 {
 	int ret;
 
-	ret = register_nmi_handler(NMI_LOCAL, il_ipi_nmi, 0, KBUILD_MODNAME);
+	/* First in the chain: our TSC read comes before perf's handler. */
+	ret = register_nmi_handler(NMI_LOCAL, il_ipi_nmi, NMI_FLAG_FIRST,
+				   KBUILD_MODNAME);
 	if (ret)
 		return ret;
 	ret = misc_register(&il_ipi_misc);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * storm.c - IDLELAB_IOC_IPI_STORM: closed-loop IPI storms from a sender CPU
- * to a target set.  The destination arithmetic is
- * include/idlelab_apicdest.h, shared with the user-space unit test.
+ * to a target set.  The target set and the ICR writes that reach it are
+ * dest.c's; this file runs the rounds and takes the acknowledgments.
  *
  * Modes: physical (one ICR write per target), logical (one write per
  * cluster, one for the whole mask in xAPIC flat), broadcast (the all-but-self
@@ -14,19 +14,39 @@
  * target, send, then wait (bounded by timeout_us) until every target has
  * acknowledged.  NMIs coalesce, so an open-loop storm would lose deliveries.
  *
- * Object model: one struct il_storm per run, owned by il_storm_run() and
- * shared with the sender kthread and the NMI handler (or the
- * smp_call_function callback in kernel mode).  Each target has a @pending
- * word that the sender sets before a round and the handler clears with
- * atomic_xchg(), so a target acknowledges at most once per round; the
- * handler then stores its arrival time and increments @acks (a full barrier,
- * so the sender sees the arrival once it sees the ack).
+ * Object model: one struct il_storm (storm.h) per run, owned by
+ * il_storm_run() and shared with the sender kthread and the NMI handler (or
+ * the smp_call_function callback in kernel mode).
+ *
+ * Which NMIs are ours: NMIs carry no payload and coalesce, and the NMI_LOCAL
+ * chain is shared with perf, the watchdog and whatever the platform sends.
+ * So each target has an owed count (in its @slot), raised by the sender before each ICR
+ * write that reaches it; the handler claims an NMI (NMI_HANDLED) only while
+ * its CPU is owed one, and passes every other one on (NMI_DONE, counted in
+ * @foreign), so that the kernel still sees them and reports the unknown ones.
+ * Before arming a round the sender drains (bounded by timeout_us) the NMIs
+ * of a timed-out round: a target is never armed while it still owes one,
+ * so a late NMI of round k cannot be taken for round k+1's.  The run ends
+ * early (IDLELAB_RUN_UNDRAINED) when a drain fails, and before il_cur is
+ * cleared a last bounded drain collects the stragglers (@lost_nmis the rest).
+ *
+ * Round generations: round r has generation r + 1.  A target's @slot holds
+ * the generation it may acknowledge; the handler takes it (with the owed
+ * NMI, in one cmpxchg), writes its arrival into that generation's record and
+ * publishes @done = generation (release).  The sender disarms each target
+ * after the wait and, for a target the handler took,
+ * waits (bounded) until @done shows it; the round's acks are counted from
+ * those, so a late handler can neither be counted in the next round nor
+ * wipe its records.  @round_acks (generation << 32 | count) is only the
+ * sender's fast completion test, and ignores acks of other generations.
  *
  * Locking: main.c's il_run_lock serialises runs (-EBUSY when taken).  The
  * NMI handler finds the run through il_cur, an RCU pointer: NMI handlers run
  * inside rcu_read_lock() (nmi_handle()), so clearing il_cur and
  * synchronize_rcu() before freeing the run is enough.  cpus_read_lock() is
- * held for the whole run so that no target goes offline.
+ * held for the whole run so that no target goes offline.  Each round runs
+ * with preemption disabled (the sender is pinned, the round is bounded by
+ * timeout_us); cond_resched() between rounds.
  *
  * This file never touches user memory: main.c copies the request and the
  * target list in and the rounds and arrivals out.
@@ -35,6 +55,8 @@
 
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/kthread.h>
+#include <linux/moduleparam.h>
 #include <linux/nmi.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -49,69 +71,129 @@
 #include "idlelab_arch.h"
 #include "idlelab_kcommon.h"
 #include "ipi.h"
-
-static_assert(IL_APICDEST_XAPIC_PHYS == IDLELAB_DEST_XAPIC_PHYS);
-static_assert(IL_APICDEST_XAPIC_FLAT == IDLELAB_DEST_XAPIC_FLAT);
-static_assert(IL_APICDEST_XAPIC_CLUSTER == IDLELAB_DEST_XAPIC_CLUSTER);
-static_assert(IL_APICDEST_X2APIC_PHYS == IDLELAB_DEST_X2APIC_PHYS);
-static_assert(IL_APICDEST_X2APIC_CLUSTER == IDLELAB_DEST_X2APIC_CLUSTER);
-
-struct il_target {
-	atomic_t pending;
-	u32 cpu;
-	u32 count;
-	u64 t_arrive;
-};
-
-struct il_storm {
-	const struct idlelab_ipi_req *req;
-	struct il_target *tg;
-	int *tidx;			/* CPU -> target index, -1 if none */
-	struct il_icr_dest *writes;
-	u32 nr_writes;
-	u32 model;
-	cpumask_var_t mask;
-	atomic_t acks;
-	atomic_t stray;
-	atomic_t abort;
-	struct idlelab_ipi_round *rounds;
-	struct idlelab_ipi_arrival *arr;
-	u32 nr_done;
-	u32 unsupported;
-};
+#include "storm.h"
 
 static struct il_storm __rcu *il_cur;
 
-/* Record one acknowledgment from this CPU; @now is the handler's entry. */
-static void il_storm_ack(struct il_storm *st, u64 now)
-{
-	int idx = st->tidx[smp_processor_id()];
+/*
+ * For the guest rig (tests/vm/kmod-client.c): the next storm's sender exits
+ * without completing its run, as a worker that died would, so that the
+ * test sees the ioctl join on the task's exit (-EIO) rather than hang.
+ */
+static bool test_sender_exit;
+module_param(test_sender_exit, bool, 0600);
+MODULE_PARM_DESC(test_sender_exit,
+		 "test only: the next storm's sender thread exits abnormally");
 
-	if (idx < 0 || !atomic_xchg(&st->tg[idx].pending, 0)) {
-		atomic_inc(&st->stray);
-		return;
-	}
-	st->tg[idx].t_arrive = now;
-	st->tg[idx].count++;
-	atomic_inc_return(&st->acks);	/* full barrier: arrival, then ack */
+/*
+ * For the guest rig too: the first target's handler waits this long after
+ * its TSC read before it claims the NMI, so that with a timeout_us below
+ * it every round times out for that target and its acknowledgment comes
+ * late, during the next drain: it must count as late, in no round.
+ */
+static uint test_late_us;
+module_param(test_late_us, uint, 0600);
+MODULE_PARM_DESC(test_late_us,
+		 "test only: delay (us) of the first target's NMI handler");
+
+/*
+ * Take the armed generation, and with @claim one owed NMI too.  Return: the
+ * generation (0: none was armed), or -1 when @claim found nothing owed.
+ */
+static s64 il_slot_take(struct il_target *t, bool claim)
+{
+	s64 old = atomic64_read(&t->slot), new;
+
+	do {
+		if (claim && !IL_SLOT_OWED(old))
+			return -1;
+		new = IL_SLOT(0, IL_SLOT_OWED(old) - claim);
+	} while (!atomic64_try_cmpxchg(&t->slot, &old, new));
+	return IL_SLOT_GEN(old);
 }
 
-/* Registered for NMI_LOCAL by main.c for the module's lifetime. */
+/* Arm @t for generation @gen, owed @more NMIs besides those it still is. */
+static void il_slot_arm(struct il_target *t, u32 gen, u32 more)
+{
+	s64 old = atomic64_read(&t->slot);
+
+	while (!atomic64_try_cmpxchg(&t->slot, &old,
+				     IL_SLOT(gen, IL_SLOT_OWED(old) + more)))
+		;
+}
+
+/* Count one ack for generation @gen, unless the sender has moved on. */
+static void il_round_ack(struct il_storm *st, u32 gen)
+{
+	s64 old = atomic64_read(&st->round_acks);
+
+	do {
+		if ((u64)old >> 32 != gen)
+			return;
+	} while (!atomic64_try_cmpxchg(&st->round_acks, &old, old + 1));
+}
+
+/*
+ * Record the acknowledgment of target @idx, entered at @now: at most one
+ * per armed generation, into that generation's record, whatever round the
+ * sender is in by then.
+ */
+static void il_storm_ack(struct il_storm *st, int idx, u32 gen, u64 now)
+{
+	struct il_target *t = &st->tg[idx];
+	struct idlelab_ipi_arrival *a;
+
+	if (!gen) {
+		atomic_inc(&st->late);
+		return;
+	}
+	a = &st->arr[(size_t)(gen - 1) * st->req->nr_targets + idx];
+	a->t = now;
+	a->count = 1;
+	il_round_ack(st, gen);
+	smp_store_release(&t->done, gen);	/* the record, then done */
+}
+
+/*
+ * Registered for NMI_LOCAL with NMI_FLAG_FIRST by main.c for the module's
+ * lifetime: first in the chain, so the TSC read comes before perf's handler
+ * and the others.  Claims only the NMIs a target is still owed.
+ */
 int il_ipi_nmi(unsigned int type, struct pt_regs *regs)
 {
 	u64 now = il_tsc();
 	struct il_storm *st = rcu_dereference(il_cur);
+	int cpu, idx;
+	s64 gen = -1;
 
 	if (!st)
 		return NMI_DONE;
-	/* While a raw storm runs, every local NMI is counted as ours. */
-	il_storm_ack(st, now);
+	cpu = smp_processor_id();
+	idx = st->tidx[cpu];
+	if (idx == 0 && unlikely(READ_ONCE(test_late_us))) {
+		u64 until = now + il_us_to_cycles(READ_ONCE(test_late_us));
+
+		while (il_tsc() < until)
+			cpu_relax();
+	}
+	if (idx >= 0)
+		gen = il_slot_take(&st->tg[idx], true);
+	if (gen < 0) {
+		if (idx >= 0 || cpu == st->req->sender_cpu)
+			atomic_inc(&st->foreign);
+		return NMI_DONE;
+	}
+	il_storm_ack(st, idx, gen, now);
 	return NMI_HANDLED;
 }
 
 static void il_ipi_kernel_cb(void *info)
 {
-	il_storm_ack(info, il_tsc());
+	struct il_storm *st = info;
+	u64 now = il_tsc();
+	int idx = st->tidx[smp_processor_id()];
+
+	il_storm_ack(st, idx, il_slot_take(&st->tg[idx], false), now);
 }
 
 int il_storm_check(const struct idlelab_ipi_req *req)
@@ -129,134 +211,37 @@ int il_storm_check(const struct idlelab_ipi_req *req)
 	    req->timeout_us > IDLELAB_MAX_ROUND_TIMEOUT_US ||
 	    !req->targets || !req->rounds || !req->arrivals)
 		return -EINVAL;
-	return 0;
-}
-
-/*
- * Targets online, unique, not the sender; fills tg[], tidx[] and the mask.
- * Context: cpus_read_lock() held.
- */
-static int il_storm_targets(struct il_storm *st, const u32 *cpus)
-{
-	const struct idlelab_ipi_req *req = st->req;
-	u32 i;
-
-	if (!il_cpu_ok(req->sender_cpu))
-		return -EINVAL;
-	for (i = 0; i < req->nr_targets; i++) {
-		u32 cpu = cpus[i];
-
-		if (!il_cpu_ok(cpu) || cpu == req->sender_cpu ||
-		    st->tidx[cpu] >= 0)
-			return -EINVAL;
-		st->tidx[cpu] = i;
-		st->tg[i].cpu = cpu;
-		cpumask_set_cpu(cpu, st->mask);
-	}
-	return 0;
-}
-
-/*
- * The ICR writes of a physical or logical storm, from the targets' own
- * APIC registers.  Returns 0 with st->unsupported set when the destination
- * model does not allow the mode.
- */
-static int il_storm_dest(struct il_storm *st)
-{
-	const struct idlelab_ipi_req *req = st->req;
-	bool logical = req->mode == IDLELAB_IPI_LOGICAL;
-	struct il_apic_regs r;
-	u32 i, dfr = 0, *ids;
-	int ret = 0, nw;
-
-	ids = kcalloc(req->nr_targets, sizeof(*ids), GFP_KERNEL);
-	st->writes = kcalloc(req->nr_targets, sizeof(*st->writes),
-			     GFP_KERNEL);
-	if (!ids || !st->writes) {
-		ret = -ENOMEM;
-		goto free_ids;
-	}
 	/*
-	 * Logical destinations only where the kernel's own driver uses them
-	 * (cluster x2apic, flat): under physical routing (x2apic_phys,
-	 * physflat, or a firmware that forces physical mode) nothing
-	 * promises the logical IDs are set up or stay so.
+	 * The worst case within the run limit: each round waiting out its
+	 * timeout, then its close and the next drain theirs (il_storm_round(),
+	 * il_storm_sender()), and the final drain.
 	 */
-	if (logical && !apic->dest_mode_logical) {
-		st->unsupported = IDLELAB_UNSUP_KERNEL_PHYS;
-		goto free_ids;
-	}
-	for (i = 0; i < req->nr_targets; i++) {
-		ret = smp_call_function_single(st->tg[i].cpu, il_read_apic,
-					       &r, 1);
-		if (ret)
-			goto free_ids;
-		if (i && r.dfr != dfr) {
-			st->unsupported = IDLELAB_UNSUP_DEST_MODEL;
-			goto free_ids;
-		}
-		dfr = r.dfr;
-		if (!logical)
-			ids[i] = r.apic_id;
-		else if (x2apic_mode)
-			ids[i] = r.apic_id;
-		else
-			ids[i] = r.ldr >> 24;
-		if (logical && x2apic_mode &&
-		    r.ldr != il_x2apic_ldr(r.apic_id)) {
-			st->unsupported = IDLELAB_UNSUP_DEST_MODEL;
-			goto free_ids;
-		}
-	}
-	if (!logical)
-		st->model = x2apic_mode ? IL_APICDEST_X2APIC_PHYS :
-					  IL_APICDEST_XAPIC_PHYS;
-	else if (x2apic_mode)
-		st->model = IL_APICDEST_X2APIC_CLUSTER;
-	else if ((dfr >> 28) == 0xf)
-		st->model = IL_APICDEST_XAPIC_FLAT;
-	else if ((dfr >> 28) == 0)
-		st->model = IL_APICDEST_XAPIC_CLUSTER;
-	else
-		st->unsupported = IDLELAB_UNSUP_DEST_MODEL;
-	if (st->unsupported)
-		goto free_ids;
-
-	il_apicdest_sort(ids, req->nr_targets);
-	nw = il_apicdest_build(st->model, ids, req->nr_targets, st->writes,
-			       req->nr_targets);
-	if (nw < 0) {
-		/* An empty or odd LDR: the kernel runs this APIC physical. */
-		st->unsupported = logical ? IDLELAB_UNSUP_NO_LOGICAL :
-					    IDLELAB_UNSUP_DEST_MODEL;
-		goto free_ids;
-	}
-	st->nr_writes = nw;
-free_ids:
-	kfree(ids);
-	return ret;
+	if ((3 * (u64)req->nr_rounds + 1) * req->timeout_us >
+	    IDLELAB_MAX_RUN_US)
+		return -EINVAL;
+	return 0;
 }
 
-/* Send one round; returns the number of ICR writes. */
+/*
+ * Send one round; returns the number of ICR writes.  Every target was
+ * armed and owed its NMI before t_issue (il_storm_round()), so that this
+ * costs nothing inside the timed window; an xAPIC ICR that never goes idle
+ * ends the writes early, and the targets not sent to then time the round
+ * out, which flags it.
+ */
 static u32 il_storm_send(struct il_storm *st, struct idlelab_ipi_round *rd)
 {
 	u32 mode = st->req->mode, w, low;
 	unsigned long flags;
 
 	if (mode == IDLELAB_IPI_KERNEL) {
-		preempt_disable();
 		rd->t_issue = il_tsc();
 		smp_call_function_many(st->mask, il_ipi_kernel_cb, st, true);
 		rd->t_issued = rd->t_issue;
-		preempt_enable();
 		return 0;
 	}
 	local_irq_save(flags);
 	rd->t_issue = il_tsc();
-	/*
-	 * An xAPIC ICR that never goes idle ends the writes early; the
-	 * targets not sent to then time the round out, which flags it.
-	 */
 	if (mode == IDLELAB_IPI_BROADCAST) {
 		w = !il_apic_icr_write(APIC_DEST_ALLBUT | APIC_DM_NMI, 0);
 	} else {
@@ -273,58 +258,128 @@ static u32 il_storm_send(struct il_storm *st, struct idlelab_ipi_round *rd)
 	return w;
 }
 
+/* NMIs still owed by the targets. */
+static u32 il_storm_owed(struct il_storm *st)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < st->req->nr_targets; i++)
+		n += IL_SLOT_OWED(atomic64_read(&st->tg[i].slot));
+	return n;
+}
+
+/* Wait, at most @cycles, until no target is owed an NMI; the rest owed. */
+static u32 il_storm_drain(struct il_storm *st, u64 cycles)
+{
+	u64 deadline = il_tsc() + cycles;
+	u32 owed;
+
+	while ((owed = il_storm_owed(st)) && il_tsc() < deadline)
+		cpu_relax();
+	return owed;
+}
+
+/*
+ * Close round @gen: disarm every target and count the acks the handler
+ * recorded for this generation.  A target whose generation the handler
+ * took is waited for (it is inside its handler, a few hundred cycles, but
+ * bounded anyway) until its record is published.
+ */
+static u32 il_storm_close(struct il_storm *st, u32 gen, u64 cycles)
+{
+	u32 i, acks = 0;
+	u64 deadline = il_tsc() + cycles;
+
+	for (i = 0; i < st->req->nr_targets; i++) {
+		struct il_target *t = &st->tg[i];
+
+		if (il_slot_take(t, false))
+			continue;	/* never acknowledged: stays 0 */
+		/* Acquire: pairs with the handler's release of @done. */
+		while (smp_load_acquire(&t->done) != gen &&
+		       il_tsc() < deadline)
+			cpu_relax();
+		/* Acquire again: the record is read after @done. */
+		if (smp_load_acquire(&t->done) == gen)
+			acks++;
+	}
+	return acks;
+}
+
+/* One round, generation @r + 1, with preemption disabled throughout. */
+static void il_storm_round(struct il_storm *st, u32 r, u64 timeout)
+{
+	struct idlelab_ipi_round *rd = &st->rounds[r];
+	u32 n = st->req->nr_targets, gen = r + 1, i, late0;
+	struct idlelab_ipi_arrival *arr = &st->arr[(size_t)r * n];
+	u32 more = st->req->mode != IDLELAB_IPI_KERNEL;
+	u64 deadline;
+
+	memset(rd, 0, sizeof(*rd));
+	/* Counting this generation before any target can acknowledge it. */
+	atomic64_set(&st->round_acks, (s64)gen << 32);
+	for (i = 0; i < n; i++) {
+		arr[i].t = 0;
+		arr[i].cpu = st->tg[i].cpu;
+		arr[i].count = 0;
+		il_slot_arm(&st->tg[i], gen, more);	/* a full barrier */
+	}
+	late0 = atomic_read(&st->late);
+	smp_mb();	/* armed before the first ICR write */
+	rd->icr_writes = il_storm_send(st, rd);
+	deadline = il_tsc() + timeout;
+	while ((u32)atomic64_read(&st->round_acks) < n &&
+	       il_tsc() < deadline)
+		cpu_relax();
+	rd->t_complete = il_tsc();
+	rd->acks = il_storm_close(st, gen, timeout);
+	if (rd->acks < n)
+		rd->flags |= IDLELAB_ROUND_TIMEOUT;
+	rd->stray = atomic_read(&st->late) - late0;
+}
+
 static int il_storm_sender(struct il_worker *wk)
 {
 	struct il_storm *st = wk->ctx;
 	const struct idlelab_ipi_req *req = st->req;
-	u32 n = req->nr_targets, r, i, stray0;
-	u64 timeout = il_us_to_cycles(req->timeout_us), deadline;
+	u64 timeout = il_us_to_cycles(req->timeout_us);
+	u32 r, foreign0 = 0, owed;
 
+	if (READ_ONCE(test_sender_exit)) {
+		static DECLARE_COMPLETION(il_nobody_waits);
+
+		WRITE_ONCE(test_sender_exit, false);
+		kthread_complete_and_exit(&il_nobody_waits, 0);
+	}
 	for (r = 0; r < req->nr_rounds; r++) {
-		struct idlelab_ipi_round *rd = &st->rounds[r];
-		struct idlelab_ipi_arrival *arr = &st->arr[(size_t)r * n];
-
 		if (il_should_abort(&st->abort))
 			break;
-		memset(rd, 0, sizeof(*rd));
-		for (i = 0; i < n; i++) {
-			st->tg[i].count = 0;
-			st->tg[i].t_arrive = 0;
-			atomic_set(&st->tg[i].pending, 1);
+		preempt_disable();
+		/* A timed-out round's NMIs arrive, or the run ends here. */
+		owed = il_storm_drain(st, timeout);
+		if (r) {
+			/* Foreign NMIs during round r - 1 or just after it. */
+			if (atomic_read(&st->foreign) != foreign0)
+				st->rounds[r - 1].flags |=
+					IDLELAB_ROUND_FOREIGN_NMI;
 		}
-		atomic_set(&st->acks, 0);
-		stray0 = atomic_read(&st->stray);
-		smp_mb();	/* armed before the first ICR write */
-		rd->icr_writes = il_storm_send(st, rd);
-		deadline = il_tsc() + timeout;
-		while (atomic_read(&st->acks) < n && il_tsc() < deadline)
-			cpu_relax();
-		rd->t_complete = il_tsc();
-		/* Late arrivals after a timeout count as strays. */
-		for (i = 0; i < n; i++)
-			atomic_set(&st->tg[i].pending, 0);
-		smp_mb();	/* acks and arrivals after the disarm */
-		rd->acks = atomic_read(&st->acks);
-		if (rd->acks < n)
-			rd->flags |= IDLELAB_ROUND_TIMEOUT;
-		for (i = 0; i < n; i++) {
-			arr[i].t = st->tg[i].t_arrive;
-			arr[i].cpu = st->tg[i].cpu;
-			arr[i].count = st->tg[i].count;
+		if (owed) {
+			preempt_enable();
+			st->undrained = true;
+			break;
 		}
-		rd->stray = atomic_read(&st->stray) - stray0;
+		foreign0 = atomic_read(&st->foreign);
+		il_storm_round(st, r, timeout);
+		preempt_enable();
 		st->nr_done = r + 1;
 		touch_nmi_watchdog();
 		cond_resched();
 	}
+	/* The last stragglers, before the handler stops claiming. */
+	st->lost = il_storm_drain(st, timeout);
+	if (st->nr_done && atomic_read(&st->foreign) != foreign0)
+		st->rounds[st->nr_done - 1].flags |= IDLELAB_ROUND_FOREIGN_NMI;
 	return 0;
-}
-
-/* Broadcast reaches every other APIC: only when that is the target set. */
-static bool il_storm_broadcast_ok(struct il_storm *st)
-{
-	return cpumask_weight(st->mask) == num_online_cpus() - 1 &&
-	       cpumask_equal(cpu_online_mask, cpu_present_mask);
 }
 
 static int il_storm_exec(struct il_storm *st, const u32 *cpus)
@@ -342,6 +397,10 @@ static int il_storm_exec(struct il_storm *st, const u32 *cpus)
 		st->unsupported = IDLELAB_UNSUP_NO_APIC;
 		goto unlock_cpus;
 	}
+	if (req->mode != IDLELAB_IPI_KERNEL && !il_icr_native()) {
+		st->unsupported = IDLELAB_UNSUP_ICR_NOT_NATIVE;
+		goto unlock_cpus;
+	}
 	if (req->mode == IDLELAB_IPI_PHYSICAL ||
 	    req->mode == IDLELAB_IPI_LOGICAL) {
 		ret = il_storm_dest(st);
@@ -357,8 +416,11 @@ static int il_storm_exec(struct il_storm *st, const u32 *cpus)
 			goto unlock_cpus;
 		}
 	}
-	if (req->mode != IDLELAB_IPI_KERNEL)
-		rcu_assign_pointer(il_cur, st);
+	/*
+	 * In kernel mode too: nothing is owed there, so the handler only
+	 * counts the NMIs that hit the sender or a target during the run.
+	 */
+	rcu_assign_pointer(il_cur, st);
 	wk.fn = il_storm_sender;
 	wk.ctx = st;
 	wk.cpu = req->sender_cpu;
@@ -410,6 +472,11 @@ int il_storm_run(struct idlelab_ipi_req *req, const u32 *cpus,
 		goto free_storm;
 	req->nr_done = st->nr_done;
 	req->unsupported = st->unsupported;
+	req->run_flags = il_run_flags() |
+			 (st->undrained ? IDLELAB_RUN_UNDRAINED : 0);
+	req->foreign_nmis = atomic_read(&st->foreign);
+	req->late_nmis = atomic_read(&st->late);
+	req->lost_nmis = st->lost;
 	req->dest_model = st->model;
 	req->x2apic = x2apic_mode;
 	req->tsc_khz = tsc_khz;

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "kmod-client.h"
+#include "kmod-client-ipi.h"
 
 /*
  * The ABI is frozen by these sizes: no implicit padding, the same layout for
@@ -215,11 +216,14 @@ static void storm_set(const char *name, uint32_t mode, uint32_t first,
 	       "\"rounds\":%u,\"nr_done\":%u,\"unsupported\":%u,"
 	       "\"ok_rounds\":%u,\"timeouts\":%u,\"stray\":%u,"
 	       "\"bad_targets\":%u,\"icr_writes\":%u,\"dest_model\":%u,"
-	       "\"x2apic\":%u,\"apic\":\"%.32s\"}\n",
+	       "\"x2apic\":%u,\"apic\":\"%.32s\",\"run_flags\":%u,"
+	       "\"foreign\":%u,\"late\":%u,\"lost\":%u}\n",
 	       name, ename(e), first, n ? targets[n - 1] : 0, n, rounds,
 	       e ? 0 : r.nr_done,
 	       e ? 0 : r.unsupported, ok_rounds, timeouts, stray, bad_targets,
-	       writes, r.dest_model, r.x2apic, e ? "" : (char *)r.apic_name);
+	       writes, r.dest_model, r.x2apic, e ? "" : (char *)r.apic_name,
+	       e ? 0 : r.run_flags, e ? 0 : r.foreign_nmis,
+	       e ? 0 : r.late_nmis, e ? 0 : r.lost_nmis);
 	free(rd);
 	free(ar);
 }
@@ -512,6 +516,8 @@ static void long_storm(void)
 
 	r.rounds = (uintptr_t)rd;
 	r.arrivals = (uintptr_t)ar;
+	/* Every round timing out must fit in IDLELAB_MAX_RUN_US. */
+	r.timeout_us = 1000;
 	_exit(xioctl_hold(fd_i, IDLELAB_IOC_IPI_STORM, &r));
 }
 
@@ -712,6 +718,8 @@ int main(int argc, char **argv)
 	storm("logical", IDLELAB_IPI_LOGICAL);
 	storm("broadcast", IDLELAB_IPI_BROADCAST);
 	storm("kernel", IDLELAB_IPI_KERNEL);
+	/* Injected NMIs, a sender that dies, the run limit (issue 9). */
+	ipi_hazards(fd_i, ncpu);
 	goto out;
 
 bad:

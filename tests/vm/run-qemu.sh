@@ -45,6 +45,16 @@ x2apic-phys) machine=$X2 smp=20 append=x2apic_phys client=x2apic ;;
 esac
 smp=${IDLELAB_VM_SMP:-$smp}
 [ -n "$client" ] && append="$append idlelab.client=$client"
+# The xAPIC guest's storms run while the host injects NMIs through QMP
+# (tests/vm/nmi-inject.sh), at most this many; the guest reads it from its
+# command line.
+NMIS=0
+[ "$PROFILE" = xapic ] && NMIS=${IDLELAB_VM_NMIS:-6}
+if [ "$NMIS" -gt 0 ] && ! command -v socat >/dev/null; then
+	echo "run-qemu: no socat (TEST_DEPS): the guest gets no injected NMIs" >&2
+	NMIS=0
+fi
+append="$append idlelab.nmi_inject=$NMIS"
 [ "$setup" = 1 ] && { sh tests/vm/setup.sh || exit 1; }
 . tests/vm/vmlib.sh
 vm_pick_kernel || exit 1
@@ -59,14 +69,27 @@ printf 'kernel=%s\nprofile=%s\nsmp=%s\nkmod=%s\n' "$KVER" "$PROFILE" "$smp" \
 
 echo "run-qemu: booting $KVER, $PROFILE, $smp vCPUs (timeout ${TIMEOUT}s)" >&2
 start=$(date +%s)
+# A UNIX socket path must be short: not under $OUT.
+qdir=$(mktemp -d /tmp/idlelab-qmp.XXXXXX) || exit 1
+rm -f "$OUT/nmi-inject.log"
+: > "$OUT/serial.log"
+injector=
+if [ "$NMIS" -gt 0 ]; then
+	sh tests/vm/nmi-inject.sh "$OUT/serial.log" "$qdir/qmp.sock" "$NMIS" \
+		"$OUT/nmi-inject.log" "$TIMEOUT" &
+	injector=$!
+fi
 # shellcheck disable=SC2086
 timeout -s KILL "$TIMEOUT" $QEMU \
 	-accel tcg,thread=multi $machine -smp "$smp" -m 1024 \
+	-qmp "unix:$qdir/qmp.sock,server=on,wait=off" \
 	-kernel "$KIMG" -initrd "$INITRD" \
 	-append "console=ttyS0 quiet panic=-1 $append" \
 	-virtfs "local,path=$OUT/share,mount_tag=share,security_model=none" \
 	-nographic -no-reboot </dev/null >"$OUT/serial.log" 2>&1
 rc=$?
+[ -n "$injector" ] && { kill "$injector" 2>/dev/null; wait "$injector"; }
+rm -rf "$qdir"
 echo "run-qemu: qemu exited $rc after $(($(date +%s) - start))s" >&2
 # Everything the guest wrote: results.jsonl, dmesg.txt, client.stderr,
 # idlelab.stderr, guest.db, info.json, and each seed campaign's output.

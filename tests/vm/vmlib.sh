@@ -128,7 +128,7 @@ vm_build() {
 	fi
 	${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -static -pthread \
 		-Ikmod/include tests/vm/kmod-client.c \
-		tests/vm/kmod-client-cstate.c \
+		tests/vm/kmod-client-cstate.c tests/vm/kmod-client-ipi.c \
 		-o "$out/root/bin/kmod-client" || return 1
 	vm_idlelab "$out" || return 1
 	cp /bin/busybox "$out/root/bin/busybox"

@@ -23,7 +23,9 @@
  *    IDLELAB_UNSUP_* reason; errors are -errno: -EINVAL bad request (CPU out
  *    of range or offline, count or duration outside the limits below),
  *    -EBUSY another run is in flight on this device, -EINTR a fatal signal
- *    aborted the run, -EFAULT bad pointer, -ENOMEM;
+ *    aborted the run, -EFAULT bad pointer, -ENOMEM, -EIO a worker thread
+ *    died without finishing (the run was joined on its exit, the device
+ *    stays usable);
  *  - all times are TSC cycles (rdtsc_ordered); tsc_khz is reported by
  *    GET_INFO and in each reply.
  */
@@ -88,6 +90,13 @@
 #define IDLELAB_UNSUP_LOWRES_TIMER	13	/* hrtimer_resolution > 1 ns */
 #define IDLELAB_UNSUP_MWAIT_HINT	14	/* hint not in CPUID.5:EDX */
 #define IDLELAB_UNSUP_TSC_STOPS		15	/* deep hint, no NONSTOP_TSC */
+/*
+ * The kernel's icr_write is not the hardware's (Xen PV, where it is a
+ * WARN_ON; SEV-ES/SNP and TDX guests, where the hypervisor emulates the
+ * APIC; any driver that replaced it): the raw ICR modes are refused.
+ * 13-15 are left to the C-state module's reasons (branch kcst).
+ */
+#define IDLELAB_UNSUP_ICR_NOT_NATIVE	16
 
 /* GET_INFO, the same command on both devices. */
 #define IDLELAB_OP_CSTATE_WAKE		(1U << 0)
@@ -387,10 +396,35 @@ struct idlelab_ipi_req {
 	__u32 dest_model;		/* out: IDLELAB_DEST_* used */
 	__u32 tsc_khz;			/* out */
 	__u8 apic_name[IDLELAB_NAME_LEN];	/* out: kernel APIC driver */
-	__u64 reserved[4];
+	/* The first reserved word of ABI 1, zero from older callers. */
+	__u32 run_flags;		/* out: IDLELAB_RUN_* */
+	/* out: NMIs not ours on the sender or a target during the run */
+	__u32 foreign_nmis;
+	/* out: ours, arriving after their round had timed out */
+	__u32 late_nmis;
+	/* out: ours, still owed after the final bounded drain */
+	__u32 lost_nmis;
+	__u64 reserved[2];
 };
 
+/*
+ * Run attributes (run_flags): what the results were measured under.  Bits
+ * 0 and 1 mean what the C-state requests' hw_flags bits 0 and 1 mean;
+ * the storm's own start at bit 16.
+ */
+#define IDLELAB_RUN_HYPERVISOR		(1U << 0)	/* X86_FEATURE_HYPERVISOR */
+/* check_tsc_unstable(): cross-CPU TSC differences are not latencies */
+#define IDLELAB_RUN_TSC_UNSTABLE	(1U << 1)
+/* stopped early: a target still owed an NMI after a bounded drain */
+#define IDLELAB_RUN_UNDRAINED		(1U << 16)
+
 #define IDLELAB_ROUND_TIMEOUT		(1U << 0)	/* some ack missing */
+/*
+ * An NMI that was not ours reached the sender or a target while the round
+ * was armed or before the next one (a perf or watchdog NMI, an injected
+ * one): its handler may have delayed ours, so the times are suspect.
+ */
+#define IDLELAB_ROUND_FOREIGN_NMI	(1U << 1)
 
 struct idlelab_ipi_round {
 	__u64 t_issue;			/* before the first ICR write */
@@ -399,7 +433,7 @@ struct idlelab_ipi_round {
 	__u32 icr_writes;
 	__u32 acks;			/* total acks this round */
 	__u32 flags;			/* IDLELAB_ROUND_* */
-	__u32 stray;			/* NMIs on non-targets or repeats */
+	__u32 stray;			/* late NMIs of earlier rounds */
 };
 
 struct idlelab_ipi_arrival {

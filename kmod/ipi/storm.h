@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * storm.h - one IPI storm's state, shared by the two halves of
+ * IDLELAB_IOC_IPI_STORM: storm.c (the rounds, the NMI handler and the
+ * acknowledgments) and dest.c (the target set and the ICR writes that
+ * reach it).  Not part of the module's interface (ipi.h).
+ */
+#ifndef IDLELAB_IPI_STORM_H
+#define IDLELAB_IPI_STORM_H
+
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/types.h>
+
+#include "idlelab_apicdest.h"
+#include "uapi/idlelab.h"
+
+/*
+ * A target's @slot: the generation it may acknowledge in bits 63:32 (0:
+ * none) and the NMIs sent to it and not yet claimed in bits 31:0, in one
+ * word, so that the handler claims an NMI and takes the generation in one
+ * step: a handler that took a late NMI's owed count cannot take the next
+ * round's generation after the sender armed it.
+ */
+#define IL_SLOT(gen, owed)	((s64)((u64)(gen) << 32 | (u32)(owed)))
+#define IL_SLOT_GEN(v)		((u32)((u64)(v) >> 32))
+#define IL_SLOT_OWED(v)		((u32)(v))
+
+struct il_target {
+	atomic64_t slot;	/* IL_SLOT(armed generation, owed NMIs) */
+	u32 done;		/* generation of its last recorded ack */
+	u32 cpu;
+};
+
+struct il_storm {
+	const struct idlelab_ipi_req *req;
+	struct il_target *tg;
+	int *tidx;			/* CPU -> target index, -1 if none */
+	struct il_icr_dest *writes;
+	u32 nr_writes;
+	u32 model;
+	cpumask_var_t mask;
+	atomic64_t round_acks;		/* generation << 32 | acks */
+	atomic_t foreign;		/* NMIs passed on (sender, targets) */
+	atomic_t late;			/* ours, after their round closed */
+	atomic_t abort;
+	struct idlelab_ipi_round *rounds;
+	struct idlelab_ipi_arrival *arr;
+	u32 nr_done;
+	u32 unsupported;
+	u32 lost;
+	bool undrained;
+};
+
+/* dest.c.  Context: cpus_read_lock() held. */
+int il_storm_targets(struct il_storm *st, const u32 *cpus);
+int il_storm_dest(struct il_storm *st);
+bool il_storm_broadcast_ok(struct il_storm *st);
+
+#endif /* IDLELAB_IPI_STORM_H */
