@@ -8,7 +8,7 @@
  *                own NMIs, so the kernel still reports the injected ones as
  *                unknown (the host counts them in dmesg), and the storms'
  *                counts must stay exact;
- *  worker_death  the sender thread exits without finishing (the module's
+ *  ipi_sender_death  the sender thread exits without finishing (the module's
  *                test_sender_exit parameter): the ioctl must return EIO at
  *                once, joined on the thread's exit, not hang; the device
  *                must work afterwards and the module still unload (the
@@ -273,12 +273,12 @@ static void nmi_inject(int fd, unsigned int ncpu, unsigned int inject)
 #define NI_PARAM "/sys/module/idlelab_ipi/parameters/test_sender_exit"
 
 /*
- * worker_death() - a storm whose sender exits abnormally, in a child the
+ * sender_death() - a storm whose sender exits abnormally, in a child the
  * parent gives 20 s before SIGKILL and 10 s more: a child still there
  * then is stuck in the kernel (the old uninterruptible wait), reported as
  * hung.  Then a normal storm must run.
  */
-static void worker_death(int fd, unsigned int ncpu)
+static void sender_death(int fd, unsigned int ncpu)
 {
 	struct ni_storm s;
 	struct ni_tally t;
@@ -288,7 +288,7 @@ static void worker_death(int fd, unsigned int ncpu)
 
 	e = ni_write(NI_PARAM, "1");
 	if (e) {
-		printf("{\"op\":\"worker_death\",\"skip\":\"cannot write %s: %s\"}\n",
+		printf("{\"op\":\"ipi_sender_death\",\"skip\":\"cannot write %s: %s\"}\n",
 		       NI_PARAM, strerror(e));
 		return;
 	}
@@ -316,7 +316,7 @@ static void worker_death(int fd, unsigned int ncpu)
 	memset(&t, 0, sizeof(t));
 	if (!hung)
 		ni_storm_tally(fd, &s, &t);
-	printf("{\"op\":\"worker_death\",\"rc\":\"%s\",\"killed\":%d,"
+	printf("{\"op\":\"ipi_sender_death\",\"rc\":\"%s\",\"killed\":%d,"
 	       "\"hung\":%d,\"secs\":%.2f,\"param_after\":%d,"
 	       "\"next_exact\":%u,\"next_rounds\":%u}\n",
 	       rc >= 0 ? ni_ename(rc) : "signal", killed, hung, dt,
@@ -445,6 +445,6 @@ void ipi_hazards(int fd, unsigned int ncpu)
 	else
 		printf("{\"op\":\"nmi_inject\",\"skip\":\"idlelab.nmi_inject=0 on the kernel command line: the host injects no NMIs (run-qemu.sh needs socat for QMP)\"}\n");
 	late_acks(fd, ncpu);
-	worker_death(fd, ncpu);
+	sender_death(fd, ncpu);
 	bad_run_limit(fd, ncpu);
 }

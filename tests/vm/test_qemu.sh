@@ -217,7 +217,7 @@ else
 		[ "$(jv "$l" late)" = "$(jv "$l" as_expected)" -a "$(jv "$l" lost)" = 0 -a \
 		  "$(jv "$l" undrained)" = 0 ]
 fi
-l=$(line worker_death)
+l=$(line ipi_sender_death)
 if [ -n "$(jv "$l" skip)" ]; then
 	not_ok "sender that dies: $(jv "$l" skip)"
 else
