@@ -119,6 +119,14 @@ int il_report_ipi(struct il_store *s, const struct il_analysis_opts *o,
  */
 int il_report_ipi_fit(struct il_store *s, const struct il_analysis_opts *o,
 		      struct il_table **out);
+/**
+ * il_report_ipi_modes() - seed 001's table: for benchmarks declaring
+ * report.ipi_by_mode, the round median of each destination mode side by
+ * side, per machine x configuration without the mode x target count.
+ * *@out is NULL (and 0 returned) where no such benchmark ran.
+ */
+int il_report_ipi_modes(struct il_store *s, const struct il_analysis_opts *o,
+			struct il_table **out);
 /** il_report_pairs() - median per waker->sleeper, per machine and benchmark
  * declaring a pair metric (futex_wake). */
 int il_report_pairs(struct il_store *s, const struct il_analysis_opts *o,

@@ -37,6 +37,10 @@ static void tables(struct il_store *s, const struct il_analysis_opts *o, FILE *f
 		il_table_print(t, IL_FMT_HTML, f);
 		il_table_free(t);
 	}
+	if (!il_report_ipi_modes(s, o, &t) && t) {
+		il_table_print(t, IL_FMT_HTML, f);
+		il_table_free(t);
+	}
 	if (!il_report_refs(s, o, &t)) {
 		il_table_print(t, IL_FMT_HTML, f);
 		il_table_free(t);

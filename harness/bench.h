@@ -56,8 +56,8 @@ struct il_bench_report {
 	/* ipi report: the metric of one IPI round; its group is the target
 	 * count N. */
 	const char *ipi_metric;
-	/* ipi report: one column per value of the run's `mode` parameter,
-	 * else one column named after the benchmark. */
+	/* ipi report: the runs differ in a `mode` parameter whose values
+	 * are compared side by side, one column each (ipi_modes.c). */
 	bool ipi_by_mode;
 	/* pairs report: the metric of the waker (cpu) -> sleeper (cpu2)
 	 * matrix. */

@@ -162,6 +162,11 @@ static int run_kind(struct il_store *store, enum kind k,
 		ret = il_report_ipi(store, ao, &t) ?: push(&v, &n, t);
 		if (!ret)
 			ret = il_report_ipi_fit(store, ao, &t) ?: push(&v, &n, t);
+		/* Seed 001's modes side by side; none where no storm ran. */
+		if (!ret)
+			ret = il_report_ipi_modes(store, ao, &t);
+		if (!ret && t)
+			ret = push(&v, &n, t);
 	}
 	if (!ret && (k == K_PAIRS || k == K_ALL)) {
 		ret = il_report_pairs(store, ao, &pv, &np);

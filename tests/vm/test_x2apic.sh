@@ -52,7 +52,8 @@ check_seed001() {
 		2>"$D/report-ipi.err"
 	check "$L: idlelab report --kind ipi reads the guest database" [ $? -eq 0 ]
 	sed 's/^/# /' "$D/report-ipi.md" | head -12
-	hdr=$(grep -m1 '^|.*physical' "$D/report-ipi.md")
+	# The modes table's header: one column per mode ("physical: ...").
+	hdr=$(grep -m1 '^|.*| physical: ' "$D/report-ipi.md")
 	if [ "$P" = x2apic-cluster ]; then
 		# One row per target count; in each, a physical and a logical
 		# figure (not "-" or empty), side by side in one table.
@@ -61,7 +62,9 @@ check_seed001() {
 				gsub(/^ +| +$/, "", c[i])
 				if (c[i] ~ /^physical/ && !p) p = i
 				if (c[i] ~ /^logical/ && !l) l = i } }
-			$0 == h || !p || !l { next }
+			$0 == h { in_t = 1; next }
+			!in_t || !p || !l { next }
+			!/^\|/ { in_t = 0; next }
 			/^\|[-:| ]*$/ { next }
 			/^\|/ { x = $p; y = $l; gsub(/ /, "", x); gsub(/ /, "", y)
 				if (x ~ /^[0-9.]+/ && y ~ /^[0-9.]+/) ok++ }
