@@ -39,16 +39,7 @@ if [ $update -eq 0 ]; then
 fi
 
 [ -f README.md ] || { echo "$0: run it from the top of the tree" >&2; exit 2; }
-grep -qxF "$BEGIN_MARK" README.md && grep -qxF "$END_MARK" README.md || {
-	echo "$0: README.md lacks the marker lines:" >&2
-	printf '  %s\n  %s\n' "$BEGIN_MARK" "$END_MARK" >&2
-	exit 2
-}
 new=$(mktemp)
-trap 'rm -f "$new" "$new.t"' EXIT
-table >"$new.t"
-awk -v b="$BEGIN_MARK" -v e="$END_MARK" -v t="$new.t" '
-	$0 == b { print; while ((getline l < t) > 0) print l; skip = 1; next }
-	$0 == e { skip = 0 }
-	!skip' README.md >"$new"
-cat "$new" >README.md
+trap 'rm -f "$new"' EXIT
+table >"$new"
+sh tools/splice-generated.sh README.md "$BEGIN_MARK" "$END_MARK" "$new"

@@ -94,14 +94,5 @@ if [ $update -eq 0 ]; then
 	exit 0
 fi
 [ -f BENCHMARKS.md ] || { echo "$0: run it from the top of the tree" >&2; exit 2; }
-grep -qxF "$BEGIN_MARK" BENCHMARKS.md && grep -qxF "$END_MARK" BENCHMARKS.md || {
-	echo "$0: BENCHMARKS.md lacks the marker lines:" >&2
-	printf '  %s\n  %s\n' "$BEGIN_MARK" "$END_MARK" >&2
-	exit 2
-}
 table >"$T/table"
-awk -v b="$BEGIN_MARK" -v e="$END_MARK" -v t="$T/table" '
-	$0 == b { print; while ((getline l < t) > 0) print l; skip = 1; next }
-	$0 == e { skip = 0 }
-	!skip' BENCHMARKS.md >"$T/new"
-cat "$T/new" >BENCHMARKS.md
+sh tools/splice-generated.sh BENCHMARKS.md "$BEGIN_MARK" "$END_MARK" "$T/table"
