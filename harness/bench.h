@@ -189,6 +189,7 @@ int il_run_attr(struct il_run *r, int cpu, const char *key,
 struct il_run_attr;
 int il_run_init(struct il_run *r, const struct il_bench_ops *ops);
 void il_run_attr_get(const struct il_run *r, int i, struct il_run_attr *out);
+const char *il_run_attr_find(const struct il_run *r, int cpu, const char *key);
 void il_run_release(struct il_run *r);
 
 /** il_stop_requested() - true once SIGINT/SIGTERM asked the run to end. */

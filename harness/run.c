@@ -102,6 +102,17 @@ void il_run_attr_get(const struct il_run *r, int i, struct il_run_attr *out)
 	out->value = r->attrs[i].value;
 }
 
+/** il_run_attr_find() - the value of attribute @key on @cpu, or NULL. */
+const char *il_run_attr_find(const struct il_run *r, int cpu, const char *key)
+{
+	int i;
+
+	for (i = 0; i < r->nattrs; i++)
+		if (r->attrs[i].cpu == cpu && !strcmp(r->attrs[i].key, key))
+			return r->attrs[i].value;
+	return NULL;
+}
+
 void il_run_release(struct il_run *r)
 {
 	int i;

@@ -105,20 +105,6 @@ static struct il_series *find_series(const struct il_run *run,
 	return NULL;
 }
 
-static const char *find_attr(const struct il_run *run, int cpu,
-			     const char *key)
-{
-	struct il_run_attr a;
-	int i;
-
-	for (i = 0; i < run->nattrs; i++) {
-		il_run_attr_get(run, i, &a);
-		if (a.cpu == cpu && !strcmp(a.key, key))
-			return a.value;
-	}
-	return NULL;
-}
-
 /* The invariants of every latency series, and its count. */
 static void check_series(const struct il_series *s, uint64_t want_count,
 			 const char *what)
@@ -257,8 +243,8 @@ TEST(timer_wake_fixed_interval)
 	CHECK(run.nseries == (two_cpus ? 2 : 1));
 	for (c = 0; c < (two_cpus ? 2 : 1); c++) {
 		struct il_series *s = find_series(&run, "wake_latency", c, -1, -1);
-		const char *pol = find_attr(&run, c, "sched_policy");
-		const char *slack = find_attr(&run, c, "timer_slack_ns");
+		const char *pol = il_run_attr_find(&run, c, "sched_policy");
+		const char *slack = il_run_attr_find(&run, c, "timer_slack_ns");
 		char what[64];
 
 		snprintf(what, sizeof(what), "timer_wake cpu %d", c);
@@ -273,15 +259,15 @@ TEST(timer_wake_fixed_interval)
 				 (!strcmp(slack, "0") && pol &&
 				  !strncmp(pol, "SCHED_FIFO", 10))),
 		       "cpu %d: timer_slack_ns %s", c, slack ? slack : "(none)");
-		CHECK(find_attr(&run, c, "overruns") != NULL);
+		CHECK(il_run_attr_find(&run, c, "overruns") != NULL);
 	}
-	mlock = find_attr(&run, -1, "mlockall");
+	mlock = il_run_attr_find(&run, -1, "mlockall");
 	CHECK(mlock != NULL);
 	/* A lock this run took is undone by teardown. */
 	if (mlock && !strcmp(mlock, "yes"))
 		CHECKF(locked_kb() == 0, "VmLck %ld kB after teardown", locked_kb());
 	/* No PM QoS request unless asked for. */
-	CHECK(find_attr(&run, -1, "pm_qos_us") == NULL);
+	CHECK(il_run_attr_find(&run, -1, "pm_qos_us") == NULL);
 out:
 	il_run_release(&run);
 }
@@ -300,20 +286,20 @@ TEST(timer_wake_random_interval_and_pm_qos)
 	CHECKF(exec(&run) == 0, "%s", il_errmsg());
 	check_series(find_series(&run, "wake_latency", 0, -1, -1), 100,
 		     "timer_wake random cpu 0");
-	v = find_attr(&run, 0, "seed");
+	v = il_run_attr_find(&run, 0, "seed");
 	CHECKF(v && !strcmp(v, "42"), "seed of thread 0: %s", v ? v : "(none)");
 	if (two_cpus) {
-		v = find_attr(&run, 1, "seed");
+		v = il_run_attr_find(&run, 1, "seed");
 		CHECKF(v && !strcmp(v, "43"), "seed of thread 1: %s",
 		       v ? v : "(none)");
 	}
-	v = find_attr(&run, 0, "sched_policy");
+	v = il_run_attr_find(&run, 0, "sched_policy");
 	CHECKF(v && !strncmp(v, "SCHED_OTHER", 11), "priority=0: %s",
 	       v ? v : "(none)");
-	v = find_attr(&run, 0, "timer_slack_ns");
+	v = il_run_attr_find(&run, 0, "timer_slack_ns");
 	CHECKF(v && !strcmp(v, "1"), "SCHED_OTHER slack: %s", v ? v : "(none)");
 	/* Held, or the reason it could not be. */
-	v = find_attr(&run, -1, "pm_qos_us");
+	v = il_run_attr_find(&run, -1, "pm_qos_us");
 	CHECKF(v && (!strcmp(v, "0") || !strncmp(v, "unavailable: ", 13)),
 	       "pm_qos_us: %s", v ? v : "(none)");
 	if (v)
@@ -419,9 +405,9 @@ TEST(futex_wake_pair)
 	} else {
 		CHECK(s);
 	}
-	CHECK(find_attr(&run, 1, "numa_node") != NULL);
-	CHECK(find_attr(&run, -1, "clock") != NULL);
-	printf("# clock: %s\n", find_attr(&run, -1, "clock"));
+	CHECK(il_run_attr_find(&run, 1, "numa_node") != NULL);
+	CHECK(il_run_attr_find(&run, -1, "clock") != NULL);
+	printf("# clock: %s\n", il_run_attr_find(&run, -1, "clock"));
 out:
 	il_run_release(&run);
 }
@@ -476,7 +462,7 @@ static void ipi_bench(const char *name, const char *mode)
 			     what);
 	}
 	if (!strcmp(name, "tlb_shootdown"))
-		CHECK(find_attr(&run, 0, "numa_node") != NULL);
+		CHECK(il_run_attr_find(&run, 0, "numa_node") != NULL);
 out:
 	il_run_release(&run);
 }
@@ -553,8 +539,8 @@ TEST(tsc_gaps_records_gaps_and_period)
 	for (c = 0; c < ncpu; c++) {
 		struct il_series *g = find_series(&run, "gap", c, -1, -1);
 		struct il_series *p = find_series(&run, "loop_period", c, -1, -1);
-		const char *lp = find_attr(&run, c, "loop_period_ns");
-		const char *ng = find_attr(&run, c, "gaps");
+		const char *lp = il_run_attr_find(&run, c, "loop_period_ns");
+		const char *ng = il_run_attr_find(&run, c, "gaps");
 		char what[64];
 		double period = lp ? atof(lp) : 0;
 
@@ -567,8 +553,8 @@ TEST(tsc_gaps_records_gaps_and_period)
 		CHECKF(lp && strchr(lp, '.') && strlen(strchr(lp, '.')) == 4,
 		       "loop_period_ns has 3 decimals: %s", lp ? lp : "(none)");
 		printf("# cpu %d loop_period_ns %s, quiet %s, gaps %s, max %s ns\n",
-		       c, lp ? lp : "?", find_attr(&run, c, "loop_period_quiet_ns"),
-		       ng ? ng : "?", find_attr(&run, c, "max_gap_ns"));
+		       c, lp ? lp : "?", il_run_attr_find(&run, c, "loop_period_quiet_ns"),
+		       ng ? ng : "?", il_run_attr_find(&run, c, "max_gap_ns"));
 		if (!g)
 			continue;
 		CHECK(ng && strtoull(ng, NULL, 10) == g->sum.count + g->sum.dropped);

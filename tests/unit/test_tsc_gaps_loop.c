@@ -149,19 +149,6 @@ TEST(tsc_verdict)
 	CHECK(il_tsc_verdict(NULL, "", NULL, why, sizeof(why)) == IL_TSC_UNVERIFIED);
 }
 
-static const char *attr_of(const struct il_run *run, int cpu, const char *key)
-{
-	struct il_run_attr a;
-	int i;
-
-	for (i = 0; i < run->nattrs; i++) {
-		il_run_attr_get(run, i, &a);
-		if (a.cpu == cpu && !strcmp(a.key, key))
-			return a.value;
-	}
-	return NULL;
-}
-
 static const struct il_series *series_of(const struct il_run *run, const char *metric)
 {
 	int i;
@@ -211,20 +198,20 @@ TEST(tsc_gaps_records_summaries_and_verdict)
 	CHECK(lost && lost->sum.count == 1 && !strcmp(lost->unit, "ppm"));
 	CHECK(rate && rate->sum.count == 1 && !strcmp(rate->unit, "mHz"));
 	/* The rate is the gap count over the elapsed time. */
-	if (rate && gap && (v = attr_of(&run, 0, "elapsed_ns"))) {
+	if (rate && gap && (v = il_run_attr_find(&run, 0, "elapsed_ns"))) {
 		double expect = (double)gap->sum.count / (atof(v) / 1e9) * 1e3;
 
 		CHECKF(rate->sum.max + 1 >= expect && rate->sum.max <= expect + 1,
 		       "rate %" PRIu64 " mHz, gaps %" PRIu64, rate->sum.max, gap->sum.count);
 	}
-	CHECK(attr_of(&run, 0, "time_lost_pct") && attr_of(&run, 0, "interruptions_per_s"));
-	CHECK(attr_of(&run, 0, "gaps_in_bookkeeping") && attr_of(&run, 0, "bookkeeping_ns"));
-	v = attr_of(&run, -1, "tsc_cross_cpu");
+	CHECK(il_run_attr_find(&run, 0, "time_lost_pct") && il_run_attr_find(&run, 0, "interruptions_per_s"));
+	CHECK(il_run_attr_find(&run, 0, "gaps_in_bookkeeping") && il_run_attr_find(&run, 0, "bookkeeping_ns"));
+	v = il_run_attr_find(&run, -1, "tsc_cross_cpu");
 	CHECKF(v && (!strncmp(v, "reliable", 8) || !strncmp(v, "unreliable", 10) ||
 		     !strncmp(v, "unverified", 10)), "tsc_cross_cpu: %s", v ? v : "(none)");
 	if (v)
 		printf("# tsc_cross_cpu here: %s\n", v);
-	why = attr_of(&run, -1, "gap_time_base");
+	why = il_run_attr_find(&run, -1, "gap_time_base");
 	CHECK(why && v && (!strncmp(v, "reliable", 8) == !strncmp(why, "common", 6)));
 	il_run_release(&run);
 	il_topo_close(topo);

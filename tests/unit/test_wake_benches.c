@@ -85,20 +85,6 @@ static const struct il_bench_ops *prep(struct il_run *run, const char *name,
 	return ret ? NULL : ops;
 }
 
-static const char *find_attr(const struct il_run *run, int cpu,
-			     const char *key)
-{
-	struct il_run_attr a;
-	int i;
-
-	for (i = 0; i < run->nattrs; i++) {
-		il_run_attr_get(run, i, &a);
-		if (a.cpu == cpu && !strcmp(a.key, key))
-			return a.value;
-	}
-	return NULL;
-}
-
 /* ---- the schedule's grid ------------------------------------------------ */
 
 TEST(grid_on_time_moves_one_period)
@@ -154,7 +140,7 @@ TEST(timer_wake_counts_missed_periods)
 	if (run.nseries != 1)
 		goto out;
 	s = run.series[0];
-	missed = find_attr(&run, 0, "missed_periods");
+	missed = il_run_attr_find(&run, 0, "missed_periods");
 	CHECKF(missed, "no missed_periods attribute");
 	CHECKF(s->sum.drop[IL_DROP_OVERRUN] > 0, "no overrun at 1 us");
 	CHECKF(missed && strtoull(missed, NULL, 10) == s->sum.drop[IL_DROP_OVERRUN],
@@ -163,7 +149,7 @@ TEST(timer_wake_counts_missed_periods)
 	CHECK(s->sum.dropped == s->sum.drop[IL_DROP_OVERRUN]);
 	CHECK(s->sum.count + s->sum.early == 200);
 	printf("# 200 wakes at 1 us: %" PRIu64 " periods missed in %s overruns\n",
-	       s->sum.drop[IL_DROP_OVERRUN], find_attr(&run, 0, "overruns"));
+	       s->sum.drop[IL_DROP_OVERRUN], il_run_attr_find(&run, 0, "overruns"));
 out:
 	il_run_release(&run);
 }
@@ -213,8 +199,8 @@ TEST(timer_wake_distance_staggers_threads)
 	CHECKF(run.ops->setup(&run) == 0, "setup: %s", il_errmsg());
 	CHECKF(run.ops->run(&run) == 0, "run: %s", il_errmsg());
 	run.ops->teardown(&run);
-	a = find_attr(&run, 0, "interval_ns");
-	b = find_attr(&run, 1, "interval_ns");
+	a = il_run_attr_find(&run, 0, "interval_ns");
+	b = il_run_attr_find(&run, 1, "interval_ns");
 	CHECKF(a && !strcmp(a, "200000"), "thread 0 interval %s", a ? a : "-");
 	CHECKF(b && !strcmp(b, "500000"), "thread 1 interval %s", b ? b : "-");
 out:
@@ -257,15 +243,15 @@ TEST(futex_wake_untimed_wait_fifo_and_hot_waker)
 	CHECKF(futex_waits_untimed - untimed0 >= 50,
 	       "%lu untimed FUTEX_WAITs (and %lu timed) for 50 samples",
 	       futex_waits_untimed - untimed0, futex_waits_timed - timed0);
-	pa = find_attr(&run, 0, "sched_policy");
-	pb = find_attr(&run, 1, "sched_policy");
+	pa = il_run_attr_find(&run, 0, "sched_policy");
+	pb = il_run_attr_find(&run, 1, "sched_policy");
 	CHECKF(pa && pb, "sched_policy recorded for the waker (%s) and the sleeper (%s)",
 	       pa ? pa : "-", pb ? pb : "-");
 	/* Obtained, or the refusal named: never silently SCHED_OTHER. */
 	CHECKF(pa && (!strncmp(pa, "SCHED_FIFO 10", 13) || strstr(pa, "refused")),
 	       "waker: %s", pa ? pa : "-");
 	printf("# waker %s, sleeper %s\n", pa ? pa : "-", pb ? pb : "-");
-	hot = find_attr(&run, 0, "waker_hot_min_ns");
+	hot = il_run_attr_find(&run, 0, "waker_hot_min_ns");
 	CHECKF(hot && strtoull(hot, NULL, 10) >= 30000,
 	       "waker ran %s ns at the least before t0, want >= 30000", hot ? hot : "-");
 out:
