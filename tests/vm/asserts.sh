@@ -26,7 +26,7 @@ vm_assert_steps() {
 		sed -n 's/^IDLELAB-STEP .* \(start\|end\) \([^ ]*\).*/\1 \2/p' | tail -1)
 	case $last in
 	start\ *)
-		not_ok "$L: the guest stopped inside step '${last#start }' (see serial.log)" ;;
+		not_ok "$L: the guest stopped inside step '${last#start }' (see serial.log; hang-dump.txt: each vCPU as QEMU saw it)" ;;
 	*)
 		check "$L: every started step ended ($n steps)" \
 			[ "${n:-0}" -gt 0 -a -n "$last" ] ;;
@@ -36,6 +36,15 @@ vm_assert_steps() {
 	diag "$L: steps (name s): $(grep '"op":"step"' "$R" 2>/dev/null |
 		sed -n 's/.*"name":"\([^"]*\)".*"s":\([0-9.]*\).*/\1 \2/p' |
 		paste -sd, -)"
+}
+
+# vm_assert_swevent_hold D L: the software counters that keep the kernel's
+# static keys still (tests/vm/swevent-hold.c) were open before idlelab ran.
+vm_assert_swevent_hold() {
+	D=$1 L=$2
+	l=$(grep '"op":"swevent_hold"' "$D/results.jsonl" 2>/dev/null | head -1)
+	check "$L: swevent-hold holds its 3 software counters${l:+: $l}" \
+		[ "$(va_jv "$l" held)" = 3 ]
 }
 
 # vm_assert_bad_input D L: the bad-input suite of kmod-client (its "bad"

@@ -48,6 +48,11 @@ jl() { echo "$*" >> "$R"; }
 
 # ---- what the steps run ----------------------------------------------------
 load_modules() {
+	# A soft lockup then prints every CPU's stack, and warnings with
+	# their registers reach the serial log (`quiet` shows only errors):
+	# a wedged guest is then diagnosed from the host's copy.
+	echo 1 > /proc/sys/kernel/softlockup_all_cpu_backtrace
+	echo 5 > /proc/sys/kernel/printk
 	# The host's dmesg check starts at this line.
 	echo "idlelab-rig: loading the idlelab modules" > /dev/kmsg
 	for m in idlelab_cstate idlelab_ipi; do
@@ -57,6 +62,10 @@ load_modules() {
 		sum=$(sha256sum /lib/modules/$m.ko | cut -d' ' -f1)
 		jl "{\"op\":\"insmod\",\"module\":\"$m\",\"rc\":$rc,\"sha256\":\"$sum\"}"
 	done
+	# The kernel's and the modules' code symbols, for naming the RIPs
+	# of a hang dump (tests/vm/qemu-hang-dump.sh): written now, since
+	# a wedged guest writes nothing.
+	[ -n "$SHARE" ] && grep ' [tT] ' /proc/kallsyms | gzip > "$OUT/kallsyms.gz"
 }
 
 client() {
@@ -184,6 +193,11 @@ args=$(sed -n 's/.*idlelab\.client=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
 T="--param timeout_us=1000000"
 
 step load_modules 60 load_modules
+# Before any idlelab run, for the guest's whole life: one software counter
+# of each kind idlelab opens, so that its counters never flip the kernel's
+# static keys, whose live text patching livelocked QEMU's multi-threaded
+# TCG (tests/vm/swevent-hold.c).  Killed by poweroff.
+/bin/swevent-hold >> "$R" 2>&1 &
 # shellcheck disable=SC2086
 step client 400 client $args
 # The bad-input suite, in every profile (kmod-client bad).

@@ -44,13 +44,17 @@ step_watch() {
 	sleep "$2"
 	[ -d "/proc/$3" ] || return 0
 	echo "$1 $2" > "$TIMED_OUT"
-	say "TIMEOUT $1 after $2 s: dumping task states (sysrq t) and locks (sysrq l)"
+	# The kernel's side first: printk reaches the serial log by polling
+	# the UART, while a process's console write waits for the UART's
+	# interrupt, which a wedged CPU may be the one to take (seen in the
+	# x2APIC guests: the step's own TIMEOUT line never came out).
 	echo "idlelab-rig: step $1 timed out after $2 s" > "$STEP_KMSG"
 	# Every level to the console, so the dumps reach the serial log
 	# even if dmesg.txt never gets written.
 	echo 8 > "$STEP_PRINTK"
 	echo t >> "$STEP_SYSRQ"
 	echo l >> "$STEP_SYSRQ"
+	say "TIMEOUT $1 after $2 s: dumped task states (sysrq t) and locks (sysrq l)"
 	kill_tree "$3"
 	sleep 10
 	# Still there: stuck in the kernel, unkillable.  End the guest from

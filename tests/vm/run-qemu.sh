@@ -71,7 +71,7 @@ echo "run-qemu: booting $KVER, $PROFILE, $smp vCPUs (timeout ${TIMEOUT}s)" >&2
 start=$(date +%s)
 # A UNIX socket path must be short: not under $OUT.
 qdir=$(mktemp -d /tmp/idlelab-qmp.XXXXXX) || exit 1
-rm -f "$OUT/nmi-inject.log"
+rm -f "$OUT/nmi-inject.log" "$OUT/hang-dump.txt"
 : > "$OUT/serial.log"
 injector=
 if [ "$NMIS" -gt 0 ]; then
@@ -79,15 +79,33 @@ if [ "$NMIS" -gt 0 ]; then
 		"$OUT/nmi-inject.log" "$TIMEOUT" &
 	injector=$!
 fi
+# nokaslr: the RIPs of a hang dump (qemu-hang-dump.sh) then read straight
+# against the kernel's System.map.
 # shellcheck disable=SC2086
-timeout -s KILL "$TIMEOUT" $QEMU \
+$QEMU \
 	-accel tcg,thread=multi $machine -smp "$smp" -m 1024 \
 	-qmp "unix:$qdir/qmp.sock,server=on,wait=off" \
 	-kernel "$KIMG" -initrd "$INITRD" \
-	-append "console=ttyS0 quiet panic=-1 $append" \
+	-append "console=ttyS0 quiet panic=-1 nokaslr $append" \
 	-virtfs "local,path=$OUT/share,mount_tag=share,security_model=none" \
-	-nographic -no-reboot </dev/null >"$OUT/serial.log" 2>&1
+	-nographic -no-reboot </dev/null >"$OUT/serial.log" 2>&1 &
+qpid=$!
+# The host's limit: past it, what each vCPU was doing (hang-dump.txt),
+# then SIGKILL; rc 137 as timeout(1) would give.
+( s=
+  trap '[ -n "$s" ] && kill "$s" 2>/dev/null; exit 0' TERM
+  sleep "$TIMEOUT" &
+  s=$!
+  wait "$s"
+  kill -0 "$qpid" 2>/dev/null || exit 0
+  sh tests/vm/qemu-hang-dump.sh "$qdir/qmp.sock" "$smp" "$OUT/hang-dump.txt" \
+	"$OUT/share/kallsyms.gz"
+  kill -KILL "$qpid" 2>/dev/null ) >/dev/null 2>&1 &
+limiter=$!
+wait "$qpid"
 rc=$?
+kill "$limiter" 2>/dev/null
+wait "$limiter" 2>/dev/null
 [ -n "$injector" ] && { kill "$injector" 2>/dev/null; wait "$injector"; }
 rm -rf "$qdir"
 echo "run-qemu: qemu exited $rc after $(($(date +%s) - start))s" >&2

@@ -58,6 +58,7 @@ fi
 ok "guest wrote results on the serial log"
 check "guest ran to the end" grep -q '"op":"end"' "$R"
 vm_assert_steps "$D" bochs
+vm_assert_swevent_hold "$D" bochs
 vm_assert_bad_input "$D" bochs
 for m in idlelab_cstate idlelab_ipi; do
 	l=$(grep "\"op\":\"insmod\",\"module\":\"$m\"" "$R")

@@ -53,6 +53,7 @@ fi
 ok "guest wrote results"
 check "guest ran to the end" grep -q '"op":"end"' "$R"
 vm_assert_steps "$D" guest
+vm_assert_swevent_hold "$D" guest
 vm_assert_kmod_origin "$D" guest
 vm_assert_bad_input "$D" guest
 for m in idlelab_cstate idlelab_ipi; do

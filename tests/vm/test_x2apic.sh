@@ -86,6 +86,7 @@ check_run() {
 	ok "$L: guest wrote results"
 	check "$L: guest ran to the end" grep -q '"op":"end"' "$R"
 	vm_assert_steps "$D" "$L"
+	vm_assert_swevent_hold "$D" "$L"
 	vm_assert_kmod_origin "$D" "$L"
 	vm_assert_bad_input "$D" "$L"
 	for m in idlelab_cstate idlelab_ipi; do

@@ -130,6 +130,9 @@ vm_build() {
 		-Ikmod/include tests/vm/kmod-client.c \
 		tests/vm/kmod-client-cstate.c tests/vm/kmod-client-ipi.c \
 		-o "$out/root/bin/kmod-client" || return 1
+	${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -static \
+		tests/vm/swevent-hold.c -o "$out/root/bin/swevent-hold" ||
+		return 1
 	vm_idlelab "$out" || return 1
 	cp /bin/busybox "$out/root/bin/busybox"
 	ln -sf busybox "$out/root/bin/sh"
