@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * kmod-client.h - what the two files of the guest client share
- * (kmod-client.c: the devices, the IPI module, the generic bad inputs and
- * main(); kmod-client-cstate.c: the cstate module's requests and checks):
+ * kmod-client.h - what the files of the guest client share
+ * (kmod-client.c: the devices, the IPI module and main();
+ * kmod-client-bad.c: the generic bad inputs; kmod-client-cstate.c: the
+ * cstate module's requests and checks):
  * the open devices, the ioctl and buffer helpers and the bad-input tally.
  */
 #ifndef KMOD_CLIENT_H
@@ -37,6 +38,16 @@ struct tally {
 };
 
 void tally(struct tally *t, int got, int want);
+
+/* kmod-client.c: the IPI request every storm starts from. */
+struct idlelab_ipi_req ipi_base(uint32_t mode, uint32_t *targets,
+				uint32_t n, uint32_t rounds);
+
+/*
+ * kmod-client-bad.c: bad_suite() - the whole bad-input suite, one
+ * {"op":"bad",...} line per kind of request (kmod-client "bad").
+ */
+void bad_suite(void);
 
 /* kmod-client-cstate.c */
 struct idlelab_cstate_req cstate_base(void);

@@ -261,8 +261,8 @@ else
 	check "info: both modules present, ABI 2" jq -e \
 		'.kmods.idlelab_cstate.present and .kmods.idlelab_ipi.present and .kmods.idlelab_cstate.abi == 2 and .kmods.idlelab_ipi.abi == 2' \
 		"$D/info.json"
-	check "kmod runs stored: 16 single, 6 from the campaign" \
-		[ "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign IS NULL")" -eq 16 -a \
+	check "kmod runs stored: 17 single, 6 from the campaign" \
+		[ "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign IS NULL")" -eq 17 -a \
 		  "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign='guest-kmod'")" -eq 6 ]
 	# Samples, or unsupported with its reason: nothing else.
 	# A gap detector that saw no gap above its threshold in its windows
@@ -299,6 +299,11 @@ else
 	check "idlelab cstate_wake: every record checked t_entry < t_exit" \
 		[ "$(gq "SELECT count(*) FROM runs r WHERE bench='cstate_wake' AND status='ok' AND NOT EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='entry_before_exit_ok' AND a.value='1')")" -eq 0 -a \
 		  "$(gq "SELECT count(*) FROM runs WHERE bench='cstate_wake' AND status='ok'")" -ge 6 ]
+	# A task waiting for the CPU ends the re-entries (need_resched):
+	# guest-init.sh's resched_reenter, a sleeper on the measured CPU.
+	rs=$(gq "SELECT sum(CAST(a.value AS INTEGER)) FROM runs r JOIN run_attrs a ON a.run_uuid=r.uuid AND a.key='reenter_resched_stops' WHERE r.bench='cstate_wake' AND r.status='ok' AND r.campaign IS NULL AND json_extract(r.params, '\$.launch_min_ns')=2000000")
+	check "idlelab cstate_wake reenter: a task waking on the CPU ended the re-entries (${rs:-no} need_resched stops in 40 samples)" \
+		[ "${rs:-0}" -gt 0 ]
 	# QEMU's CPUID.5:EDX enumerates no MWAIT sub-state, so the module
 	# refuses every MWAIT hint there (IDLELAB_UNSUP_MWAIT_HINT).
 	check "idlelab cstate_wake mwait: unsupported where CPUID leaf 5 enumerates no such hint" \
