@@ -99,8 +99,12 @@ int il_states_entered(struct il_store *s, const struct il_analysis_opts *o,
 		snprintf(e->host, sizeof(e->host), "%s", c[0]);
 		snprintf(e->bench, sizeof(e->bench), "%s", c[2]);
 		snprintf(e->metric, sizeof(e->metric), "%s", c[3]);
-		snprintf(e->state, sizeof(e->state), strncmp(c[4], "no cpuidle", 10) &&
-			 strcmp(c[4], "not idle") ? "%s (entered)" : "%s", c[4]);
+		/* Only a state power:cpu_idle named was entered; the
+		 * "state unknown" rows (no driver, a lean capture) and
+		 * "not idle" are printed as they are. */
+		snprintf(e->state, sizeof(e->state),
+			 strstr(c[4], "state unknown") ||
+			 !strcmp(c[4], "not idle") ? "%s" : "%s (entered)", c[4]);
 		snprintf(e->unit, sizeof(e->unit), "%s", c[5]);
 		merge_sum(&e->sum, (uint64_t)sqlite3_column_int64(st, 6),
 			  (uint64_t)sqlite3_column_int64(st, 7),

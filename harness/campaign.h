@@ -96,7 +96,8 @@ struct il_plan_entry {
 	char *cpus;			/* placement spec, never NULL */
 	char *events;			/* NULL: the default set */
 	bool raw;
-	bool causes;			/* the group's causes: true */
+	bool causes;			/* the group's causes: true or lean */
+	bool causes_lean;		/* causes: lean */
 	void *block;			/* every parameter, typed: ops->params_size */
 	char *params_json;		/* @block rendered once, by
 					 * il_run_params_json(): hashed into

@@ -73,6 +73,7 @@ struct group_src {
 	struct settings s;
 	bool has_cpus, has_reps, has_raw;
 	bool causes;			/* causes: true (--causes for its runs) */
+	bool causes_lean;		/* causes: lean (and --causes-lean) */
 	int ndims;
 	struct dim *dims;
 	void *base;			/* the table's defaults */

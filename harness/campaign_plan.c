@@ -247,6 +247,7 @@ static int add_entry(struct ctx *x, const struct group_src *g, int gno,
 	e->line = g->line;
 	e->raw = g->s.raw;
 	e->causes = g->causes;
+	e->causes_lean = g->causes_lean;
 	e->repetition = rep;
 	e->repetitions = reps;
 	e->group = strdup(g->name);
@@ -291,6 +292,7 @@ void il_plan_request(const struct il_plan_entry *e, const char *campaign,
 	req->events = e->events;
 	req->keep_raw = e->raw;
 	req->causes = e->causes;
+	req->causes_lean = e->causes_lean;
 	req->campaign = campaign;
 	req->plan_index = e->index;
 	req->param_hash = e->hash;

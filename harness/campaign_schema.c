@@ -208,6 +208,26 @@ static const char *const group_keys[] = {
 	"matrix", "order", "order_seed", "causes", NULL,
 };
 
+/* causes: true | false | lean (bench --causes, --causes --causes-lean). */
+static int parse_causes(struct ctx *x, const yaml_node_t *vn,
+			struct group_src *g)
+{
+	g->causes_lean = vn->type == YAML_SCALAR_NODE &&
+			 !strcasecmp(cy_scalar(vn), "lean");
+	if (g->causes_lean) {
+		g->causes = true;
+		return 0;
+	}
+	if (!cy_get_bool(x, vn, "causes", &g->causes))
+		return 0;
+	return cy_fail(x, cy_line_of(vn), "causes",
+		       "expected true, false or lean, got %s%s%s",
+		       vn->type == YAML_SCALAR_NODE ? "'" : "",
+		       vn->type == YAML_SCALAR_NODE ? cy_scalar(vn) :
+						       cy_kind_name(vn),
+		       vn->type == YAML_SCALAR_NODE ? "'" : "");
+}
+
 static int fail_unknown_bench(struct ctx *x, int line, const char *name)
 {
 	const char *near = il_bench_suggest(name);
@@ -373,7 +393,7 @@ int cs_parse_group(struct ctx *x, const yaml_node_t *n, struct group_src *g)
 		} else if (!strncmp(k, "order", 5)) {
 			ret = cs_parse_order(x, vn, k, &g->s);
 		} else if (!strcmp(k, "causes")) {
-			ret = cy_get_bool(x, vn, k, &g->causes);
+			ret = parse_causes(x, vn, g);
 		}
 		if (ret)
 			return ret;

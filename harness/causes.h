@@ -94,6 +94,7 @@ struct il_cause_state {
 struct il_causes_run {
 	uint64_t threshold_ns;		/* 0: each series' p99 */
 	uint64_t buffer_kb;		/* 0: sized from the run's estimate */
+	bool lean;			/* --causes-lean: fewer events */
 	struct il_trace *trace;
 	uint64_t t0_mono, t0_tsc;	/* when the capture started */
 	uint64_t khz;			/* the TSC frequency used */

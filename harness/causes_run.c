@@ -120,11 +120,13 @@ void il_causes_begin(struct il_run *run)
 			kb = BUFFER_TOTAL_KB / (uint64_t)n;
 	}
 	if (il_trace_start(&c->trace, cpus, n, uses_tsc(run) ?
-			   IL_TRACE_CLOCK_TSC : IL_TRACE_CLOCK_MONO, kb)) {
+			   IL_TRACE_CLOCK_TSC : IL_TRACE_CLOCK_MONO, kb, c->lean)) {
 		c->nnotes = 0;
 		unavailable(c, il_errmsg());
 		return;
 	}
+	il_run_attr(run, -1, "causes_events", "%s",
+		    il_trace_events_name(c->lean));
 	/* A module's workers (kmod/include/idlelab_kcommon.h) are the
 	 * benchmark itself, not threads that took the CPU from it. */
 	if (run->ops->flags & IL_BF_KMOD)

@@ -5,8 +5,9 @@
  * noted sample of a --causes run, not only the outliers, goes into one
  * histogram per series and state entered, named as cpuidle names it.
  *
- * Where the kernel has no cpuidle driver the state is not knowable and the
- * rows say so ("no cpuidle driver: state unknown") instead of guessing;
+ * Where the kernel has no cpuidle driver, or a lean capture left cpu_idle
+ * out, the state is not knowable and the rows say so ("no cpuidle driver:
+ * state unknown") instead of guessing;
  * a sample whose CPU did not idle inside its window is "not idle".
  */
 #include "causes.h"
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #define NO_DRIVER	"no cpuidle driver: state unknown"
+#define NOT_RECORDED	"cpu_idle not recorded (--causes-lean): state unknown"
 
 static bool have_driver(void)
 {
@@ -85,7 +87,9 @@ int il_causes_states(struct il_causes_run *c, const struct il_cause_sample *w,
 	for (k = 0; k < n; k++) {
 		if (w[k].series->raw_layout == IL_RAW_TIMED)
 			continue;	/* gaps are not wakes */
-		if (!driver)
+		if (c->lean)
+			snprintf(name, sizeof(name), NOT_RECORDED);
+		else if (!driver)
 			snprintf(name, sizeof(name), NO_DRIVER);
 		else if (w[k].idle_state < 0)
 			snprintf(name, sizeof(name), "not idle");

@@ -16,6 +16,10 @@ int cli_causes_buffer(const struct cli_option *o, const char *arg);
 	CLI_FLAG(0, "causes", &(req).causes,				\
 		 "capture kernel trace events on the measured CPUs and\n" \
 		 "store the causes of each outlier (needs root, tracefs)"), \
+	CLI_FLAG(0, "causes-lean", &(req).causes_lean,			\
+		 "with --causes: leave sched_wakeup and cpu_idle out,\n" \
+		 "two events fewer on each wake's path (the idle\n"	\
+		 "state per sample is then unknown)"),			\
 	CLI_CALLBACK(0, "causes-threshold", &(req).causes_threshold_ns, "NS", \
 		     "attribute samples of at least NS ns (default: each\n" \
 		     "series' p99; gaps are always attributed)",	\

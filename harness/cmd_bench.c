@@ -21,7 +21,7 @@ static const char bench_usage[] =
 	"usage: idlelab bench NAME [--cpus SPEC] [--param KEY=VALUE]...\n"
 	"                     [--events LIST] [--counters pfm|papi]\n"
 	"                     [--db FILE] [--raw] [--json]\n"
-	"                     [--causes [--causes-threshold NS] [--causes-buffer-kb KB]]\n\n"
+	"                     [--causes [--causes-lean] [--causes-threshold NS] [--causes-buffer-kb KB]]\n\n"
 	"Run one benchmark on this machine and store it.\n\n";
 
 /* --param may repeat; the array has room for one per argv word. */

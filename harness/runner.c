@@ -63,6 +63,7 @@ int il_run_prepare(struct il_topo *topo, const struct il_run_request *req,
 			return il_errorf(-ENOMEM, "out of memory");
 		run->causes->threshold_ns = req->causes_threshold_ns;
 		run->causes->buffer_kb = req->causes_buffer_kb;
+		run->causes->lean = req->causes_lean;
 	}
 	ret = fill_params(req, run->params);
 	if (ret)

@@ -56,6 +56,7 @@ struct il_run_request {
 	 * @causes_threshold_ns 0 is each series' p99, @causes_buffer_kb 0
 	 * sizes the per-CPU buffer from the run's estimate. */
 	bool causes;
+	bool causes_lean;		/* --causes-lean (trace_capture.c) */
 	uint64_t causes_threshold_ns;
 	uint64_t causes_buffer_kb;
 	const char *campaign;		/* NULL for single runs */

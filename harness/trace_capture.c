@@ -34,18 +34,33 @@
 #define TRACEFS_DIR	"/sys/kernel/tracing"
 #define TRACEFS_MAGIC_NR 0x74726163
 
-/* What is recorded: system, event (NULL: the whole system). */
-static const char *const trace_events[][2] = {
-	{ "irq", "irq_handler_entry" },
-	{ "irq", "irq_handler_exit" },
-	{ "irq", "softirq_entry" },
-	{ "irq", "softirq_exit" },
-	{ "irq_vectors", NULL },
-	{ "nmi", "nmi_handler" },
-	{ "sched", "sched_switch" },
-	{ "sched", "sched_wakeup" },
-	{ "power", "cpu_idle" },
+/*
+ * What is recorded: system, event (NULL: the whole system), and whether a
+ * lean capture (--causes-lean) keeps it.  Lean leaves out the two events
+ * that sit on every wake's own path without naming a cause: sched_wakeup
+ * (the attribution reads none; sched_switch says who held the CPU) and
+ * cpu_idle (only the per-sample idle state needs it): two ring-buffer
+ * writes fewer between a timer's expiry and the woken thread.
+ */
+static const struct {
+	const char *sys, *name;
+	bool lean;
+} trace_events[] = {
+	{ "irq", "irq_handler_entry", true },
+	{ "irq", "irq_handler_exit", true },
+	{ "irq", "softirq_entry", true },
+	{ "irq", "softirq_exit", true },
+	{ "irq_vectors", NULL, true },
+	{ "nmi", "nmi_handler", true },
+	{ "sched", "sched_switch", true },
+	{ "sched", "sched_wakeup", false },
+	{ "power", "cpu_idle", false },
 };
+
+const char *il_trace_events_name(bool lean)
+{
+	return lean ? "lean: no sched_wakeup, no power:cpu_idle" : "full";
+}
 
 const char *il_trace_clock_name(enum il_trace_clock c)
 {
@@ -153,11 +168,13 @@ static int configure(struct il_trace *t, const int *cpus, int ncpus)
 		ret = il_errorf(-EIO, "cannot set %s/tracing_cpumask to %s",
 				t->inst_dir, buf);
 	for (i = 0; !ret && i < sizeof(trace_events) / sizeof(trace_events[0]); i++) {
-		if (tracefs_event_enable(t->inst, trace_events[i][0],
-					 trace_events[i][1]) < 0)
+		if (t->lean && !trace_events[i].lean)
+			continue;
+		if (tracefs_event_enable(t->inst, trace_events[i].sys,
+					 trace_events[i].name) < 0)
 			ret = il_errorf(-EOPNOTSUPP, "trace event %s:%s is not available in this kernel",
-					trace_events[i][0],
-					trace_events[i][1] ? trace_events[i][1] : "*");
+					trace_events[i].sys,
+					trace_events[i].name ? trace_events[i].name : "*");
 	}
 	/* What the kernel really gave (it rounds to whole pages). */
 	if (!ret) {
@@ -174,7 +191,7 @@ static int configure(struct il_trace *t, const int *cpus, int ncpus)
 }
 
 int il_trace_start(struct il_trace **out, const int *cpus, int ncpus,
-		   enum il_trace_clock clock, uint64_t buffer_kb)
+		   enum il_trace_clock clock, uint64_t buffer_kb, bool lean)
 {
 	const char *why = il_trace_unavailable();
 	char name[64];
@@ -193,6 +210,7 @@ int il_trace_start(struct il_trace **out, const int *cpus, int ncpus,
 	}
 	t->clock = clock;
 	t->buffer_kb = buffer_kb;
+	t->lean = lean;
 	t->ncpus = ncpus;
 	t->lock_fd = -1;
 	for (i = 0; i < ncpus; i++) {

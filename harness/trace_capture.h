@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* The trace clock, chosen to match how the benchmark stamps its samples. */
@@ -67,6 +68,7 @@ struct il_trace_cpu {
 
 struct il_trace {
 	enum il_trace_clock clock;
+	bool lean;			/* --causes-lean's shorter event list */
 	uint64_t buffer_kb;		/* per CPU, as the kernel took it */
 	int ncpus;
 	struct il_trace_cpu *cpu;
@@ -103,13 +105,21 @@ const char *il_trace_clock_name(enum il_trace_clock c);
 uint64_t il_trace_buffer_kb(uint64_t duration_ns, uint64_t events_per_s);
 
 /**
+ * il_trace_events_name() - the event list recorded, in words: "full", or
+ * the lean one's with what it leaves out (stored as run attribute
+ * causes_events).
+ */
+const char *il_trace_events_name(bool lean);
+
+/**
  * il_trace_start() - journal, then make the instance, set its buffer
- * (@buffer_kb per CPU), clock, cpumask (@cpus) and events, and turn it on.
+ * (@buffer_kb per CPU), clock, cpumask (@cpus) and events (@lean: the
+ * lean list, see trace_capture.c), and turn it on.
  * Return: 0 with *@out set; -EBUSY if another run holds the trace
  * journal; -EOPNOTSUPP/-EACCES where tracing cannot be had (message set).
  */
 int il_trace_start(struct il_trace **out, const int *cpus, int ncpus,
-		   enum il_trace_clock clock, uint64_t buffer_kb);
+		   enum il_trace_clock clock, uint64_t buffer_kb, bool lean);
 
 /**
  * il_trace_stop() - turn the instance off, read each CPU's lost-event

@@ -1,10 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # BENCHMARKS.md figure 4: what --causes costs and how long it takes.
-#  1. timer_wake on one CPU, alternately without and with --causes,
-#     ROUNDS times each (SAMPLES wakes at INTERVAL_US, SCHED_FIFO 95, PM QoS
-#     0 us): each round's median, and the ratio of the per-mode medians of
-#     the rounds (with / without): the tracing cost on the measured CPU;
+#  1. timer_wake on one CPU, in turn without --causes, with it, and with
+#     --causes --causes-lean, ROUNDS times each (SAMPLES wakes at
+#     INTERVAL_US, SCHED_FIFO 95, PM QoS 0 us): each round's median, and
+#     for each capture the ratio of the per-mode medians of the rounds
+#     (with / without) and the median of the per-round ratios: the
+#     tracing cost on the measured CPU;
 #  2. one tsc_gaps run and one timer_wake run of LONG_S seconds each with
 #     --causes: the run's length against the attribution time stored in
 #     trace_captures.attribution_ns (reading the buffers, attributing every
@@ -29,10 +31,14 @@ median() { sort -n | awk '{v[NR]=$1} END {print (NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR
 echo "round mode median_ns"
 i=1
 while [ "$i" -le "$rounds" ]; do
-	for mode in plain causes; do
-		flag=""
-		[ "$mode" = causes ] && flag=--causes
+	for mode in plain causes lean; do
+		case $mode in
+		plain) flag= ;;
+		causes) flag=--causes ;;
+		lean) flag="--causes --causes-lean" ;;
+		esac
 		rm -f "$tmp/db"*
+		# shellcheck disable=SC2086
 		"$idlelab" bench timer_wake --db "$tmp/db" --cpus "$cpu" \
 			--param samples="$n" --param interval_us="$intv" \
 			--param priority=95 --param pm_qos_us=0 $flag --json >"$tmp/j"
@@ -41,8 +47,12 @@ while [ "$i" -le "$rounds" ]; do
 	i=$((i + 1))
 done
 p=$(awk '$2=="plain"{print $3}' "$tmp/all" | median)
-c=$(awk '$2=="causes"{print $3}' "$tmp/all" | median)
-echo "median of medians: plain $p ns, causes $c ns, ratio $(echo "$c $p" | awk '{printf "%.3f", $1/$2}')"
+for mode in causes lean; do
+	c=$(awk -v m="$mode" '$2==m{print $3}' "$tmp/all" | median)
+	# Paired: each round's capture against that round's plain run.
+	pr=$(awk -v m="$mode" '$2=="plain"{p[$1]=$3} $2==m{print $3/p[$1]}' "$tmp/all" | median)
+	echo "median of medians: plain $p ns, $mode $c ns, ratio $(echo "$c $p" | awk '{printf "%.3f", $1/$2}'); median of the paired ratios $(echo "$pr" | awk '{printf "%.3f", $1}')"
+done
 
 echo "run run_s attribution_s events_kept events_lost samples_stored"
 for b in tsc_gaps timer_wake; do

@@ -61,12 +61,15 @@ tracefs_state >"$T_TMP/before"
 
 # disturbed DISTURB-ARGS...: tsc_gaps --causes for 2 s on $CPU while the
 # disturbance runs; sets rc, TID (the disturbing thread) and RUN.
+# $LEAN (empty, or --causes-lean) goes on the command line.
+LEAN=
 disturbed() {
 	"$DISTURB" "$@" >"$T_TMP/disturb.out" &
 	DPID=$!
 	sleep 0.5
+	# shellcheck disable=SC2086
 	$FIFO "$IDLELAB" bench tsc_gaps --cpus "$CPU" --param duration_ms=2000 \
-		--causes --db "$DB" >"$T_TMP/out" 2>"$T_TMP/err"
+		--causes $LEAN --db "$DB" >"$T_TMP/out" 2>"$T_TMP/err"
 	rc=$?
 	wait $DPID
 	TID=$(awk '/^ready/ {print $2}' "$T_TMP/disturb.out")
@@ -74,23 +77,33 @@ disturbed() {
 }
 
 # --- 1. the preemption of known length -----------------------------------
-disturbed burst "$CPU" 3000 50 4
-check "tsc_gaps --causes ran (exit $rc)" test "$rc" -eq 0
-check "the capture is stored as ok, on x86-tsc" \
-	test "$(q "SELECT status || ' ' || clock FROM trace_captures WHERE run_uuid = '$RUN'")" = "ok x86-tsc"
-N=$(q "SELECT count(*) FROM cause_samples WHERE run_uuid = '$RUN'
-	AND metric = 'gap' AND value_ns BETWEEN 2700000 AND 4000000")
-M=$(q "SELECT count(*) FROM cause_samples s WHERE run_uuid = '$RUN'
-	AND metric = 'gap' AND value_ns BETWEEN 2700000 AND 4000000
-	AND EXISTS (SELECT 1 FROM causes c WHERE c.run_uuid = s.run_uuid
-		AND c.metric = s.metric AND c.cpu = s.cpu AND c.sample = s.sample
-		AND c.kind = 'thread' AND c.name LIKE 'il-burst/$TID %'
-		AND c.dur_ns BETWEEN 2700000 AND 3300000)")
-diag "gaps of 2.7-4 ms: $N, attributed to il-burst/$TID for 3 ms +-10 %: $M"
-# 40 bursts in 2 s; fewer than 20 seen means the disturbance was not.
-check "the bursts were seen as gaps ($N >= 20)" test "$N" -ge 20
-check "at least 90 % of them name the burst thread ($M of $N)" \
-	test $((M * 10)) -ge $((N * 9))
+# Once with the full event list, once with --causes-lean's: the burst is
+# a sched_switch away from the benchmark, which both record.
+for LEAN in "" --causes-lean; do
+	L=${LEAN:+ (lean)}
+	disturbed burst "$CPU" 3000 50 4
+	check "tsc_gaps --causes$L ran (exit $rc)" test "$rc" -eq 0
+	check "the capture$L is stored as ok, on x86-tsc" \
+		test "$(q "SELECT status || ' ' || clock FROM trace_captures WHERE run_uuid = '$RUN'")" = "ok x86-tsc"
+	want=full
+	[ -n "$LEAN" ] && want="lean: no sched_wakeup, no power:cpu_idle"
+	check "the run says which event list it used$L" \
+		test "$(q "SELECT value FROM run_attrs WHERE run_uuid = '$RUN' AND key = 'causes_events'")" = "$want"
+	N=$(q "SELECT count(*) FROM cause_samples WHERE run_uuid = '$RUN'
+		AND metric = 'gap' AND value_ns BETWEEN 2700000 AND 4000000")
+	M=$(q "SELECT count(*) FROM cause_samples s WHERE run_uuid = '$RUN'
+		AND metric = 'gap' AND value_ns BETWEEN 2700000 AND 4000000
+		AND EXISTS (SELECT 1 FROM causes c WHERE c.run_uuid = s.run_uuid
+			AND c.metric = s.metric AND c.cpu = s.cpu AND c.sample = s.sample
+			AND c.kind = 'thread' AND c.name LIKE 'il-burst/$TID %'
+			AND c.dur_ns BETWEEN 2700000 AND 3300000)")
+	diag "gaps of 2.7-4 ms$L: $N, attributed to il-burst/$TID for 3 ms +-10 %: $M"
+	# 40 bursts in 2 s; fewer than 20 seen means the disturbance was not.
+	check "the bursts were seen as gaps$L ($N >= 20)" test "$N" -ge 20
+	check "at least 90 % of them name the burst thread$L ($M of $N)" \
+		test $((M * 10)) -ge $((N * 9))
+done
+LEAN=
 
 # --- 2. the interrupt of known rate --------------------------------------
 disturbed wake "$CPU" 0 10000 3
@@ -145,6 +158,13 @@ else
 		"$(q "SELECT count(*) FROM cause_states WHERE run_uuid = '$RUN'
 		AND state_name <> 'not idle' AND (state IS NULL OR state_name = 'no cpuidle driver: state unknown')")" = 0
 fi
+# A lean capture records no cpu_idle: its rows say the state is unknown.
+"$IDLELAB" bench timer_wake --cpus "$CPU" --param samples=500 --causes \
+	--causes-lean --db "$DB" >/dev/null 2>&1
+RUN=$(q "SELECT uuid FROM runs ORDER BY start_ns DESC LIMIT 1")
+check "--causes-lean: every sample's state is 'cpu_idle not recorded'" test \
+	"$(q "SELECT group_concat(DISTINCT state_name) || ' ' || sum(count) FROM cause_states WHERE run_uuid = '$RUN'")" = \
+	"cpu_idle not recorded (--causes-lean): state unknown 500"
 "$IDLELAB" report --db "$DB" --kind states >"$T_TMP/states" 2>&1
 check "report --kind states has the rows of the states entered" \
 	grep -Eq "\| (not idle|.* \(entered\)|no cpuidle driver: state unknown) \|" "$T_TMP/states"
@@ -183,12 +203,19 @@ name: causes-keys
 groups:
   - {bench: tsc_gaps, cpus: "$CPU", causes: true, params: {duration_ms: 100}}
   - {bench: tsc_gaps, name: plain, cpus: "$CPU", params: {duration_ms: 100}}
+  - {bench: tsc_gaps, name: lean, cpus: "$CPU", causes: lean, params: {duration_ms: 100}}
 EOF
 "$IDLELAB" run "$T_TMP/c.yaml" --db "$DB" >/dev/null 2>&1
-check "idlelab run with causes: true succeeds" test $? -eq 0
-check "only the causes: true run has a capture" test "$(q "SELECT group_concat(r.plan_index || ':' || coalesce(t.status, 'none'))
+check "idlelab run with causes: true and causes: lean succeeds" test $? -eq 0
+check "only the causes: true and lean runs have a capture, lean's lean" test "$(q "SELECT group_concat(r.plan_index || ':' || coalesce(t.status, 'none') || ':' || coalesce(a.value, '-'))
 	FROM runs r LEFT JOIN trace_captures t ON t.run_uuid = r.uuid
-	WHERE r.campaign = 'causes-keys' ORDER BY r.plan_index")" = "0:ok,1:none"
+	LEFT JOIN run_attrs a ON a.run_uuid = r.uuid AND a.key = 'causes_events'
+	WHERE r.campaign = 'causes-keys' ORDER BY r.plan_index")" = \
+	"0:ok:full,1:none:-,2:ok:lean: no sched_wakeup, no power:cpu_idle"
+sed 's/causes: lean/causes: slim/' "$T_TMP/c.yaml" >"$T_TMP/bad.yaml"
+"$IDLELAB" run "$T_TMP/bad.yaml" --db "$DB" --dry-run >/dev/null 2>"$T_TMP/err"
+check "causes: slim is refused with file, line, key and the values allowed" \
+	grep -q "bad.yaml:5: key 'causes': expected true, false or lean, got 'slim'" "$T_TMP/err"
 
 # --- 6. merge, db check, export -------------------------------------------
 M=$T_TMP/m.db
