@@ -40,6 +40,7 @@ for d in "$@"; do
 	x2apic-cluster) mode="x2APIC cluster" ;;
 	x2apic-phys) mode="x2APIC physical" ;;
 	bochs) mode="xAPIC (Bochs)" ;;
+	lowres) mode="xAPIC, highres=off" ;;
 	*) mode=$p ;;
 	esac
 	col="${k%%-amd64} · $mode${drv:+ (\`$drv\`)}"

@@ -9,6 +9,42 @@ va_jv() {
 	printf '%s\n' "$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p"
 }
 
+# vm_qemu_missing: what a QEMU guest needs that is not installed (the
+# packages of tests/vm/setup.sh), as " qemu busybox-static ..."; empty
+# when nothing is missing.
+vm_qemu_missing() {
+	m=
+	command -v qemu-system-x86_64 >/dev/null || m="$m qemu"
+	[ -x /bin/busybox ] || m="$m busybox-static"
+	ls /lib/modules/*/build >/dev/null 2>&1 || m="$m headers"
+	ls /boot/vmlinuz-* >/dev/null 2>&1 || m="$m kernel"
+	printf '%s' "$m"
+}
+
+# vm_need_qemu NAME: skip the test NAME, saying what is missing, and end
+# the script (exit 0) when a QEMU guest cannot run here.
+vm_need_qemu() {
+	miss=$(vm_qemu_missing)
+	[ -z "$miss" ] && return 0
+	skip "$1" "missing:$miss (run tests/vm/setup.sh)"
+	t_done
+	exit 0
+}
+
+# vm_assert_wrote D L: the guest wrote its results.jsonl and reached its
+# end; without results the serial log's tail is shown and the script ends
+# (exit 1), since nothing else can be checked.
+vm_assert_wrote() {
+	if [ ! -s "$1/results.jsonl" ]; then
+		not_ok "$2 wrote results"
+		tail -20 "$1/serial.log" 2>/dev/null | sed 's/^/# /'
+		t_done
+		exit 1
+	fi
+	ok "$2 wrote results"
+	check "$2 ran to the end" grep -q '"op":"end"' "$1/results.jsonl"
+}
+
 # vm_assert_steps D L: every step of guest-init.sh ran to its end within its
 # own limit.  A step that timed out, or one the guest started and never
 # ended (the host's limit killed the emulator), is named.

@@ -13,15 +13,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/asserts.sh
 
 if [ -z "${IDLELAB_VM_RESULTS:-}" ]; then
-	miss=
-	command -v qemu-system-x86_64 >/dev/null || miss="$miss qemu"
-	[ -x /bin/busybox ] || miss="$miss busybox-static"
-	ls /lib/modules/*/build >/dev/null 2>&1 || miss="$miss headers"
-	if [ -n "$miss" ]; then
-		skip "low-resolution guest run" "missing:$miss (run tests/vm/setup.sh)"
-		t_done
-		exit 0
-	fi
+	vm_need_qemu "low-resolution guest run"
 	IDLELAB_VM_PROFILE=lowres IDLELAB_VM_OUT=$T_TMP/lowres \
 		sh tests/vm/run-qemu.sh --no-setup --no-test >"$T_TMP/run.log" 2>&1
 	sed 's/^/# /' "$T_TMP/run.log" | tail -3
@@ -32,14 +24,7 @@ R=$D/results.jsonl
 G=$D/guest.db
 gq() { sqlite3 -batch -noheader "$G" "$@"; }
 
-if [ ! -s "$R" ]; then
-	not_ok "lowres: guest wrote results"
-	tail -20 "$D/serial.log" 2>/dev/null | sed 's/^/# /'
-	t_done
-	exit 1
-fi
-ok "lowres: guest wrote results"
-check "lowres: guest ran to the end" grep -q '"op":"end"' "$R"
+vm_assert_wrote "$D" "lowres: guest"
 vm_assert_steps "$D" lowres
 vm_assert_swevent_hold "$D" lowres
 ns=$(va_jv "$(grep '"op":"hrtimer_resolution"' "$R")" ns)

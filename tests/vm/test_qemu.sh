@@ -13,16 +13,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/vm/asserts.sh
 
 if [ -z "${IDLELAB_VM_RESULTS:-}" ]; then
-	miss=
-	command -v qemu-system-x86_64 >/dev/null || miss="$miss qemu"
-	[ -x /bin/busybox ] || miss="$miss busybox-static"
-	ls /lib/modules/*/build >/dev/null 2>&1 || miss="$miss headers"
-	ls /boot/vmlinuz-* >/dev/null 2>&1 || miss="$miss kernel"
-	if [ -n "$miss" ]; then
-		skip "qemu guest run" "missing:$miss (run tests/vm/setup.sh)"
-		t_done
-		exit 0
-	fi
+	vm_need_qemu "qemu guest run"
 	IDLELAB_VM_OUT=$T_TMP/qemu sh tests/vm/run-qemu.sh --no-setup \
 		--no-test >"$T_TMP/run.log" 2>&1
 	sed 's/^/# /' "$T_TMP/run.log" | tail -5
@@ -44,14 +35,7 @@ line() {
 	fi
 }
 
-if [ ! -s "$R" ]; then
-	not_ok "guest wrote results"
-	tail -20 "$D/serial.log" 2>/dev/null | sed 's/^/# /'
-	t_done
-	exit 1
-fi
-ok "guest wrote results"
-check "guest ran to the end" grep -q '"op":"end"' "$R"
+vm_assert_wrote "$D" guest
 vm_assert_steps "$D" guest
 vm_assert_swevent_hold "$D" guest
 vm_assert_kmod_origin "$D" guest
