@@ -426,6 +426,14 @@ static int il_wake_sender(struct il_worker *wk)
 	}
 }
 
+/* The request's CPUs are online; the caller holds cpus_read_lock(). */
+static bool il_wake_cpus_ok(const struct idlelab_cstate_req *req)
+{
+	return il_cpu_ok(req->cpu) &&
+	       (req->wake_source != IDLELAB_WAKE_IPI ||
+		il_cpu_ok(req->sender_cpu));
+}
+
 /**
  * il_cstate_run - run a checked IDLELAB_IOC_CSTATE_WAKE request
  * @req:	the request; nr_done, unsupported and tsc_khz are filled in
@@ -440,8 +448,20 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	struct il_worker wk[2] = {};
 	unsigned int nr_workers = 1;
 	struct il_wake *w;
+	bool cpus_ok;
 	int ret;
 
+	/*
+	 * A request naming an offline CPU is -EINVAL whatever this machine
+	 * supports, so the answer never depends on the platform (the
+	 * low-resolution guest found it answered "unsupported" instead).
+	 * The check under the lock below is the one the run relies on.
+	 */
+	cpus_read_lock();
+	cpus_ok = il_wake_cpus_ok(req);
+	cpus_read_unlock();
+	if (!cpus_ok)
+		return -EINVAL;
 	req->nr_done = 0;
 	req->unsupported = IDLELAB_UNSUP_NONE;
 	req->tsc_khz = tsc_khz;
@@ -490,9 +510,7 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	w->timer.function = il_wake_timer;
 
 	cpus_read_lock();
-	if (!il_cpu_ok(req->cpu) ||
-	    (req->wake_source == IDLELAB_WAKE_IPI &&
-	     !il_cpu_ok(req->sender_cpu))) {
+	if (!il_wake_cpus_ok(req)) {
 		ret = -EINVAL;
 		goto unlock_cpus;
 	}

@@ -329,6 +329,18 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 	u32 i;
 	int ret;
 
+	/*
+	 * Offline or repeated CPUs are -EINVAL whatever this machine
+	 * supports (see il_cstate_run()); the checks under the lock below
+	 * are the ones the run relies on.
+	 */
+	cpus_read_lock();
+	ret = il_cpu_ok(req->cpu) ? 0 : -EINVAL;
+	if (!ret && req->mode != IDLELAB_WBINVD_SWEEP)
+		ret = il_blast_cpus(req, victims);
+	cpus_read_unlock();
+	if (ret)
+		return ret;
 	req->nr_done = 0;
 	req->dropped = 0;
 	req->unsupported = IDLELAB_UNSUP_NONE;

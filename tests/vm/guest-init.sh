@@ -205,8 +205,7 @@ resolution() {
 # ---- the steps -------------------------------------------------------------
 # idlelab.client=cstate on the kernel command line: the short Bochs run;
 # x2apic: the x2APIC guests; lowres: the guest booted with highres=off,
-# which checks only the refusals that need it (the bad-input suite's
-# EBUSY probes need runs that last, which it would refuse).
+# which runs the bad-input suite and the refusals that need it.
 args=$(sed -n 's/.*idlelab\.client=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
 # An emulated CPU can go unscheduled for a long while on a busy host, and a
 # storm round then times out for no fault of the module's (seen once at the
@@ -220,6 +219,7 @@ step load_modules 60 load_modules
 # TCG (tests/vm/swevent-hold.c).  Killed by poweroff.
 /bin/swevent-hold >> "$R" 2>&1 &
 if [ "$args" = lowres ]; then
+	step bad_input 400 client bad
 	step resolution 30 resolution
 	# An hrtimer wake a tick late by design is refused, with the reason
 	# (IDLELAB_UNSUP_LOWRES_TIMER); an IPI wake needs no hrtimer.

@@ -215,6 +215,18 @@ static void bad_offline(void)
 	r.wake_source = IDLELAB_WAKE_IPI;
 	r.sender_cpu = cpu;
 	tally(&t, xioctl(fd_c, IDLELAB_IOC_CSTATE_WAKE, &r), EINVAL);
+	/*
+	 * The offline CPU, with an MWAIT hint (C2) that no emulator here
+	 * enumerates: still -EINVAL, never "unsupported", so the answer to a
+	 * bad request does not depend on the machine.
+	 */
+	r = cstate_base();
+	r.cpu = cpu;
+	r.nr_samples = 4;
+	r.samples = (uintptr_t)s;
+	r.method = IDLELAB_METHOD_MWAIT;
+	r.mwait_hint = 0x10;
+	tally(&t, xioctl(fd_c, IDLELAB_IOC_CSTATE_WAKE, &r), EINVAL);
 	if (lseek(f, 0, SEEK_SET) < 0 || write(f, "1", 1) != 1)
 		printf("{\"op\":\"note\",\"msg\":\"cpu%u not back online\"}\n",
 		       cpu);

@@ -32,7 +32,7 @@ TIMEOUT=${IDLELAB_VM_TIMEOUT:-600}
 #                   -cpu max,+x2apic, 20 vCPUs so that the targets span
 #                   two clusters (IDs 0-15 and 16-19): cluster x2apic
 #   x2apic-phys     the same, with x2apic_phys on the kernel command line
-#   lowres          -cpu max, 2 vCPUs, highres=off: hrtimers at tick
+#   lowres          -cpu max, 4 vCPUs, highres=off: hrtimers at tick
 #                   resolution, for the cstate module's refusal of them
 # Only QEMU 10's TCG (bookworm-backports) emulates x2APIC.  IDLELAB_QEMU
 # names the binary (default qemu-system-x86_64).
@@ -43,7 +43,7 @@ case $PROFILE in
 xapic) machine="-cpu max" smp=4 append= client= ;;
 x2apic-cluster) machine=$X2 smp=20 append= client=x2apic ;;
 x2apic-phys) machine=$X2 smp=20 append=x2apic_phys client=x2apic ;;
-lowres) machine="-cpu max" smp=2 append=highres=off client=lowres ;;
+lowres) machine="-cpu max" smp=4 append=highres=off client=lowres ;;
 *) echo "run-qemu: unknown IDLELAB_VM_PROFILE '$PROFILE'" >&2; exit 2 ;;
 esac
 smp=${IDLELAB_VM_SMP:-$smp}

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# The low-resolution guest (TAP): Debian's 6.1 booted with highres=off, 2
+# The low-resolution guest (TAP): Debian's 6.1 booted with highres=off, 4
 # vCPUs (run-qemu.sh's lowres profile), where hrtimers have the tick's
 # resolution.  A timer wake there would be up to a tick late by design, so
 # the cstate module must refuse it as unsupported with its reason
@@ -27,6 +27,7 @@ gq() { sqlite3 -batch -noheader "$G" "$@"; }
 vm_assert_wrote "$D" "lowres: guest"
 vm_assert_steps "$D" lowres
 vm_assert_swevent_hold "$D" lowres
+vm_assert_bad_input "$D" lowres
 ns=$(va_jv "$(grep '"op":"hrtimer_resolution"' "$R")" ns)
 check "lowres: the guest's hrtimers are at tick resolution (${ns:-no} ns)" \
 	[ "${ns:-0}" -gt 1 ]
