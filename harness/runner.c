@@ -57,6 +57,9 @@ int il_run_prepare(struct il_topo *topo, const struct il_run_request *req,
 		return il_errorf(ret, "out of memory");
 	run->topo = topo;
 	run->keep_raw = req->keep_raw;
+	/* Alone it would silently capture nothing: a usage error. */
+	if (req->causes_lean && !req->causes)
+		return il_errorf(-EINVAL, "--causes-lean needs --causes");
 	if (req->causes) {
 		run->causes = calloc(1, sizeof(*run->causes));
 		if (!run->causes)

@@ -31,6 +31,10 @@ tracefs_state() {
 }
 
 # --- bad input, refused before anything is measured ------------------------
+expect_exit "--causes-lean without --causes is a usage error" 2 \
+	"$IDLELAB" bench tsc_gaps --causes-lean --db "$DB"
+check "the message says it needs --causes" \
+	grep -q -- "--causes-lean needs --causes" "$T_TMP/err"
 expect_exit "--causes-threshold abc is a usage error" 2 \
 	"$IDLELAB" bench tsc_gaps --causes --causes-threshold abc --db "$DB"
 expect_exit "--causes-buffer-kb 0 is a usage error" 2 \
