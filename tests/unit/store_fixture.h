@@ -267,4 +267,20 @@ static inline void rm_tmpdir(void)
 	rmdir(tmpdir);
 }
 
+/* The tests' directory: made before the first case, 0 or 1 (said why). */
+static inline int fixture_dir_make(void)
+{
+	if (mkdtemp(tmpdir))
+		return 0;
+	perror("mkdtemp");
+	return 1;
+}
+
+/* After the last case: the directory removed, TAP's exit status. */
+static inline int fixture_dir_done(void)
+{
+	rm_tmpdir();
+	return tap_done();
+}
+
 #endif

@@ -375,10 +375,8 @@ TEST(batched_runs_and_published_series)
 
 int main(void)
 {
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
+	if (fixture_dir_make())
 		return 1;
-	}
 	RUN(create_and_migrate);
 	RUN(migrate_twice_is_noop);
 	RUN(older_schema);
@@ -387,6 +385,5 @@ int main(void)
 	RUN(machine_upsert);
 	RUN(sqlite_uri_escapes);
 	RUN(batched_runs_and_published_series);
-	rm_tmpdir();
-	return tap_done();
+	return fixture_dir_done();
 }

@@ -286,10 +286,8 @@ TEST(check_finds_damage)
 
 int main(void)
 {
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
+	if (fixture_dir_make())
 		return 1;
-	}
 	RUN(foreign_db_refused);
 	RUN(text_file_refused);
 	RUN(newer_schema_refused);
@@ -299,6 +297,5 @@ int main(void)
 	RUN(failed_run_leaves_nothing);
 	RUN(campaign_plan_unique);
 	RUN(check_finds_damage);
-	rm_tmpdir();
-	return tap_done();
+	return fixture_dir_done();
 }
