@@ -82,7 +82,7 @@ $(BUILD)/gen/schemas.c: $(MIGRATIONS) tools/embed-schemas.sh
 $(BUILD)/gen/schemas.o: $(BUILD)/gen/schemas.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libidlelab.a tests/tap.h
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libidlelab.a tests/tap.h $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libidlelab.a $(LDLIBS)
 
