@@ -131,7 +131,7 @@ static const struct il_opt cw_opts[] = {
 struct cw_tally {
 	uint64_t done, unsup, early, other, no_intr, reentries;
 	uint64_t entry_ge_exit, intr_before_exit, intr_after_exit;
-	uint64_t late, wb_noop, mwait_noop, resched, stale;
+	uint64_t late, wb_noop, mwait_noop, resched, stale, preempted;
 	uint64_t smi, nmi;
 	bool smi_valid, nmi_valid;
 	uint32_t hw, res_avail;
@@ -313,6 +313,13 @@ static void cw_account(struct cw_state *st, int i,
 	} else if ((f & IDLELAB_SAMPLE_WBINVD) && st->wb[i]) {
 		il_series_add(st->wb[i], il_kcyc_ns(s->wbinvd_cycles, khz));
 	}
+	/* Switched out inside the window: the time is the scheduler's. */
+	if (f & IDLELAB_SAMPLE_PREEMPTED) {
+		t->preempted++;
+		il_series_drop(st->wake[i], IL_DROP_RACE);
+		il_series_drop(st->intr[i], IL_DROP_RACE);
+		return;
+	}
 	if (f & IDLELAB_SAMPLE_OTHER_IRQ) {
 		t->other++;
 		/* Another interrupt won the race to wake the CPU. */
@@ -384,6 +391,7 @@ static void cw_record(struct il_run *run, int cpu, const struct cw_tally *t)
 	il_run_attr(run, cpu, "mwait_noop", "%" PRIu64, t->mwait_noop);
 	il_run_attr(run, cpu, "reenter_resched_stops", "%" PRIu64, t->resched);
 	il_run_attr(run, cpu, "stale_ipis", "%" PRIu64, t->stale);
+	il_run_attr(run, cpu, "preempted_windows", "%" PRIu64, t->preempted);
 }
 
 /*

@@ -157,6 +157,7 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 	struct idlelab_ipi_req r;
 	uint32_t *targets = NULL, wmin = UINT32_MAX, wmax = 0;
 	uint64_t k, bad_rounds = 0, stray = 0, foreign_rounds = 0;
+	uint64_t preempted_rounds = 0;
 	char key[48];
 	int i, ret;
 
@@ -206,8 +207,12 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 			    !(o->flags & IDLELAB_ROUND_TIMEOUT);
 		/* A foreign NMI's handler may have delayed ours: suspect. */
 		bool foreign = o->flags & IDLELAB_ROUND_FOREIGN_NMI;
+		bool preempted = o->flags & IDLELAB_ROUND_PREEMPTED;
 
 		foreign_rounds += foreign;
+		preempted_rounds += preempted;
+		/* A sender switched out mid-round: as suspect as a foreign NMI. */
+		foreign = foreign || preempted;
 		if (o->flags & IDLELAB_ROUND_TIMEOUT)
 			il_series_drop(rt, IL_DROP_LOST);
 		else if (foreign)
@@ -256,6 +261,8 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 	il_run_attr(run, -1, key, "%" PRIu64, stray);
 	snprintf(key, sizeof(key), "foreign_nmi_rounds_n%d", nt);
 	il_run_attr(run, -1, key, "%" PRIu64, foreign_rounds);
+	snprintf(key, sizeof(key), "preempted_rounds_n%d", nt);
+	il_run_attr(run, -1, key, "%" PRIu64, preempted_rounds);
 	snprintf(key, sizeof(key), "foreign_nmis_n%d", nt);
 	il_run_attr(run, -1, key, "%u", r.foreign_nmis);
 	snprintf(key, sizeof(key), "late_nmis_n%d", nt);

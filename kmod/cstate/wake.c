@@ -37,7 +37,9 @@
  *
  * Each timed window, from the arming to t_exit, runs with preemption
  * disabled (and the sender's spin, t_launch and IPI too), so the kthread
- * cannot be scheduled away inside one.
+ * cannot be scheduled away inside one; the kthread's context-switch count
+ * is compared across the window all the same (IDLELAB_SAMPLE_PREEMPTED),
+ * so that a change that breaks this is seen in the data, not guessed at.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -293,6 +295,7 @@ static int il_wake_one(struct il_wake *w, u32 i,
 	const struct idlelab_cstate_req *req = w->req;
 	u64 l_ns = il_wake_distance(w), t0, deadline, r0[IDLELAB_RES_NR] = {};
 	u32 nmi0, smi0, smi1, res0 = 0, k;
+	unsigned long sw0;
 	bool smi_ok, ours = false;
 	int ret;
 
@@ -309,6 +312,7 @@ static int il_wake_one(struct il_wake *w, u32 i,
 	nmi0 = il_nmi_count();
 
 	preempt_disable();
+	sw0 = il_switches(current);
 	local_irq_disable();
 	if (w->res_avail) {
 		res0 = il_res_read(w->res_avail, r0);
@@ -340,6 +344,8 @@ static int il_wake_one(struct il_wake *w, u32 i,
 			s->res[k] = s->res_flags & (1U << k) ?
 				    s->res[k] - r0[k] : 0;
 	}
+	if (il_switches(current) != sw0)
+		s->flags |= IDLELAB_SAMPLE_PREEMPTED;
 	preempt_enable();
 
 	/* Wait, bounded, for our own event so it cannot leak into the next. */

@@ -184,6 +184,17 @@ static inline bool il_should_abort(atomic_t *abort)
 }
 
 /* CPU in range and online; the caller holds cpus_read_lock(). */
+/*
+ * Context switches of @t so far, voluntary or not.  A timed window runs
+ * with preemption disabled, so this cannot change inside one; if it ever
+ * does (a sleeping call slipped into a window, a preempt_enable() moved),
+ * the window is flagged as preempted instead of being stored as a latency.
+ */
+static inline unsigned long il_switches(const struct task_struct *t)
+{
+	return READ_ONCE(t->nvcsw) + READ_ONCE(t->nivcsw);
+}
+
 static inline bool il_cpu_ok(u32 cpu)
 {
 	return cpu < nr_cpu_ids && cpu_online(cpu);

@@ -344,6 +344,7 @@ static int il_storm_sender(struct il_worker *wk)
 	const struct idlelab_ipi_req *req = st->req;
 	u64 timeout = il_us_to_cycles(req->timeout_us);
 	u32 r, foreign0 = 0, owed;
+	unsigned long sw0;
 
 	if (READ_ONCE(test_sender_exit)) {
 		static DECLARE_COMPLETION(il_nobody_waits);
@@ -369,7 +370,11 @@ static int il_storm_sender(struct il_worker *wk)
 			break;
 		}
 		foreign0 = atomic_read(&st->foreign);
+		sw0 = il_switches(current);
 		il_storm_round(st, r, timeout);
+		/* Cannot happen with preemption off; seen, not assumed. */
+		if (il_switches(current) != sw0)
+			st->rounds[r].flags |= IDLELAB_ROUND_PREEMPTED;
 		preempt_enable();
 		st->nr_done = r + 1;
 		touch_nmi_watchdog();

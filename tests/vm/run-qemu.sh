@@ -40,7 +40,9 @@ PROFILE=${IDLELAB_VM_PROFILE:-xapic}
 QEMU=${IDLELAB_QEMU:-qemu-system-x86_64}
 X2="-machine q35 -device intel-iommu,intremap=on,eim=on -cpu max,+x2apic"
 case $PROFILE in
-xapic) machine="-cpu max" smp=4 append= client= ;;
+# preempt=full: kernel code is preemptible at every interrupt return, so
+# the kmod's preemption-off windows are put to the test (test_qemu.sh).
+xapic) machine="-cpu max" smp=4 append=preempt=full client= ;;
 x2apic-cluster) machine=$X2 smp=20 append= client=x2apic ;;
 x2apic-phys) machine=$X2 smp=20 append=x2apic_phys client=x2apic ;;
 lowres) machine="-cpu max" smp=4 append=highres=off client=lowres ;;

@@ -288,6 +288,19 @@ else
 	rs=$(gq "SELECT sum(CAST(a.value AS INTEGER)) FROM runs r JOIN run_attrs a ON a.run_uuid=r.uuid AND a.key='reenter_resched_stops' WHERE r.bench='cstate_wake' AND r.status='ok' AND r.campaign IS NULL AND json_extract(r.params, '\$.launch_min_ns')=2000000")
 	check "idlelab cstate_wake reenter: a task waking on the CPU ended the re-entries (${rs:-no} need_resched stops in 40 samples)" \
 		[ "${rs:-0}" -gt 0 ]
+	# preempt=full (run-qemu.sh): an interrupt return preempts kernel code
+	# that has not disabled preemption, and the sleeper above made a task
+	# runnable on the measured CPU inside windows (the stops).  A window
+	# the kthread was switched out of would count in preempted_windows, a
+	# storm round in preempted_rounds_n*: both must stay 0.
+	check "guest kernel runs with full preemption (Dynamic Preempt: full)" \
+		grep -q 'Dynamic Preempt: full' "$D/dmesg.txt"
+	pw=$(gq "SELECT count(*) || '/' || coalesce(sum(CAST(a.value AS INTEGER)), 0) FROM run_attrs a JOIN runs r ON r.uuid=a.run_uuid WHERE r.bench='cstate_wake' AND r.status='ok' AND a.key='preempted_windows'")
+	check "idlelab cstate_wake: no window was preempted (runs/preempted: $pw)" \
+		[ "${pw%/*}" -ge 6 -a "${pw#*/}" = 0 ]
+	pr=$(gq "SELECT count(*) || '/' || coalesce(sum(CAST(a.value AS INTEGER)), 0) FROM run_attrs a JOIN runs r ON r.uuid=a.run_uuid WHERE r.bench='ipi_storm' AND r.status='ok' AND a.key LIKE 'preempted_rounds_n%'")
+	check "idlelab ipi_storm: no round was preempted (counts/preempted: $pr)" \
+		[ "${pr%/*}" -ge 3 -a "${pr#*/}" = 0 ]
 	# QEMU's CPUID.5:EDX enumerates no MWAIT sub-state, so the module
 	# refuses every MWAIT hint there (IDLELAB_UNSUP_MWAIT_HINT).
 	check "idlelab cstate_wake mwait: unsupported where CPUID leaf 5 enumerates no such hint" \
@@ -297,7 +310,7 @@ else
 	att() { echo "(SELECT CAST(value AS INTEGER) FROM run_attrs a WHERE a.run_uuid=s.run_uuid AND a.cpu=s.cpu AND a.key='$1')"; }
 	check "idlelab cstate_wake: early, other-interrupt and late-entry wakes counted apart" \
 		[ "$(gq "SELECT count(*) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='cstate_wake' AND r.status='ok' AND s.metric='wake_latency' AND NOT (
-			s.early = $(att early_wakes) AND s.dropped = $(att other_irq_wakes) + $(att late_entries) AND
+			s.early = $(att early_wakes) AND s.dropped = $(att other_irq_wakes) + $(att late_entries) + $(att preempted_windows) AND
 			s.count + s.early + s.dropped = $(att samples_done) - $(att unsupported_samples))")" -eq 0 ]
 	diag "cstate_wake wake_latency (method cpu count early other): $(gq "SELECT group_concat(json_extract(r.params, '\$.method') || '/' || json_extract(r.params, '\$.wake_source') || ' ' || s.cpu || ' ' || s.count || ' ' || s.early || ' ' || s.dropped, '; ') FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='cstate_wake' AND r.status='ok' AND s.metric='wake_latency' AND r.campaign IS NULL")"
 	# Under a hypervisor a WBINVD < 1 us is a no-op: dropped, counted.

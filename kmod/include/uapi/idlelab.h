@@ -237,6 +237,11 @@ struct idlelab_cstate_req {
 #define IDLELAB_SAMPLE_WBINVD_NOOP	(1U << 9)
 /* Under a hypervisor MWAIT returned at once without any wake: a no-op */
 #define IDLELAB_SAMPLE_MWAIT_NOOP	(1U << 10)
+/*
+ * The measuring kthread was switched out between the arming and t_exit,
+ * which preemption being off should make impossible: not a latency.
+ */
+#define IDLELAB_SAMPLE_PREEMPTED	(1U << 11)
 
 struct idlelab_cstate_sample {
 	__u64 t_launch;			/* event due (hrtimer) or sent (IPI) */
@@ -425,6 +430,8 @@ struct idlelab_ipi_req {
  * one): its handler may have delayed ours, so the times are suspect.
  */
 #define IDLELAB_ROUND_FOREIGN_NMI	(1U << 1)
+/* The sender was switched out during the round (see SAMPLE_PREEMPTED) */
+#define IDLELAB_ROUND_PREEMPTED		(1U << 2)
 
 struct idlelab_ipi_round {
 	__u64 t_issue;			/* before the first ICR write */
