@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #define TRACEFS_DIR	"/sys/kernel/tracing"
+#define RECORD_CMD	"options/record-cmd"
 #define TRACEFS_MAGIC_NR 0x74726163
 
 /*
@@ -190,6 +191,45 @@ static int configure(struct il_trace *t, const int *cpus, int ncpus)
 	return ret;
 }
 
+/*
+ * Make the instance with record-cmd off.  An instance takes the top
+ * level's options when it is made, and record-cmd (a top-level option: an
+ * instance has no file for it) hooks a probe on sched_switch and
+ * sched_wakeup that saves the comm of the tasks a CPU switches between
+ * once that CPU has recorded an event: work on the measured CPU's wake
+ * path, for comms this capture reads from the events' own fields.
+ * Measured within one run (BENCHMARKS.md section 6), that probe was about
+ * 2 % of timer_wake's median.  The top level's option is off only around
+ * the mkdir, journalled before, and put back at once.
+ */
+static int instance_make(struct il_trace *t, const char *name)
+{
+	char *v = tracefs_instance_file_read(NULL, RECORD_CMD, NULL);
+	bool on = v && v[0] == '1';
+	int ret = 0;
+
+	free(v);
+	if (on) {
+		ret = il_trace_journal_record_cmd(t->mounted ? TRACEFS_DIR : NULL,
+						  t->inst_dir,
+						  TRACEFS_DIR "/" RECORD_CMD);
+		if (ret)
+			return ret;
+		t->record_cmd_off = 1;
+		if (tracefs_instance_file_write(NULL, RECORD_CMD, "0") < 0)
+			return il_errorf(errno ? -errno : -EIO, "cannot write '0' to %s/%s: %s",
+					 TRACEFS_DIR, RECORD_CMD, strerror(errno ? errno : EIO));
+	}
+	t->inst = tracefs_instance_create(name);
+	if (!t->inst)
+		ret = il_errorf(errno ? -errno : -EIO, "cannot create the tracefs instance %s: %s",
+				t->inst_dir, strerror(errno ? errno : EIO));
+	if (on && tracefs_instance_file_write(NULL, RECORD_CMD, "1") < 0 && !ret)
+		ret = il_errorf(errno ? -errno : -EIO, "cannot write '1' back to %s/%s: %s",
+				TRACEFS_DIR, RECORD_CMD, strerror(errno ? errno : EIO));
+	return ret;
+}
+
 int il_trace_start(struct il_trace **out, const int *cpus, int ncpus,
 		   enum il_trace_clock clock, uint64_t buffer_kb, bool lean)
 {
@@ -234,13 +274,9 @@ int il_trace_start(struct il_trace **out, const int *cpus, int ncpus,
 		goto fail;
 	}
 	tracefs_set_tracing_dir((char *)TRACEFS_DIR);
-	t->inst = tracefs_instance_create(name);
-	if (!t->inst) {
-		ret = il_errorf(errno ? -errno : -EIO, "cannot create the tracefs instance %s: %s",
-				t->inst_dir, strerror(errno ? errno : EIO));
-		goto fail;
-	}
-	ret = configure(t, cpus, ncpus);
+	ret = instance_make(t, name);
+	if (!ret)
+		ret = configure(t, cpus, ncpus);
 	if (ret)
 		goto fail;
 	*out = t;
@@ -259,7 +295,8 @@ int il_trace_close(struct il_trace *t)
 		tracefs_instance_free(t->inst);
 	t->inst = NULL;
 	return il_trace_journal_end(t->mounted ? TRACEFS_DIR : NULL,
-				    t->inst_dir, t->lock_fd);
+				    t->inst_dir, t->record_cmd_off ?
+				    TRACEFS_DIR "/" RECORD_CMD : NULL, t->lock_fd);
 }
 
 int il_trace_free(struct il_trace *t)

@@ -10,7 +10,9 @@
  * where it is not mounted) goes through the trace journal
  * (trace_journal.c) first, so a run killed with SIGKILL leaves nothing
  * behind once `idlelab restore` has run: removing the instance undoes every
- * setting inside it, unmounting undoes the mount.
+ * setting inside it, unmounting undoes the mount.  The one top-level
+ * setting touched, options/record-cmd, is off only while the instance is
+ * made (trace_capture.c, instance_make()) and is journalled too.
  *
  * libtracefs reads the per-CPU binary buffers (trace_pipe_raw) and
  * libtraceevent parses the records with the kernel's own event formats;
@@ -84,6 +86,7 @@ struct il_trace {
 	char inst_dir[256];
 	int lock_fd;
 	int mounted;
+	int record_cmd_off;		/* top-level record-cmd turned off, journalled */
 	int closed;
 	uint32_t seq;
 };

@@ -9,7 +9,8 @@
  * Two things are ever made: the tracefs mount, when tracefs was not
  * mounted (undone by unmounting it), and the run's instance directory
  * (undone by removing it, which drops its buffer, clock, cpumask and
- * enabled events with it).  il_envctl_recover(), which `idlelab restore`,
+ * enabled events with it).  One top-level setting is changed, and only
+ * while the instance is made: options/record-cmd, off (put back to "1").  il_envctl_recover(), which `idlelab restore`,
  * `run` and `bench` call first, restores this journal too.
  */
 #include "envctl_internal.h"
@@ -20,8 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
+/* @orig: what a write entry puts back ("" for a directory or mount). */
 static int add(struct jentry *e, int *n, enum il_jentry_op op,
-	       const char *file)
+	       const char *file, const char *orig)
 {
 	struct jentry *x = &e[(*n)++];
 
@@ -29,8 +31,8 @@ static int add(struct jentry *e, int *n, enum il_jentry_op op,
 	x->op = op;
 	x->path = strdup(file);
 	x->file = strdup(file);
-	x->orig = (unsigned char *)strdup("");
-	x->orig_len = 0;
+	x->orig = (unsigned char *)strdup(orig);
+	x->orig_len = strlen(orig);
 	if (!x->path || !x->file || !x->orig)
 		return il_errorf(-ENOMEM, "out of memory");
 	return 0;
@@ -49,15 +51,17 @@ static void entries_free(struct jentry *e, int n)
 
 /* The entries, in the order the changes are made (restored in reverse). */
 static int entries(const char *mount_dir, const char *inst_dir,
-		   struct jentry *e, int *n)
+		   const char *cmd_file, struct jentry *e, int *n)
 {
 	int ret = 0;
 
 	*n = 0;
 	if (mount_dir)
-		ret = add(e, n, IL_JE_UMOUNT, mount_dir);
+		ret = add(e, n, IL_JE_UMOUNT, mount_dir, "");
+	if (!ret && cmd_file)
+		ret = add(e, n, IL_JE_WRITE, cmd_file, "1");
 	if (!ret)
-		ret = add(e, n, IL_JE_RMDIR, inst_dir);
+		ret = add(e, n, IL_JE_RMDIR, inst_dir, "");
 	return ret;
 }
 
@@ -86,7 +90,7 @@ int il_trace_journal_begin(const char *mount_dir, const char *inst_dir,
 		if (ret)
 			return ret == -EBUSY ? il_errorf(ret, "another idlelab run is capturing trace events") : ret;
 	}
-	ret = entries(mount_dir, inst_dir, e, &n);
+	ret = entries(mount_dir, inst_dir, NULL, e, &n);
 	if (!ret)
 		ret = il_journal_write(IL_TRACE_JOURNAL, e, n);
 	entries_free(e, n);
@@ -97,13 +101,26 @@ int il_trace_journal_begin(const char *mount_dir, const char *inst_dir,
 	return ret;
 }
 
-int il_trace_journal_end(const char *mount_dir, const char *inst_dir,
-			 int lock_fd)
+int il_trace_journal_record_cmd(const char *mount_dir, const char *inst_dir,
+				const char *cmd_file)
 {
-	struct jentry e[2];
+	struct jentry e[3];
+	int n = 0, ret;
+
+	ret = entries(mount_dir, inst_dir, cmd_file, e, &n);
+	if (!ret)
+		ret = il_journal_write(IL_TRACE_JOURNAL, e, n);
+	entries_free(e, n);
+	return ret;
+}
+
+int il_trace_journal_end(const char *mount_dir, const char *inst_dir,
+			 const char *cmd_file, int lock_fd)
+{
+	struct jentry e[3];
 	int n = 0, nr = 0, ret;
 
-	ret = entries(mount_dir, inst_dir, e, &n);
+	ret = entries(mount_dir, inst_dir, cmd_file, e, &n);
 	if (!ret)
 		ret = il_envctl_restore_entries(e, n, &nr);
 	entries_free(e, n);

@@ -17,11 +17,22 @@ int il_trace_journal_begin(const char *mount_dir, const char *inst_dir,
 			   int *lock_fd);
 
 /**
- * il_trace_journal_end() - undo both (remove @inst_dir, unmount
- * @mount_dir), then remove the journal and release @lock_fd.
+ * il_trace_journal_record_cmd() - write the journal again, durably, with
+ * one change more: tracefs's top-level options/record-cmd @cmd_file, now
+ * "1", is about to be turned off for a while (restored to "1", after the
+ * instance is removed and before tracefs is unmounted).
+ * Return: 0, or -errno (message set) with nothing changed yet.
+ */
+int il_trace_journal_record_cmd(const char *mount_dir, const char *inst_dir,
+				const char *cmd_file);
+
+/**
+ * il_trace_journal_end() - undo them all (remove @inst_dir, put
+ * @cmd_file back to "1" when it is not NULL, unmount @mount_dir), then
+ * remove the journal and release @lock_fd.
  * Return: 0, or -errno with the journal kept for `idlelab restore`.
  */
 int il_trace_journal_end(const char *mount_dir, const char *inst_dir,
-			 int lock_fd);
+			 const char *cmd_file, int lock_fd);
 
 #endif

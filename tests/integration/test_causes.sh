@@ -27,7 +27,10 @@ q() { sqlite3 -batch -noheader "$DB" "$1"; }
 TR=/sys/kernel/tracing
 tracefs_state() {
 	grep -c " $TR tracefs " /proc/mounts
-	if grep -q " $TR tracefs " /proc/mounts; then ls "$TR/instances"; fi
+	if grep -q " $TR tracefs " /proc/mounts; then
+		ls "$TR/instances"
+		cat "$TR/options/record-cmd"
+	fi
 }
 
 # --- bad input, refused before anything is measured ------------------------
@@ -191,15 +194,35 @@ while [ $i -lt 100 ] && [ ! -d "$TR/instances/idlelab-$KPID" ]; do
 	sleep 0.1; i=$((i + 1))
 done
 check "the run made its instance" test -d "$TR/instances/idlelab-$KPID"
+# The instance is made with record-cmd off (trace_capture.c,
+# instance_make()); the top level's (on by default) is put back at once,
+# well within the moment given here.
+sleep 0.5
+check "the instance records no comms (norecord-cmd), the top level still does" \
+	test "$(grep record-cmd "$TR/instances/idlelab-$KPID/trace_options" 2>/dev/null)" = norecord-cmd -a \
+	"$(cat "$TR/options/record-cmd" 2>/dev/null)" = 1
 kill -9 $KPID
 wait $KPID 2>/dev/null
 check "kill -9 left the instance and the trace journal" \
 	test -d "$TR/instances/idlelab-$KPID" -a -f "$IDLELAB_STATE_DIR/trace-journal.json"
+check "the trace journal holds the top level's record-cmd" \
+	grep -q 'options/record-cmd' "$IDLELAB_STATE_DIR/trace-journal.json"
+# As if the kill had come while record-cmd was off, around the mkdir.
+echo 0 >"$TR/options/record-cmd"
 "$IDLELAB" restore >"$T_TMP/restore.out" 2>&1
 check "idlelab restore succeeds" test $? -eq 0
 tracefs_state >"$T_TMP/after"
 check "tracefs is as it was found (mount and instances)" cmp -s "$T_TMP/before" "$T_TMP/after"
 check "the trace journal is gone" test ! -e "$IDLELAB_STATE_DIR/trace-journal.json"
+# Unmounted again when it was found so: the kernel keeps the option.
+if grep -q " $TR tracefs " /proc/mounts; then
+	rc_now=$(cat "$TR/options/record-cmd")
+else
+	mount -t tracefs nodev "$TR" && rc_now=$(cat "$TR/options/record-cmd")
+	umount "$TR"
+fi
+check "restore put the top level's record-cmd back to 1 (it is ${rc_now:-unreadable})" \
+	test "${rc_now:-}" = 1
 
 # --- 5. a campaign group with causes: true, and one without ---------------
 cat >"$T_TMP/c.yaml" <<EOF
