@@ -110,7 +110,6 @@ while [ "$r" -le "$runs" ]; do
 	awk 'NR > 1 && $1 == ph + 1 && $2 != tr {
 		print ($2 ? $3 / m : m / $3) }
 		{ ph = $1; tr = $2; m = $3 }' "$tmp/m" >"$tmp/ratios"
-
 	pr=$(median <"$tmp/ratios")
 	on=$(awk '$2 == 1 {print $3}' "$tmp/p" | median)
 	off=$(awk '$2 == 0 {print $3}' "$tmp/p" | median)
