@@ -245,7 +245,12 @@ static void nmi_inject(int fd, unsigned int ncpu, unsigned int inject)
 	ni_storm_tally(fd, &s, &t);	/* under way before the marker */
 	ni_console("IDLELAB-NMI-READY", inject);
 	t0 = ni_now();
-	while (nmi0 >= 0 && (nmi == nmi0 || !t.foreign) &&
+	/*
+	 * Until one has landed in a round (flagged): a storm also counts the
+	 * foreign NMIs that hit while its sender starts or ends, which no
+	 * round was running to be flagged for.
+	 */
+	while (nmi0 >= 0 && (nmi == nmi0 || !t.flagged) &&
 	       ni_now() - t0 < 60) {
 		ni_storm_tally(fd, &s, &t);
 		nmi = ni_nmi_count(0);

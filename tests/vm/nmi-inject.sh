@@ -6,7 +6,8 @@
 # serial console, which it prints while its IPI storms run, then injects
 # NMIs through QMP's inject-nmi (QEMU delivers each to every vCPU), 2 s
 # apart, until the guest prints "IDLELAB-NMI-DONE" (it has seen one land
-# during a storm: one may also fall between two storms) or MAX were sent.
+# in a storm round: one may also fall between two storms, or between a
+# storm's start or end and its rounds) or MAX were sent.
 # Writes to LOG one line per NMI QEMU accepted ("injected N") or what went
 # wrong.  The spacing keeps the kernel's rate-limited "Uhhuh. NMI received
 # for unknown reason" lines (10 in 5 s) complete: test_qemu.sh counts them.
