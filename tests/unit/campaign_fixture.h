@@ -17,6 +17,16 @@
 
 static struct il_topo *topo;
 
+/* Each test's first step: 0, or -1 with the reason printed. */
+static inline int fixture_topo_open(void)
+{
+	if (il_topo_open(&topo)) {
+		printf("# cannot open the topology: %s\n", il_errmsg());
+		return -1;
+	}
+	return 0;
+}
+
 static inline struct il_campaign *parse(const char *text)
 {
 	struct il_campaign *c = NULL;

@@ -427,10 +427,8 @@ out:
 
 int main(void)
 {
-	if (il_topo_open(&topo)) {
-		printf("# cannot open the topology: %s\n", il_errmsg());
+	if (fixture_topo_open())
 		return 1;
-	}
 	RUN(fnv1a64_vectors);
 	RUN(expansion_order_and_indices);
 	RUN(params_sorted_and_hash_is_fnv_of_canonical);

@@ -195,10 +195,8 @@ TEST(load_missing_file)
 
 int main(void)
 {
-	if (il_topo_open(&topo)) {
-		printf("# cannot open the topology: %s\n", il_errmsg());
+	if (fixture_topo_open())
 		return 1;
-	}
 	RUN(check_op_refuses_at_prepare);
 	RUN(bad_files);
 	RUN(load_missing_file);
