@@ -183,7 +183,6 @@ static inline bool il_should_abort(atomic_t *abort)
 	return atomic_read(abort) != 0;
 }
 
-/* CPU in range and online; the caller holds cpus_read_lock(). */
 /*
  * Context switches of @t so far, voluntary or not.  A timed window runs
  * with preemption disabled, so this cannot change inside one; if it ever
@@ -195,6 +194,7 @@ static inline unsigned long il_switches(const struct task_struct *t)
 	return READ_ONCE(t->nvcsw) + READ_ONCE(t->nivcsw);
 }
 
+/* CPU in range and online; the caller holds cpus_read_lock(). */
 static inline bool il_cpu_ok(u32 cpu)
 {
 	return cpu < nr_cpu_ids && cpu_online(cpu);
