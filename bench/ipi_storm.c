@@ -205,17 +205,17 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 		const struct idlelab_ipi_round *o = &rd[k];
 		bool good = o->acks == (uint32_t)nt &&
 			    !(o->flags & IDLELAB_ROUND_TIMEOUT);
-		/* A foreign NMI's handler may have delayed ours: suspect. */
+		/* A foreign NMI's handler may have delayed ours; a sender
+		 * switched out mid-round timed the scheduler too: suspect. */
 		bool foreign = o->flags & IDLELAB_ROUND_FOREIGN_NMI;
 		bool preempted = o->flags & IDLELAB_ROUND_PREEMPTED;
+		bool suspect = foreign || preempted;
 
 		foreign_rounds += foreign;
 		preempted_rounds += preempted;
-		/* A sender switched out mid-round: as suspect as a foreign NMI. */
-		foreign = foreign || preempted;
 		if (o->flags & IDLELAB_ROUND_TIMEOUT)
 			il_series_drop(rt, IL_DROP_LOST);
-		else if (foreign)
+		else if (suspect)
 			il_series_drop(rt, IL_DROP_RACE);
 		else
 			il_series_add(rt, il_kcyc_ns(o->t_complete - o->t_issue,
@@ -230,7 +230,7 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 			if (!a->count || a->cpu != targets[i] ||
 			    a->t < o->t_issue)
 				il_series_drop(arr[i], IL_DROP_LOST);
-			else if (foreign)
+			else if (suspect)
 				il_series_drop(arr[i], IL_DROP_RACE);
 			else
 				il_series_add(arr[i],

@@ -115,13 +115,20 @@ static int cpu_list(const int *cpus, int n, char *buf, size_t len)
 	return 0;
 }
 
-static int inst_write(struct il_trace *t, const char *file, const char *val)
+/* @file of instance @inst (NULL: the top level), in @dir, for the message. */
+static int file_write(struct tracefs_instance *inst, const char *dir,
+		      const char *file, const char *val)
 {
-	if (tracefs_instance_file_write(t->inst, file, val) < 0)
+	if (tracefs_instance_file_write(inst, file, val) < 0)
 		return il_errorf(errno ? -errno : -EIO,
 				 "cannot write '%s' to %s/%s: %s", val,
-				 t->inst_dir, file, strerror(errno ? errno : EIO));
+				 dir, file, strerror(errno ? errno : EIO));
 	return 0;
+}
+
+static int inst_write(struct il_trace *t, const char *file, const char *val)
+{
+	return file_write(t->inst, t->inst_dir, file, val);
 }
 
 /* Our process's threads now: the benchmark's workers exist after setup. */
@@ -216,17 +223,21 @@ static int instance_make(struct il_trace *t, const char *name)
 		if (ret)
 			return ret;
 		t->record_cmd_off = 1;
-		if (tracefs_instance_file_write(NULL, RECORD_CMD, "0") < 0)
-			return il_errorf(errno ? -errno : -EIO, "cannot write '0' to %s/%s: %s",
-					 TRACEFS_DIR, RECORD_CMD, strerror(errno ? errno : EIO));
+		ret = file_write(NULL, TRACEFS_DIR, RECORD_CMD, "0");
+		if (ret)
+			return ret;
 	}
 	t->inst = tracefs_instance_create(name);
 	if (!t->inst)
 		ret = il_errorf(errno ? -errno : -EIO, "cannot create the tracefs instance %s: %s",
 				t->inst_dir, strerror(errno ? errno : EIO));
-	if (on && tracefs_instance_file_write(NULL, RECORD_CMD, "1") < 0 && !ret)
-		ret = il_errorf(errno ? -errno : -EIO, "cannot write '1' back to %s/%s: %s",
-				TRACEFS_DIR, RECORD_CMD, strerror(errno ? errno : EIO));
+	/* Back at once, even when the mkdir failed; its error comes first. */
+	if (on) {
+		int back = file_write(NULL, TRACEFS_DIR, RECORD_CMD, "1");
+
+		if (!ret)
+			ret = back;
+	}
 	return ret;
 }
 
