@@ -10,8 +10,9 @@
  * mounted (undone by unmounting it), and the run's instance directory
  * (undone by removing it, which drops its buffer, clock, cpumask and
  * enabled events with it).  One top-level setting is changed, and only
- * while the instance is made: options/record-cmd, off (put back to "1").  il_envctl_recover(), which `idlelab restore`,
- * `run` and `bench` call first, restores this journal too.
+ * while the instance is made: options/record-cmd, off (put back to "1").
+ * il_envctl_recover(), which `idlelab restore`, `run` and `bench` call
+ * first, restores this journal too.
  */
 #include "envctl_internal.h"
 #include "err.h"
