@@ -309,8 +309,13 @@ void il_causes_end(struct il_run *run)
 	c->nsamples = keep_outliers(w, nw);
 	free(wcpu);
 	/* Put tracefs back now: storing the run may take a while. */
-	if (il_trace_close(c->trace) && !ret)
-		ret = -EIO;
+	if (il_trace_close(c->trace)) {
+		/* Never silent: the journal keeps it for `idlelab restore`. */
+		fprintf(stderr, "idlelab: warning: %s; `idlelab restore` puts it back\n",
+			il_errmsg());
+		if (!ret)
+			ret = -EIO;
+	}
 	if (ret)
 		unavailable(c, il_errmsg());
 	c->attribution_ns = il_now_ns(CLOCK_MONOTONIC) - t_begin;

@@ -426,11 +426,21 @@ static int journal_read(const char *base, struct jentry **out, int *nout)
 /*
  * Undo a directory made or a file system mounted: what is already gone
  * (ENOENT), or no longer mounted there (EINVAL), has nothing left to undo.
+ * A tracefs instance another process has a file of open (a reader of its
+ * trace, a write to its set_event) refuses rmdir with EBUSY for as long as
+ * that lasts: try again for up to a second before calling it a failure.
  */
 static int undo_create(const struct jentry *e)
 {
-	int r = e->op == IL_JE_RMDIR ? rmdir(e->file) : umount2(e->file, 0);
+	const struct timespec step = { 0, 10 * 1000 * 1000 };
+	int r, tries = 0;
 
+	for (;;) {
+		r = e->op == IL_JE_RMDIR ? rmdir(e->file) : umount2(e->file, 0);
+		if (!r || errno != EBUSY || ++tries > 100)
+			break;
+		nanosleep(&step, NULL);
+	}
 	if (r && errno != ENOENT && !(e->op == IL_JE_UMOUNT && errno == EINVAL))
 		return -errno;
 	return 0;

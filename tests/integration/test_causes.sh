@@ -224,6 +224,35 @@ fi
 check "restore put the top level's record-cmd back to 1 (it is ${rc_now:-unreadable})" \
 	test "${rc_now:-}" = 1
 
+# --- 4b. an instance file held open past the run's end --------------------
+# rmdir of a tracefs instance is refused (EBUSY) while any process has one
+# of its files open; the run retries for a second, then warns, keeps the
+# journal and stores the capture as unavailable with the reason.
+"$IDLELAB" bench tsc_gaps --cpus "$CPU" --param duration_ms=1000 --causes \
+	--db "$DB" >/dev/null 2>"$T_TMP/busy.err" &
+BPID=$!
+i=0
+while [ $i -lt 100 ] && [ ! -d "$TR/instances/idlelab-$BPID" ]; do
+	sleep 0.1; i=$((i + 1))
+done
+sh -c 'exec 9<"$1"; exec sleep 8' sh "$TR/instances/idlelab-$BPID/trace" &
+HPID=$!
+wait $BPID
+brc=$?
+check "a run whose instance is held open still ends 0 (exit $brc)" test $brc -eq 0
+check "and says tracefs was not put back, and how to" \
+	grep -q "warning: cannot restore $TR/instances/idlelab-$BPID: .*Device or resource busy; .idlelab restore. puts it back" "$T_TMP/busy.err"
+check "its capture is unavailable with that reason" \
+	test "$(q "SELECT t.status FROM trace_captures t JOIN runs r ON r.uuid = t.run_uuid WHERE t.reason LIKE '%idlelab-$BPID%busy%'")" = unavailable
+check "the trace journal is kept" test -f "$IDLELAB_STATE_DIR/trace-journal.json"
+kill $HPID 2>/dev/null
+wait $HPID 2>/dev/null
+"$IDLELAB" restore >"$T_TMP/restore2.out" 2>&1
+check "once the file is closed, idlelab restore puts tracefs back" \
+	test $? -eq 0 -a ! -e "$IDLELAB_STATE_DIR/trace-journal.json"
+tracefs_state >"$T_TMP/after2"
+check "tracefs is as it was found again" cmp -s "$T_TMP/before" "$T_TMP/after2"
+
 # --- 5. a campaign group with causes: true, and one without ---------------
 cat >"$T_TMP/c.yaml" <<EOF
 name: causes-keys
