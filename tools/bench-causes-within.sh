@@ -19,6 +19,10 @@
 # untraced phase median), and the medians of all traced and all untraced
 # samples; then the median of the runs' pair ratios.
 #
+# FILTERS=1 also filters the two events lean leaves out, once the capture
+# is on: power:cpu_idle 'state != 4294967295' (no idle exits) and
+# sched_wakeup 'prio != 4' (not the benchmark's own SCHED_FIFO 95 wakes).
+#
 # usage: tools/bench-causes-within.sh [full|lean] [RUNS] [CPU] [SAMPLES] [INTERVAL_US] [TOGGLE_S] [TRIM]
 # needs: make (build/idlelab), sqlite3, root (tracefs), a second CPU
 set -eu
@@ -71,6 +75,10 @@ while [ "$r" -le "$runs" ]; do
 		sleep 0.05
 		i=$((i + 1))
 	done
+	if [ -n "${FILTERS:-}" ] && [ -n "$inst" ]; then
+		echo 'state != 4294967295' >"$inst/events/power/cpu_idle/filter"
+		echo 'prio != 4' >"$inst/events/sched/sched_wakeup/filter"
+	fi
 	k=0
 	while kill -0 "$bp" 2>/dev/null && [ -n "$inst" ] && [ -d "$inst" ]; do
 		sleep "$period"
