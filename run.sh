@@ -12,6 +12,9 @@
 #                     run CAMPAIGN on every host of the Ansible INVENTORY
 #                     (harness/fleet/), fetch results/<host>.db, merge them
 #                     into results/fleet.db and print the table
+#   ./run.sh --print-plan [run|test|fleet]
+#                     print the apt commands that command would run, in
+#                     order, and stop; nothing is installed or built
 #
 # Installing needs root (apt-get); as another user, missing packages are
 # listed and the script stops.
@@ -35,34 +38,35 @@ TEST_DEPS="$TEST_DEPS ansible-core ansible-lint openssh-server openssh-client ip
 TEST_DEPS="$TEST_DEPS dkms"
 # socat: the QEMU rig's host-side NMI injector talks QMP over a UNIX socket.
 TEST_DEPS="$TEST_DEPS socat"
+# mmdebstrap: tests/integration/test_install_plan.sh builds a pristine
+# bookworm root with it and checks every install line above, and those of
+# tests/vm/setup.sh, in that root.
+TEST_DEPS="$TEST_DEPS mmdebstrap"
 FLEET_DEPS="ansible-core openssh-client"
 
-missing() {
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-			grep -q 'install ok installed' || echo "$p"
-	done
-}
+# tools/deps.sh: installed, missing, apt_install and the plan modes.
+. ./tools/deps.sh
 
 install_deps() {
 	# shellcheck disable=SC2086
 	need=$(missing $*)
 	[ -z "$need" ] && return 0
-	if [ "$(id -u)" != 0 ]; then
+	if [ "$(id -u)" != 0 ] && ! plan_mode; then
 		echo "run.sh: missing Debian packages (install them as root):" $need >&2
 		exit 2
 	fi
 	echo "run.sh: installing" $need >&2
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
+	apt_get update -qq
 	# shellcheck disable=SC2086
-	apt-get install -y -qq --no-install-recommends $need >/dev/null
+	apt_install "run.sh $stage_name" $need
 }
 
 jobs() { nproc 2>/dev/null || echo 2; }
 
 cmd_run() {
+	stage_name=deps
 	install_deps $BUILD_DEPS $USER_DEPS
+	plan_only && return 0
 	make -s -j"$(jobs)"
 	db=${IDLELAB_DB:-idlelab.db}
 	sh tools/quick.sh build/idlelab "$db"
@@ -73,6 +77,7 @@ cmd_run() {
 # stage NAME CMD...: run one stage of ./run.sh test and say how long it took.
 stage() {
 	name=$1; shift
+	stage_name=$name
 	t0=$(date +%s)
 	rc=0
 	"$@" || rc=$?
@@ -88,6 +93,7 @@ cmd_test() {
 	if [ "$IDLELAB_VMTEST" = 1 ]; then
 		stage vm-setup sh tests/vm/setup.sh --bochs
 	fi
+	plan_only && return 0
 	stage build make -s -j"$(jobs)" SAN=1 tests
 	# The last stage prints its own duration (tests/run.sh), so that the
 	# summary line "N passed, N failed" stays the last line.
@@ -96,19 +102,32 @@ cmd_test() {
 }
 
 cmd_fleet() {
-	if [ $# -lt 2 ]; then
+	if [ $# -lt 2 ] && ! plan_only; then
 		echo "usage: ./run.sh fleet INVENTORY CAMPAIGN [ansible-playbook ARGS...]" >&2
 		exit 2
 	fi
+	stage_name=deps
 	install_deps $BUILD_DEPS $FLEET_DEPS
+	plan_only && return 0
 	make -s -j"$(jobs)"
 	IDLELAB=${IDLELAB:-$PWD/build/idlelab} exec harness/fleet/idlelab-fleet "$@"
 }
+
+# --print-plan: stop after the install steps, which print each apt command
+# instead of running it (or hand it to $IDLELAB_APT, tools/deps.sh).
+plan_only() { [ "$print_plan" = 1 ]; }
+print_plan=0
+if [ "${1:-}" = --print-plan ]; then
+	print_plan=1
+	export IDLELAB_APT="${IDLELAB_APT:-print}"
+	shift
+fi
+stage_name=deps
 
 case "${1:-run}" in
 run) cmd_run ;;
 test) cmd_test ;;
 fleet) shift; cmd_fleet "$@" ;;
--h|--help) sed -n '3,18p' "$0" | sed 's/^# \{0,1\}//' ;;
+-h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//' ;;
 *) echo "run.sh: unknown command '$1' (use: ./run.sh [run|test|fleet])" >&2; exit 2 ;;
 esac
