@@ -18,6 +18,8 @@ rig=${2:-}
 out=${3:-build-vm/repeat}
 case $n in ''|*[!0-9]*) echo "usage: $0 N bochs|qemu [OUTDIR]" >&2; exit 2 ;; esac
 case $rig in bochs|qemu) ;; *) echo "usage: $0 N bochs|qemu [OUTDIR]" >&2; exit 2 ;; esac
+# vm_panic (tests/vm/asserts.sh): what serial.log says of a panic.
+. tests/vm/asserts.sh
 hangs=0 failed=0 min= max=
 i=1
 while [ "$i" -le "$n" ]; do
@@ -52,6 +54,9 @@ while [ "$i" -le "$n" ]; do
 			tail -1)
 		case $in in start\ *) why="$why, inside step ${in#start }" ;; esac
 	fi
+	# A panic ends QEMU at once, with no hang dump: named from serial.log.
+	p=$(vm_panic "$d")
+	[ -n "$p" ] && why="$why, panic: $p"
 	nok=$(grep -c '^not ok' "$d/run.log")
 	echo "run $i: ${s}s, exit $rc, $why, $nok failed assertions"
 	hangs=$((hangs + hung))

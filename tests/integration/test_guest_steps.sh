@@ -69,4 +69,27 @@ guest fine "one 5 quick" "two 5 quick"
 check "the host's assertion passes when every step ended" \
 	sh -c "! grep -q '^not ok' '$T_TMP/assert.out' && grep -q 'every started step ended (2 steps)' '$T_TMP/assert.out'"
 sed 's/^/#   /' "$T_TMP/assert.out" | grep -v '^#   #'
+
+# A panic ends QEMU at once (panic=-1 -no-reboot): the serial log of the
+# 20-vCPU guest that hit an int3 left by a static-key flip (CI, 2026-12)
+# must be named as the rig's text-patching hazard, with the symbol.
+cp -r "$T_TMP/fine" "$T_TMP/panic"
+cat >> "$T_TMP/panic/serial.log" <<'EOF2'
+IDLELAB-STEP 01:57:10 up=19.37 start client (limit 400 s)
+[   20.854164] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
+[   20.856391] CPU: 11 UID: 0 PID: 336 Comm: init Tainted: G           OE      6.12.95+deb12-amd64 #1  Debian 6.12.95-1~bpo12+1
+[   20.857247] RIP: 0010:do_user_addr_fault+0xcf/0x670
+[   20.857786] Code: fb 0f 1f 44 00 00 e9 <b5> 01 00 00 45 31 e4
+[   20.865614] Kernel panic - not syncing: Fatal exception in interrupt
+EOF2
+(vm_assert_steps "$T_TMP/panic" panic) > "$T_TMP/assert.out"
+check "a guest's Oops: int3 is named as the text-patching hazard, with its symbol" \
+	grep -q '^not ok .* panic: the guest kernel did not panic or oops: Oops: int3 at do_user_addr_fault+0xcf/0x670: QEMU TCG ran the int3 of a live text patch of do_user_addr_fault' "$T_TMP/assert.out"
+check "and the step it stopped in is named" \
+	grep -q "^not ok .* panic: the guest stopped inside step 'client'" "$T_TMP/assert.out"
+printf '[    3.1] Kernel panic - not syncing: VFS: Unable to mount root fs\n' \
+	>> "$T_TMP/fine/serial.log"
+(vm_assert_steps "$T_TMP/fine" other) > "$T_TMP/assert.out"
+check "another panic is quoted as the kernel printed it" \
+	grep -q '^not ok .* other: the guest kernel did not panic or oops: Kernel panic - not syncing: VFS: Unable to mount root fs$' "$T_TMP/assert.out"
 t_done

@@ -45,12 +45,39 @@ vm_assert_wrote() {
 	check "$2 ran to the end" grep -q '"op":"end"' "$1/results.jsonl"
 }
 
+# vm_panic D: what serial.log says of a kernel panic or oops, on one line,
+# or nothing.  QEMU runs with panic=-1 -no-reboot, so a panic ends it at
+# once and no hang dump is ever written: serial.log is all there is.  An
+# "Oops: int3" is named for what it has always been here: a vCPU that ran
+# the int3 of a live text patch after the patch had ended, QEMU TCG's
+# text-patching hazard (tests/vm/README.md, "Live text patching").
+vm_panic() {
+	tr -d '\r' < "$1/serial.log" 2>/dev/null | awk '
+	/Oops: |Kernel panic - not syncing|BUG: kernel NULL/ && !what {
+		what = $0; sub(/^\[[ 0-9.]*\] */, "", what)
+	}
+	what && /RIP: [0-9a-f]*:/ && !rip {
+		rip = $0; sub(/.*RIP: [0-9a-f]*:/, "", rip); sub(/ .*/, "", rip)
+	}
+	END {
+		if (!what) exit
+		sym = rip; sub(/\+.*/, "", sym)
+		if (what ~ /Oops: int3/)
+			printf "Oops: int3 at %s: QEMU TCG ran the int3 of a live text patch of %s after the patch ended (the rig'"'"'s text-patching hazard, tests/vm/README.md)\n", rip, sym
+		else
+			printf "%s%s\n", what, rip ? " at " rip : ""
+	}'
+}
+
 # vm_assert_steps D L: every step of guest-init.sh ran to its end within its
-# own limit.  A step that timed out, or one the guest started and never
-# ended (the host's limit killed the emulator), is named.
+# own limit, and the kernel did not panic.  A step that timed out, or one
+# the guest started and never ended (the host's limit killed the
+# emulator, or a panic ended it), is named.
 vm_assert_steps() {
 	D=$1 L=$2
 	R=$D/results.jsonl
+	why=$(vm_panic "$D")
+	check "$L: the guest kernel did not panic or oops${why:+: $why}" [ -z "$why" ]
 	n=$(grep -c '"op":"step"' "$R" 2>/dev/null)
 	to=$(grep '"op":"step"' "$R" 2>/dev/null | grep '"timeout":1' |
 		sed -n 's/.*"name":"\([^"]*\)".*"limit":\([0-9]*\).*/\1 (limit \2 s)/p' |
