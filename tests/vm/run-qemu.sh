@@ -60,13 +60,22 @@ if [ "$NMIS" -gt 0 ] && ! command -v socat >/dev/null; then
 	NMIS=0
 fi
 append="$append idlelab.nmi_inject=$NMIS"
+# The guest makes the rig's static-key flips before any busy step
+# (guest-init.sh, "live text patching").  IDLELAB_VM_PATCH_ORDER=late
+# restores the old order, swevent-hold started with the client, for the
+# reproduction (tests/vm/repro-text-patch.sh) only.
+case ${IDLELAB_VM_PATCH_ORDER:-early} in
+early) ;;
+late) append="$append idlelab.patch_order=late" ;;
+*) echo "run-qemu: IDLELAB_VM_PATCH_ORDER is early or late" >&2; exit 2 ;;
+esac
 [ "$setup" = 1 ] && { sh tests/vm/setup.sh || exit 1; }
 . tests/vm/vmlib.sh
 vm_pick_kernel || exit 1
 mkdir -p "$OUT/share"
 OUT=$(cd "$OUT" && pwd)
 rm -f "$OUT/share/"* "$OUT/serial.log" "$OUT/results.jsonl" "$OUT/guest.db" \
-	"$OUT/info.json" "$OUT/idlelab.stderr" "$OUT/"seed*.out
+	"$OUT/info.json" "$OUT/idlelab.stderr" "$OUT/"seed*.out "$OUT/hang-dump.txt"
 vm_build "$OUT" || exit 1
 # What this guest is, for the assertions and tools/what-ran-where.sh.
 printf 'kernel=%s\nprofile=%s\nsmp=%s\nkmod=%s\n' "$KVER" "$PROFILE" "$smp" \
