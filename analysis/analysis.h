@@ -162,7 +162,8 @@ int il_report_refs(struct il_store *s, const struct il_analysis_opts *o,
  * @names: set to a malloc()ed NULL-terminated list of the image basenames
  *         (without extension) made, for the HTML page.
  * Return: 0; -ENOENT with "plots unavailable: gnuplot not installed" when
- * gnuplot is missing; -EIO when gnuplot fails.
+ * gnuplot is missing; -EIO when gnuplot fails; -EEXIST, before that
+ * file is written, when one would be an input database (outfile.h).
  */
 int il_plots(struct il_store *s, const struct il_analysis_opts *o,
 	     const char *dir, char ***names);
@@ -170,6 +171,8 @@ int il_plots(struct il_store *s, const struct il_analysis_opts *o,
 /**
  * il_report_html() - @dir/index.html with every table and the plots.
  * A missing gnuplot leaves the page with its tables and that message.
+ * A file of @dir that would be an input database is -EEXIST; the page is
+ * then not written.  The page is renamed into place only when complete.
  */
 int il_report_html(struct il_store *s, const struct il_analysis_opts *o,
 		   const char *dir);

@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <sqlite3.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char runs_sql[] =
@@ -99,6 +100,39 @@ static json_t *col_json(sqlite3_stmt *st, int i)
 	}
 }
 
+/*
+ * The result's column names, copied: SQLite's own are valid only until
+ * the statement is finalized or re-prepared (which a step may do), and an
+ * empty export prints them after the finalize (issue 20).
+ */
+#define MAX_COLS 32
+
+struct names {
+	char *v[MAX_COLS];
+	int n;
+};
+
+static void names_free(struct names *nm)
+{
+	while (nm->n > 0)
+		free(nm->v[--nm->n]);
+}
+
+static int names_copy(sqlite3_stmt *st, int ncols, struct names *nm)
+{
+	if (ncols > MAX_COLS)
+		return il_errorf(-EINVAL, "export query has %d columns, at most %d",
+				 ncols, MAX_COLS);
+	for (nm->n = 0; nm->n < ncols; nm->n++) {
+		nm->v[nm->n] = strdup(sqlite3_column_name(st, nm->n));
+		if (!nm->v[nm->n]) {
+			names_free(nm);
+			return il_errorf(-ENOMEM, "out of memory");
+		}
+	}
+	return 0;
+}
+
 struct bucket_ctx {
 	struct out *o;
 	json_t *base;
@@ -123,9 +157,10 @@ int il_export(struct il_store *s, const char *what, enum il_format f, FILE *fp)
 {
 	sqlite3 *db = il_store_db(s);
 	struct out o = { .f = f, .fp = fp };
-	const char *sql, *cols[32];
+	struct names cols = { .n = 0 };
 	char dcols[200], *sums = NULL;
-	int buckets = 0, ncols, i, rc, ret = 0;
+	int buckets = 0, i, rc, ret;
+	const char *sql;
 	sqlite3_stmt *st;
 
 	if (f != IL_FMT_CSV && f != IL_FMT_JSON)
@@ -149,14 +184,12 @@ int il_export(struct il_store *s, const char *what, enum il_format f, FILE *fp)
 	free(sums);
 	if (rc != SQLITE_OK)
 		return il_errorf(-EIO, "export query failed: %s", sqlite3_errmsg(db));
-	ncols = sqlite3_column_count(st) - buckets;
-	for (i = 0; i < ncols && i < 32; i++)
-		cols[i] = sqlite3_column_name(st, i);
+	ret = names_copy(st, sqlite3_column_count(st) - buckets, &cols);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		json_t *row = json_object();
 
-		for (i = 0; i < ncols; i++)
-			json_object_set_new(row, cols[i], col_json(st, i));
+		for (i = 0; i < cols.n; i++)
+			json_object_set_new(row, cols.v[i], col_json(st, i));
 		if (buckets) {
 			struct bucket_ctx c = { &o, row };
 			struct il_hist *h;
@@ -168,7 +201,7 @@ int il_export(struct il_store *s, const char *what, enum il_format f, FILE *fp)
 				il_hist_free(h);
 			}
 		} else {
-			emit(&o, row, cols, ncols);
+			emit(&o, row, (const char *const *)cols.v, cols.n);
 		}
 		json_decref(row);
 	}
@@ -182,8 +215,9 @@ int il_export(struct il_store *s, const char *what, enum il_format f, FILE *fp)
 		if (buckets)
 			fputs("run_uuid,metric,unit,cpu,cpu2,grp,lo,hi,count\n", fp);
 		else
-			for (i = 0; i < ncols; i++)
-				fprintf(fp, "%s%s", cols[i], i == ncols - 1 ? "\n" : ",");
+			for (i = 0; i < cols.n; i++)
+				fprintf(fp, "%s%s", cols.v[i], i == cols.n - 1 ? "\n" : ",");
 	}
+	names_free(&cols);
 	return ret;
 }

@@ -4,10 +4,12 @@
  * page, DIR/index.html, with every table of the other kinds and the plots
  * (plot.c) beside it in DIR, each shown as its PNG and linked to its SVG.
  * Without gnuplot the page still holds the tables and says why there are
- * no plots.
+ * no plots.  No file in DIR may be an input database (outfile.h); the page
+ * is written to a temporary name and renamed into place when complete.
  */
 #include "analysis.h"
 #include "err.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -59,20 +61,28 @@ int il_report_html(struct il_store *s, const struct il_analysis_opts *o,
 		   const char *dir)
 {
 	char path[4096], **names = NULL, *pmsg = NULL;
+	struct il_outfile of;
 	int ret, perr, i;
 	FILE *f;
 
+	snprintf(path, sizeof(path), "%s/index.html", dir);
+	ret = il_outfile_check(path);
+	if (ret)
+		return ret;
 	if (mkdir(dir, 0777) && errno != EEXIST)
 		return il_errorf(-errno, "--output %s: %s", dir, strerror(errno));
 	perr = il_plots(s, o, dir, &names);
-	/* The tables below reset the message; keep the plots' one. */
-	pmsg = strdup(perr ? il_errmsg() : "");
-	snprintf(path, sizeof(path), "%s/index.html", dir);
-	f = fopen(path, "w");
-	if (!f) {
-		ret = il_errorf(-errno, "%s: %s", path, strerror(errno));
+	/* A plot that would overwrite an input: stop before the page. */
+	if (perr == -EEXIST) {
+		ret = perr;
 		goto out;
 	}
+	/* The tables below reset the message; keep the plots' one. */
+	pmsg = strdup(perr ? il_errmsg() : "");
+	ret = il_outfile_open(&of, path);
+	if (ret)
+		goto out;
+	f = of.f;
 	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
 		   "<title>idlelab report</title>\n<style>\n"
 		   "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}\n"
@@ -88,7 +98,7 @@ int il_report_html(struct il_store *s, const struct il_analysis_opts *o,
 			   "<figcaption>%s (<a href=\"%s.svg\">SVG</a>)</figcaption></figure>\n",
 			names[i], names[i], names[i], names[i], names[i]);
 	fputs("</body></html>\n", f);
-	ret = fclose(f) ? il_errorf(-EIO, "%s: write error", path) : 0;
+	ret = il_outfile_commit(&of);
 	if (!ret && perr)
 		ret = il_errorf(perr, "%s", pmsg ? pmsg : "plots failed");
 out:

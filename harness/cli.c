@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "bench.h"
 #include "err.h"
+#include "outfile.h"
 #include "run_status.h"
 
 #include <getopt.h>
@@ -99,6 +100,19 @@ const char *cli_default_db(void)
 	const char *db = getenv("IDLELAB_DB");
 
 	return db && *db ? db : "idlelab.db";
+}
+
+int cli_check_output(const char *cmd, const char *output,
+		     const char *const *inputs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (il_outfile_guard(inputs[i]))
+			return cli_error(IL_EXIT_FAIL, "%s: %s", cmd, il_errmsg());
+	if (output && il_outfile_check(output))
+		return cli_usage_error("%s: %s", cmd, il_errmsg());
+	return IL_EXIT_OK;
 }
 
 const char *cli_cmdline(void)

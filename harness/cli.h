@@ -61,6 +61,14 @@ int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3
 int cli_exit_for_status(const char *status);
 /** cli_default_db() - $IDLELAB_DB or ./idlelab.db. */
 const char *cli_default_db(void);
+/**
+ * cli_check_output() - list the @n input databases @inputs as paths no
+ * output may name, then check @output (NULL: none yet) against them
+ * (outfile.h), before anything is opened.  Return: 0, or the exit code
+ * after the message: 2 for an output that names an input.
+ */
+int cli_check_output(const char *cmd, const char *output,
+		     const char *const *inputs, int n);
 /** cli_cmdline() - the command line as given, saved before getopt. */
 const char *cli_cmdline(void);
 /** cli_bad_option() - the message for getopt's '?' (unknown or missing arg). */

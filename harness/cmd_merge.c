@@ -3,14 +3,14 @@
  * cmd_merge.c - `idlelab merge OUT.db IN.db...`: the union of datasets.
  * Every input is checked before anything is written, so a foreign or
  * newer-schema input refuses the whole merge with OUT untouched; inputs
- * are only ever opened read-only.
+ * are only ever opened read-only, and OUT may not name any of them, nor
+ * their -wal or -shm (outfile.h).
  */
 #include "cli.h"
 #include "cli_opts.h"
 #include "err.h"
 #include "merge.h"
 #include "store.h"
-
 
 static const char merge_usage[] =
 	"usage: idlelab merge [--quiet] OUT.db IN.db...\n\n"
@@ -36,6 +36,10 @@ int cmd_merge(int argc, char **argv)
 		return ret;
 	if (argc - argi < 2)
 		return cli_usage_error("merge: need OUT.db and at least one IN.db (see idlelab merge --help)");
+	ret = cli_check_output("merge", argv[argi],
+			       (const char *const *)argv + argi + 1, argc - argi - 1);
+	if (ret)
+		return ret;
 	for (i = argi + 1; i < argc; i++) {
 		ret = il_merge_check_input(argv[i], argv[argi]);
 		if (ret)

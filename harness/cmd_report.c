@@ -4,12 +4,14 @@
  * database: the results table (the default kind), seed 002's per-state
  * table, the A/B comparison, the IPI scaling table and the futex pair
  * matrix; with --format html, a directory with index.html and the plots.
- * Opens the database read-only: a report never changes the dataset.
+ * Opens the database read-only: a report never changes the dataset, and
+ * --output may not name it (outfile.h).
  */
 #include "cli.h"
 #include "cli_opts.h"
 #include "analysis.h"
 #include "err.h"
+#include "outfile.h"
 #include "store.h"
 
 #include <errno.h>
@@ -241,7 +243,7 @@ int cmd_report(int argc, char **argv)
 	const struct cli_command cmd = { "report", report_usage, options };
 	enum kind kind;
 	struct il_store *store = NULL;
-	FILE *out = stdout;
+	struct il_outfile of = { NULL, NULL, NULL };
 	int argi, ret, code = IL_EXIT_OK, i;
 
 	ret = cli_parse_options(&cmd, argc, argv, &argi);
@@ -273,6 +275,11 @@ int cmd_report(int argc, char **argv)
 		code = cli_usage_error("report: --format html needs --output DIR");
 		goto out;
 	}
+	/* html checks each file it writes in DIR (html.c, plot.c). */
+	code = cli_check_output("report", ro.format == IL_FMT_HTML ? NULL : output,
+				&db, 1);
+	if (code)
+		goto out;
 	ret = il_store_open(db, IL_STORE_READONLY, &store);
 	if (ret) {
 		code = cli_usage_error("report: %s", il_errmsg());
@@ -290,30 +297,23 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 	} else {
-		if (output) {
-			out = fopen(output, "w");
-			if (!out) {
-				code = cli_usage_error("report: --output %s: %s", output, strerror(errno));
-				out = stdout;
-				goto out;
-			}
+		/* Into a temporary file, renamed over PATH only when whole. */
+		if (output && il_outfile_open(&of, output)) {
+			code = cli_usage_error("report: --output: %s", il_errmsg());
+			goto out;
 		}
 		if (kind == K_TABLE)
-			ret = il_report(store, &ro, out);
+			ret = il_report(store, &ro, of.f ?: stdout);
 		else
-			ret = run_kind(store, kind, &ao, ro.format, out);
-		if (out != stdout && fclose(out)) {
-			out = stdout;
-			if (!ret)
-				ret = il_errorf(-EIO, "writing %s: %s", output, strerror(errno));
-		}
-		out = stdout;
+			ret = run_kind(store, kind, &ao, ro.format,
+				       of.f ?: stdout);
+		if (output && !ret)
+			ret = il_outfile_commit(&of);
 	}
 	if (ret)
 		code = cli_error(IL_EXIT_FAIL, "report: %s", il_errmsg());
 out:
-	if (out != stdout)
-		fclose(out);
+	il_outfile_abort(&of);
 	il_store_close(store);
 	for (i = 0; i < ao.ncompare; i++)
 		il_filter_free(sides.filters[i]);
