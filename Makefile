@@ -30,7 +30,8 @@ CPPFLAGS += -D_GNU_SOURCE -Iharness -Ianalysis -Ikmod/include -I$(BUILD)/gen \
 CFLAGS ?= $(OPT) -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -pthread $(SANFLAGS) -MMD -MP
 LDFLAGS += $(SANFLAGS) -pthread
-LDLIBS := -lhwloc -lpfm -lnuma -lsqlite3 -ljansson -lyaml -lm
+# nettle: SHA-256 of campaign files (campaign_stored.c), Debian nettle-dev.
+LDLIBS := -lhwloc -lpfm -lnuma -lsqlite3 -ljansson -lyaml -lnettle -lm
 
 # Trace capture for --causes (harness/trace_*.c): Debian's libtracefs and
 # libtraceevent, located through pkg-config.

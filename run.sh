@@ -23,7 +23,7 @@ cd "$(dirname "$0")"
 
 BUILD_DEPS="gcc make pkg-config libc6-dev libhwloc-dev libpfm4-dev libnuma-dev
 libsqlite3-dev libpapi-dev libjansson-dev libyaml-dev sqlite3
-libtracefs-dev libtraceevent-dev"
+libtracefs-dev libtraceevent-dev nettle-dev"
 # gnuplot-nox draws the plots of `idlelab report --format html`: the plain
 # ./run.sh installs it too, so a new user's page has its plots (without
 # it the page has its tables and says why there are no plots).

@@ -20,6 +20,7 @@
  * the first run.  The parts are listed in campaign_internal.h.
  */
 #include "campaign_internal.h"
+#include "campaign_stored.h"
 #include "err.h"
 
 #include <errno.h>
@@ -176,6 +177,7 @@ int il_campaign_parse_scaled(const char *file, const char *text, size_t len,
 	if (!x.c)
 		return il_errorf(-ENOMEM, "out of memory");
 	x.c->scale = scale;
+	il_sha256_hex(text, len, x.c->sha256);
 	x.c->file = strdup(file);
 	if (!x.c->file) {
 		free(x.c);

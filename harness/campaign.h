@@ -120,6 +120,7 @@ struct il_campaign {
 	struct il_envctl_spec env;
 	int env_line;			/* line of "environment:", 0 if absent */
 	double scale;			/* il_campaign_load_scaled()'s, else 1 */
+	char sha256[65];		/* of the file's bytes, hex */
 	int ngroups;
 	int nplan;
 	struct il_plan_entry *plan;
