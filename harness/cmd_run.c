@@ -301,6 +301,35 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 }
 
 /*
+ * The entries --only selects, each validated; again after a stored plan
+ * replaced the expansion (cmd_run_plan.c).  Return: 0 or an exit code.
+ */
+static int plan_select(struct run_ctx *r)
+{
+	struct plan_state *ps = &r->ps;
+	struct il_campaign *c = r->c;
+	int i;
+
+	free(ps->st);
+	free(ps->sel);
+	free(ps->est);
+	ps->st = calloc(c->nplan, sizeof(*ps->st));
+	ps->sel = calloc(c->nplan, sizeof(*ps->sel));
+	ps->est = calloc(c->nplan, sizeof(*ps->est));
+	if (!ps->st || !ps->sel || !ps->est)
+		return cli_error(IL_EXIT_FAIL, "out of memory");
+	r->nsel = 0;
+	for (i = 0; i < c->nplan; i++) {
+		ps->sel[i] = !r->o.only || il_plan_matches(&c->plan[i], r->o.only);
+		r->nsel += ps->sel[i];
+	}
+	if (!r->nsel)
+		return cli_usage_error("run: --only '%s' matches no benchmark or group of %s",
+				       r->o.only, c->file);
+	return prevalidate(r->topo, ps);
+}
+
+/*
  * Step 1 of the order above: load the campaign, select the entries and
  * validate every selected one, touching nothing.  Return: 0 or an exit code.
  */
@@ -308,7 +337,7 @@ static int run_prepare(struct run_ctx *r)
 {
 	struct plan_state *ps = &r->ps;
 	struct il_campaign *c;
-	int ret, i;
+	int ret;
 
 	ret = il_topo_open(&r->topo);
 	if (ret)
@@ -330,19 +359,7 @@ static int run_prepare(struct run_ctx *r)
 			return cli_usage_error("run: --name '%s': use 1-96 of A-Z a-z 0-9 . _ - :",
 					       name);
 	}
-	ps->st = calloc(c->nplan, sizeof(*ps->st));
-	ps->sel = calloc(c->nplan, sizeof(*ps->sel));
-	ps->est = calloc(c->nplan, sizeof(*ps->est));
-	if (!ps->st || !ps->sel || !ps->est)
-		return cli_error(IL_EXIT_FAIL, "out of memory");
-	for (i = 0; i < c->nplan; i++) {
-		ps->sel[i] = !r->o.only || il_plan_matches(&c->plan[i], r->o.only);
-		r->nsel += ps->sel[i];
-	}
-	if (!r->nsel)
-		return cli_usage_error("run: --only '%s' matches no benchmark or group of %s",
-				       r->o.only, c->file);
-	ret = prevalidate(r->topo, ps);
+	ret = plan_select(r);
 	if (ret)
 		return ret;
 	/* Resume keys are per host: another machine's runs of this campaign
@@ -393,6 +410,7 @@ static int run_open(struct run_ctx *r)
 {
 	struct plan_state *ps = &r->ps;
 	struct il_campaign *c = r->c;
+	bool stored, replayed;
 	int ret, i, nexisting = 0;
 
 	ret = cli_envctl_recover("run");
@@ -401,6 +419,12 @@ static int run_open(struct run_ctx *r)
 	ret = il_store_open(r->o.db, IL_STORE_CREATE, &r->store);
 	if (ret)
 		return cli_usage_error("run: %s", il_errmsg());
+	ret = run_plan_check(r->store, r->host, ps->name, c, r->o.resume,
+			     r->o.scale_s != NULL, &stored, &replayed);
+	if (!ret && replayed)
+		ret = plan_select(r);
+	if (ret)
+		return ret;
 	ret = il_store_campaign_runs(r->store, ps->name, r->host, collect_cb, ps);
 	if (ret)
 		return cli_error(IL_EXIT_FAIL, "run: %s", il_errmsg());
@@ -424,6 +448,13 @@ static int run_open(struct run_ctx *r)
 	if (ret)
 		return cli_error(IL_EXIT_FAIL, "run: cannot record the machine: %s",
 				 il_errmsg());
+	/* A campaign begun before stored plans (schema 6) keeps none: the
+	 * file as it is now is not proof of the plan its runs came from. */
+	if (!stored && !nexisting && r->host) {
+		ret = run_plan_store(r->store, r->machine, ps->name, c);
+		if (ret)
+			return ret;
+	}
 	cli_install_signals();
 	if (!il_envctl_spec_empty(&c->env)) {
 		ret = r->o.env_missing == ENV_MISSING_ABORT ?

@@ -60,4 +60,20 @@ void run_dry_run(const struct plan_state *ps, bool resume);
 void run_progress_clear(struct progress *p);
 void run_progress_show(struct progress *p, const struct il_plan_entry *e);
 
+/*
+ * cmd_run_plan.c: a campaign held to the plan it stored when it started
+ * (campaign_stored.h).  run_plan_check() reads the stored plan of @name on
+ * @host: none sets *@stored false; a changed file, or a --scale other
+ * than the stored one, is refused (exit 2) under --resume; an unchanged
+ * file whose expansion differs today has its stored plan replayed into
+ * @c (*@replayed true).  run_plan_store() stores @c's plan.  Return: 0 or
+ * an exit code.
+ */
+struct il_store;
+int run_plan_check(struct il_store *s, const char *host, const char *name,
+		   struct il_campaign *c, bool resume, bool scale_given,
+		   bool *stored, bool *replayed);
+int run_plan_store(struct il_store *s, const char *host, const char *name,
+		   const struct il_campaign *c);
+
 #endif

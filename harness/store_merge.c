@@ -173,6 +173,14 @@ int il_merge_one(struct il_store *out, const char *in_path,
 	ret = exec(db, sql, in_path);
 	if (!ret)
 		ret = il_store_causes_merge(db, in_path);
+	/* Stored plans (schema 6): a campaign's row is its start, never
+	 * rewritten, so the output keeps the one it has. */
+	if (!ret && count(db, "PRAGMA il_src.user_version") >= 6)
+		ret = exec(db, "INSERT OR IGNORE INTO main.campaigns (machine_uuid,"
+			   " name, file, file_sha256, scale, nplan, plan,"
+			   " idlelab_version, created_ns) SELECT machine_uuid, name,"
+			   " file, file_sha256, scale, nplan, plan, idlelab_version,"
+			   " created_ns FROM il_src.campaigns", in_path);
 	if (ret)
 		goto rollback;
 	st->runs_new = count(db, "SELECT count(*) FROM temp.il_new_runs");
