@@ -6,8 +6,10 @@
 #   ./run.sh          install missing Debian build dependencies, build, run
 #                     the quick set of benchmarks on this machine into
 #                     ./idlelab.db (or $IDLELAB_DB) and print the table
-#   ./run.sh test     install what the tests need, build with ASan+UBSan,
-#                     run every test; the last line is "N passed, N failed"
+#   ./run.sh test [--group NAME]...
+#                     install what the tests need, build with ASan+UBSan,
+#                     run every test, or those of group NAME (tests/tests.cfg);
+#                     the last line is "N passed, N failed"
 #   ./run.sh fleet INVENTORY CAMPAIGN [ansible-playbook ARGS...]
 #                     run CAMPAIGN on every host of the Ansible INVENTORY
 #                     (harness/fleet/), fetch results/<host>.db, merge them
@@ -98,7 +100,7 @@ cmd_test() {
 	# The last stage prints its own duration (tests/run.sh), so that the
 	# summary line "N passed, N failed" stays the last line.
 	echo "run.sh: stage tests: starting" >&2
-	BUILD=build-san exec sh tests/run.sh
+	BUILD=build-san exec sh tests/run.sh "$@"
 }
 
 cmd_fleet() {
@@ -126,8 +128,8 @@ stage_name=deps
 
 case "${1:-run}" in
 run) cmd_run ;;
-test) cmd_test ;;
+test) shift; cmd_test "$@" ;;
 fleet) shift; cmd_fleet "$@" ;;
--h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//' ;;
+-h|--help) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//' ;;
 *) echo "run.sh: unknown command '$1' (use: ./run.sh [run|test|fleet])" >&2; exit 2 ;;
 esac

@@ -25,6 +25,7 @@
 #include "analysis.h"
 #include "err.h"
 #include "groups.h"
+#include "grow.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -77,15 +78,8 @@ static struct item *item_new(struct items *s, const char *run, const char *cpu)
 {
 	struct item *it;
 
-	if (s->n == s->cap) {
-		int cap = s->cap ? s->cap * 2 : 16;
-		struct item *v = realloc(s->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (IL_GROW(s->v, s->cap, (size_t)s->n + 1, 16))
+		return NULL;
 	it = &s->v[s->n];
 	memset(it, 0, sizeof(*it));
 	it->run = strdup(run);
@@ -123,15 +117,8 @@ static struct key *key_get(struct keys *k, const struct il_srow *r)
 	for (i = k->n - 1; i >= 0; i--)
 		if (!strcmp(k->v[i].key, buf))
 			return &k->v[i];
-	if (k->n == k->cap) {
-		int cap = k->cap ? k->cap * 2 : 16;
-		struct key *v = realloc(k->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		k->v = v;
-		k->cap = cap;
-	}
+	if (IL_GROW(k->v, k->cap, (size_t)k->n + 1, 16))
+		return NULL;
 	p = &k->v[k->n];
 	memset(p, 0, sizeof(*p));
 	p->key = strdup(buf);
@@ -302,15 +289,8 @@ static int side_runs(const struct items *s, const char *cpu, struct items *out)
 
 static struct ab_row *orow_new(struct ab_rows *rows)
 {
-	if (rows->n == rows->cap) {
-		int cap = rows->cap ? rows->cap * 2 : 32;
-		struct ab_row *v = realloc(rows->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		rows->v = v;
-		rows->cap = cap;
-	}
+	if (IL_GROW(rows->v, rows->cap, (size_t)rows->n + 1, 32))
+		return NULL;
 	memset(&rows->v[rows->n], 0, sizeof(rows->v[0]));
 	return &rows->v[rows->n++];
 }

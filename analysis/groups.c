@@ -13,6 +13,7 @@
 #include "err.h"
 #include "filter.h"
 #include "store.h"
+#include "grow.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -146,15 +147,8 @@ int il_grps_add(struct il_grps *g, const char *key, const char *const *labels,
 			break;
 		}
 	if (!p) {
-		if (g->n == g->cap) {
-			int cap = g->cap ? g->cap * 2 : 32;
-			struct il_grp *v = realloc(g->v, cap * sizeof(*v));
-
-			if (!v)
-				return il_errorf(-ENOMEM, "out of memory");
-			g->v = v;
-			g->cap = cap;
-		}
+		if (IL_GROW(g->v, g->cap, (size_t)g->n + 1, 32))
+			return il_errorf(-ENOMEM, "out of memory");
 		p = &g->v[g->n++];
 		memset(p, 0, sizeof(*p));
 		p->key = strdup(key);

@@ -28,6 +28,7 @@
 #include "err.h"
 #include "groups.h"
 #include "theilsen.h"
+#include "grow.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -71,15 +72,8 @@ static int add_point(struct ipi_ctx *c, const char *cfg, const struct il_srow *r
 
 	if (med < 0 || r->is_ref)
 		return 0;
-	if (c->npt == c->cappt) {
-		int cap = c->cappt ? 2 * c->cappt : 64;
-		struct ipi_point *v = realloc(c->pt, (size_t)cap * sizeof(*v));
-
-		if (!v)
-			return il_errorf(-ENOMEM, "out of memory");
-		c->pt = v;
-		c->cappt = cap;
-	}
+	if (IL_GROW(c->pt, c->cappt, (size_t)c->npt + 1, 64))
+		return il_errorf(-ENOMEM, "out of memory");
 	c->pt[c->npt].cfg = strdup(cfg);
 	if (!c->pt[c->npt].cfg)
 		return il_errorf(-ENOMEM, "out of memory");

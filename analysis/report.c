@@ -17,6 +17,7 @@
 #include "groups.h"
 #include "stats.h"
 #include "store.h"
+#include "grow.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -126,16 +127,9 @@ static int add_row(struct rows *rows, sqlite3_stmt *st)
 		r->runs++;
 		return 0;
 	}
-	if (rows->n == rows->cap) {
-		int cap = rows->cap ? rows->cap * 2 : 64;
-		struct row *v = realloc(rows->v, cap * sizeof(*v));
-
-		if (!v) {
-			il_hist_free(h);
-			return il_errorf(-ENOMEM, "out of memory");
-		}
-		rows->v = v;
-		rows->cap = cap;
+	if (IL_GROW(rows->v, rows->cap, (size_t)rows->n + 1, 64)) {
+		il_hist_free(h);
+		return il_errorf(-ENOMEM, "out of memory");
 	}
 	r = &rows->v[rows->n++];
 	memset(r, 0, sizeof(*r));

@@ -9,6 +9,7 @@
 #include "analysis.h"
 #include "csv.h"
 #include "err.h"
+#include "grow.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -59,13 +60,15 @@ int il_table_add(struct il_table *t, const char *const *cells)
 	int i;
 
 	if (t->nrows == t->cap) {
-		int cap = t->cap ? t->cap * 2 : 16;
-		char **v = realloc(t->cells, (size_t)cap * t->ncols * sizeof(*v));
+		/* One element is a row of ncols cells. */
+		void *v = t->cells;
+		size_t cap = (size_t)t->cap;
 
-		if (!v)
+		if (il_grow(&v, &cap, (size_t)t->nrows + 1,
+			    (size_t)t->ncols * sizeof(*t->cells), 16, INT_MAX))
 			return il_errorf(-ENOMEM, "out of memory");
 		t->cells = v;
-		t->cap = cap;
+		t->cap = (int)cap;
 	}
 	for (i = 0; i < t->ncols; i++)
 		t->cells[t->nrows * t->ncols + i] = strdup(cells[i] ? cells[i] : "-");

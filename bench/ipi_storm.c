@@ -146,6 +146,109 @@ out:
 	return ret;
 }
 
+/* What is_storm() counts over the rounds of one target count. */
+struct is_tally {
+	uint64_t bad_rounds, stray, foreign_rounds, preempted_rounds;
+	uint32_t wmin, wmax;
+};
+
+/* File each round's times in @rt, @it and @arr[], and count the rounds. */
+static void is_account_rounds(const struct idlelab_ipi_req *rq,
+			      const struct idlelab_ipi_round *rd,
+			      const struct idlelab_ipi_arrival *ar,
+			      const uint32_t *targets, int nt,
+			      struct il_series *rt, struct il_series *it,
+			      struct il_series **arr, struct is_tally *t)
+{
+	uint64_t k;
+	int i;
+
+	for (k = 0; k < rq->nr_done && k < rq->nr_rounds; k++) {
+		const struct idlelab_ipi_round *o = &rd[k];
+		bool good = o->acks == (uint32_t)nt &&
+			    !(o->flags & IDLELAB_ROUND_TIMEOUT);
+		/* A foreign NMI's handler may have delayed ours; a sender
+		 * switched out mid-round timed the scheduler too: suspect. */
+		bool foreign = o->flags & IDLELAB_ROUND_FOREIGN_NMI;
+		bool preempted = o->flags & IDLELAB_ROUND_PREEMPTED;
+		bool suspect = foreign || preempted;
+
+		t->foreign_rounds += foreign;
+		t->preempted_rounds += preempted;
+		if (o->flags & IDLELAB_ROUND_TIMEOUT)
+			il_series_drop(rt, IL_DROP_LOST);
+		else if (suspect)
+			il_series_drop(rt, IL_DROP_RACE);
+		else
+			il_series_add(rt, il_kcyc_ns(o->t_complete - o->t_issue,
+						     rq->tsc_khz));
+		il_series_add(it, il_kcyc_ns(o->t_issued - o->t_issue,
+					     rq->tsc_khz));
+		for (i = 0; i < nt; i++) {
+			const struct idlelab_ipi_arrival *a = &ar[k * nt + i];
+
+			if (a->cpu != targets[i] || a->count != 1)
+				good = false;
+			if (!a->count || a->cpu != targets[i] ||
+			    a->t < o->t_issue)
+				il_series_drop(arr[i], IL_DROP_LOST);
+			else if (suspect)
+				il_series_drop(arr[i], IL_DROP_RACE);
+			else
+				il_series_add(arr[i],
+					      il_kcyc_ns(a->t - o->t_issue,
+							 rq->tsc_khz));
+		}
+		if (!good)
+			t->bad_rounds++;
+		t->stray += o->stray;
+		if (o->icr_writes < t->wmin)
+			t->wmin = o->icr_writes;
+		if (o->icr_writes > t->wmax)
+			t->wmax = o->icr_writes;
+	}
+}
+
+/* The run attributes of target count @nt; the run-wide ones once. */
+static void is_storm_attrs(struct il_run *run, const struct is_state *st,
+			   int nt, const struct idlelab_ipi_req *rq,
+			   const struct is_tally *t, bool *dest_set)
+{
+	uint32_t wmin = t->wmin, wmax = t->wmax;
+	char key[48];
+
+	/* Per target count N; "icr_writes" alone is for all the targets. */
+	if (nt == st->pl.n - 1)
+		il_run_attr(run, -1, "icr_writes", wmin == wmax ? "%u" : "%u-%u",
+			    wmin, wmax);
+	snprintf(key, sizeof(key), "icr_writes_n%d", nt);
+	il_run_attr(run, -1, key, wmin == wmax ? "%u" : "%u-%u", wmin, wmax);
+	snprintf(key, sizeof(key), "rounds_done_n%d", nt);
+	il_run_attr(run, -1, key, "%u", rq->nr_done);
+	snprintf(key, sizeof(key), "rounds_bad_acks_n%d", nt);
+	il_run_attr(run, -1, key, "%" PRIu64, t->bad_rounds);
+	snprintf(key, sizeof(key), "stray_nmis_n%d", nt);
+	il_run_attr(run, -1, key, "%" PRIu64, t->stray);
+	snprintf(key, sizeof(key), "foreign_nmi_rounds_n%d", nt);
+	il_run_attr(run, -1, key, "%" PRIu64, t->foreign_rounds);
+	snprintf(key, sizeof(key), "preempted_rounds_n%d", nt);
+	il_run_attr(run, -1, key, "%" PRIu64, t->preempted_rounds);
+	snprintf(key, sizeof(key), "foreign_nmis_n%d", nt);
+	il_run_attr(run, -1, key, "%u", rq->foreign_nmis);
+	snprintf(key, sizeof(key), "late_nmis_n%d", nt);
+	il_run_attr(run, -1, key, "%u", rq->late_nmis);
+	snprintf(key, sizeof(key), "lost_nmis_n%d", nt);
+	il_run_attr(run, -1, key, "%u", rq->lost_nmis);
+	if (!*dest_set) {
+		il_run_attr(run, -1, "dest_model", "%u", rq->dest_model);
+		il_run_attr(run, -1, "hypervisor", "%d",
+			    !!(rq->run_flags & IDLELAB_RUN_HYPERVISOR));
+		il_run_attr(run, -1, "tsc_unstable", "%d",
+			    !!(rq->run_flags & IDLELAB_RUN_TSC_UNSTABLE));
+		*dest_set = true;
+	}
+}
+
 /* One target count: @nt targets, cpus[1..nt]. */
 static int is_storm(struct il_run *run, struct is_state *st, int nt,
 		    bool *acks_ok, bool *dest_set)
@@ -155,10 +258,8 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 	struct idlelab_ipi_round *rd = NULL;
 	struct idlelab_ipi_arrival *ar = NULL;
 	struct idlelab_ipi_req r;
-	uint32_t *targets = NULL, wmin = UINT32_MAX, wmax = 0;
-	uint64_t k, bad_rounds = 0, stray = 0, foreign_rounds = 0;
-	uint64_t preempted_rounds = 0;
-	char key[48];
+	struct is_tally t = { .wmin = UINT32_MAX };
+	uint32_t *targets = NULL;
 	int i, ret;
 
 	arr = calloc((size_t)nt, sizeof(*arr));
@@ -201,82 +302,10 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 		goto out;
 	}
 	run->tsc_khz = r.tsc_khz;
-	for (k = 0; k < r.nr_done && k < r.nr_rounds; k++) {
-		const struct idlelab_ipi_round *o = &rd[k];
-		bool good = o->acks == (uint32_t)nt &&
-			    !(o->flags & IDLELAB_ROUND_TIMEOUT);
-		/* A foreign NMI's handler may have delayed ours; a sender
-		 * switched out mid-round timed the scheduler too: suspect. */
-		bool foreign = o->flags & IDLELAB_ROUND_FOREIGN_NMI;
-		bool preempted = o->flags & IDLELAB_ROUND_PREEMPTED;
-		bool suspect = foreign || preempted;
-
-		foreign_rounds += foreign;
-		preempted_rounds += preempted;
-		if (o->flags & IDLELAB_ROUND_TIMEOUT)
-			il_series_drop(rt, IL_DROP_LOST);
-		else if (suspect)
-			il_series_drop(rt, IL_DROP_RACE);
-		else
-			il_series_add(rt, il_kcyc_ns(o->t_complete - o->t_issue,
-						     r.tsc_khz));
-		il_series_add(it, il_kcyc_ns(o->t_issued - o->t_issue,
-					     r.tsc_khz));
-		for (i = 0; i < nt; i++) {
-			const struct idlelab_ipi_arrival *a = &ar[k * nt + i];
-
-			if (a->cpu != targets[i] || a->count != 1)
-				good = false;
-			if (!a->count || a->cpu != targets[i] ||
-			    a->t < o->t_issue)
-				il_series_drop(arr[i], IL_DROP_LOST);
-			else if (suspect)
-				il_series_drop(arr[i], IL_DROP_RACE);
-			else
-				il_series_add(arr[i],
-					      il_kcyc_ns(a->t - o->t_issue,
-							 r.tsc_khz));
-		}
-		if (!good)
-			bad_rounds++;
-		stray += o->stray;
-		if (o->icr_writes < wmin)
-			wmin = o->icr_writes;
-		if (o->icr_writes > wmax)
-			wmax = o->icr_writes;
-	}
-	if (bad_rounds || r.nr_done != r.nr_rounds)
+	is_account_rounds(&r, rd, ar, targets, nt, rt, it, arr, &t);
+	if (t.bad_rounds || r.nr_done != r.nr_rounds)
 		*acks_ok = false;
-	/* Per target count N; "icr_writes" alone is for all the targets. */
-	if (nt == st->pl.n - 1)
-		il_run_attr(run, -1, "icr_writes", wmin == wmax ? "%u" : "%u-%u",
-			    wmin, wmax);
-	snprintf(key, sizeof(key), "icr_writes_n%d", nt);
-	il_run_attr(run, -1, key, wmin == wmax ? "%u" : "%u-%u", wmin, wmax);
-	snprintf(key, sizeof(key), "rounds_done_n%d", nt);
-	il_run_attr(run, -1, key, "%u", r.nr_done);
-	snprintf(key, sizeof(key), "rounds_bad_acks_n%d", nt);
-	il_run_attr(run, -1, key, "%" PRIu64, bad_rounds);
-	snprintf(key, sizeof(key), "stray_nmis_n%d", nt);
-	il_run_attr(run, -1, key, "%" PRIu64, stray);
-	snprintf(key, sizeof(key), "foreign_nmi_rounds_n%d", nt);
-	il_run_attr(run, -1, key, "%" PRIu64, foreign_rounds);
-	snprintf(key, sizeof(key), "preempted_rounds_n%d", nt);
-	il_run_attr(run, -1, key, "%" PRIu64, preempted_rounds);
-	snprintf(key, sizeof(key), "foreign_nmis_n%d", nt);
-	il_run_attr(run, -1, key, "%u", r.foreign_nmis);
-	snprintf(key, sizeof(key), "late_nmis_n%d", nt);
-	il_run_attr(run, -1, key, "%u", r.late_nmis);
-	snprintf(key, sizeof(key), "lost_nmis_n%d", nt);
-	il_run_attr(run, -1, key, "%u", r.lost_nmis);
-	if (!*dest_set) {
-		il_run_attr(run, -1, "dest_model", "%u", r.dest_model);
-		il_run_attr(run, -1, "hypervisor", "%d",
-			    !!(r.run_flags & IDLELAB_RUN_HYPERVISOR));
-		il_run_attr(run, -1, "tsc_unstable", "%d",
-			    !!(r.run_flags & IDLELAB_RUN_TSC_UNSTABLE));
-		*dest_set = true;
-	}
+	is_storm_attrs(run, st, nt, &r, &t, dest_set);
 	if (r.nr_done < r.nr_rounds && !il_stop_requested())
 		ret = il_errorf(-EIO, "IPI_STORM completed %u of %u rounds%s",
 				r.nr_done, r.nr_rounds,

@@ -22,6 +22,7 @@
 #include "campaign_internal.h"
 #include "campaign_stored.h"
 #include "err.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -244,7 +245,7 @@ int il_campaign_load(const char *path, struct il_topo *topo,
 int il_campaign_load_scaled(const char *path, struct il_topo *topo,
 			    double scale, struct il_campaign **out)
 {
-	char *buf = NULL, *nbuf;
+	char *buf = NULL;
 	size_t cap = 0, len = 0, n;
 	FILE *f;
 	int ret;
@@ -261,13 +262,10 @@ int il_campaign_load_scaled(const char *path, struct il_topo *topo,
 						path, IL_CAMPAIGN_MAX_FILE);
 				goto out;
 			}
-			cap = cap ? cap * 2 : 8192;
-			nbuf = realloc(buf, cap);
-			if (!nbuf) {
+			if (IL_GROW(buf, cap, len + 1, 8192)) {
 				ret = il_errorf(-ENOMEM, "out of memory");
 				goto out;
 			}
-			buf = nbuf;
 		}
 		n = fread(buf + len, 1, cap - len, f);
 		len += n;

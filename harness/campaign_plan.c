@@ -44,6 +44,7 @@
 #include "err.h"
 #include "runner.h"
 #include "topo.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -231,12 +232,10 @@ static int add_entry(struct ctx *x, const struct group_src *g, int gno,
 			       IL_PLAN_MAX);
 	if (!(c->nplan & (c->nplan - 1))) {
 		/* Full exactly when nplan is 0 or a power of two: double. */
-		size_t cap = c->nplan ? (size_t)c->nplan * 2 : 1;
-		struct il_plan_entry *v = realloc(c->plan, cap * sizeof(*v));
+		size_t cap = (size_t)c->nplan;
 
-		if (!v)
+		if (IL_GROW(c->plan, cap, cap + 1, 1))
 			return il_errorf(-ENOMEM, "out of memory");
-		c->plan = v;
 	}
 	e = &c->plan[c->nplan];
 	memset(e, 0, sizeof(*e));

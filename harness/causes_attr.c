@@ -19,6 +19,7 @@
  */
 #include "causes.h"
 #include "err.h"
+#include "grow.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -109,15 +110,8 @@ static int owner_id(struct timeline *tl, const char *kind, const char *name)
 	i = slot(tl, kind, name);
 	if (tl->hash[i])
 		return tl->hash[i] - 1;
-	if (tl->nown == tl->capown) {
-		int cap = tl->capown ? tl->capown * 2 : 64;
-
-		o = realloc(tl->own, (size_t)cap * sizeof(*o));
-		if (!o)
-			return -ENOMEM;
-		tl->own = o;
-		tl->capown = cap;
-	}
+	if (IL_GROW(tl->own, tl->capown, (size_t)tl->nown + 1, 64))
+		return -ENOMEM;
 	o = &tl->own[tl->nown];
 	snprintf(o->kind, sizeof(o->kind), "%s", kind);
 	snprintf(o->name, sizeof(o->name), "%s", name);
@@ -140,15 +134,8 @@ static int emit(struct timeline *tl, int64_t t0, int64_t t1, int owner,
 			return 0;
 		}
 	}
-	if (tl->nseg == tl->capseg) {
-		size_t cap = tl->capseg ? tl->capseg * 2 : 4096;
-
-		s = realloc(tl->seg, cap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		tl->seg = s;
-		tl->capseg = cap;
-	}
+	if (IL_GROW(tl->seg, tl->capseg, tl->nseg + 1, 4096))
+		return -ENOMEM;
 	tl->seg[tl->nseg++] = (struct seg){ t0, t1, owner, idle_state, start };
 	return 0;
 }

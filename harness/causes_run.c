@@ -15,6 +15,7 @@
 #include "causes.h"
 #include "err.h"
 #include "tsc.h"
+#include "grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +36,6 @@ static void note(struct il_run *r, const struct il_series *s,
 {
 	struct il_causes_run *c = r->causes;
 	struct il_causes_notes *n = NULL;
-	struct il_causes_note *v;
 	int i;
 
 	/* Before the capture started (warm-up in setup) nothing is noted. */
@@ -47,15 +47,8 @@ static void note(struct il_run *r, const struct il_series *s,
 	}
 	if (!n)
 		return;
-	if (n->n == n->cap) {
-		size_t cap = n->cap ? n->cap * 2 : 1024;
-
-		v = realloc(n->v, cap * sizeof(*v));
-		if (!v)
-			return;		/* an outlier less, never a crash */
-		n->v = v;
-		n->cap = cap;
-	}
+	if (IL_GROW(n->v, n->cap, (size_t)n->n + 1, 1024))
+		return;		/* an outlier less, never a crash */
 	n->v[n->n++] = *x;
 }
 
@@ -233,17 +226,13 @@ static int add_windows(struct il_causes_run *c, const struct il_run *run,
 			    -(int64_t)((double)(t0 - a) * per);
 		}
 		if (*nw == *cap) {
-			size_t nc = *cap ? *cap * 2 : 256;
-			struct il_cause_sample *x = realloc(*w, nc * sizeof(*x));
-			int *y = realloc(*wcpu, nc * sizeof(*y));
+			size_t capw = *cap, capc = *cap;
 
-			if (x)
-				*w = x;
-			if (y)
-				*wcpu = y;
-			if (!x || !y)
+			/* Two arrays, one count: *cap moves when both did. */
+			if (IL_GROW(*w, capw, *nw + 1, 256) ||
+			    IL_GROW(*wcpu, capc, *nw + 1, 256))
 				return -ENOMEM;
-			*cap = nc;
+			*cap = capw;
 		}
 		memset(&(*w)[*nw], 0, sizeof(**w));
 		(*w)[*nw].series = s;

@@ -60,6 +60,7 @@
 #include "counters.h"
 #include "err.h"
 #include "counters_internal.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <math.h>
@@ -84,15 +85,8 @@ struct cnt *cnt_add_row(struct il_counters *c, const char *event, int cpu)
 {
 	struct cnt *n;
 
-	if (c->n == c->cap) {
-		int cap = c->cap ? 2 * c->cap : 16;
-
-		n = realloc(c->c, (size_t)cap * sizeof(*n));
-		if (!n)
-			return NULL;
-		c->c = n;
-		c->cap = cap;
-	}
+	if (IL_GROW(c->c, c->cap, (size_t)c->n + 1, 16))
+		return NULL;
 	n = &c->c[c->n++];
 	memset(n, 0, sizeof(*n));
 	setf(n->res.event, sizeof(n->res.event), "%s", event);

@@ -4,6 +4,7 @@
  * interrupt counts (see struct irq_cols in env_internal.h for the shape).
  */
 #include "env_internal.h"
+#include "grow.h"
 
 #include <errno.h>
 
@@ -31,14 +32,8 @@ int env_irq_parse(const char *text, struct irq_cols *ic, json_t *global,
 			snprintf(why, wlen, "/proc/interrupts header has an unexpected column");
 			return -EINVAL;
 		}
-		if (ic->n == cap) {
-			int *nc = realloc(ic->cpu, (size_t)cap * 2 * sizeof(int));
-
-			if (!nc)
-				break;
-			ic->cpu = nc;
-			cap *= 2;
-		}
+		if (IL_GROW(ic->cpu, cap, (size_t)ic->n + 1, 16))
+			break;
 		ic->cpu[ic->n++] = (int)strtol(p + 3, &end, 10);
 		p = end;
 	}

@@ -406,40 +406,29 @@ static int plan_left_out(struct il_envctl *c, struct plan *pl, bool lenient,
 	return 0;
 }
 
-static int envctl_apply(const struct il_envctl_spec *s, struct il_envctl **out,
-			bool lenient)
+/* Take the lock, refuse a leftover journal, and note each CPU's state. */
+static int envctl_take(struct il_envctl *c)
 {
-	struct il_envctl *c;
-	struct plan pl = { 0 };
 	int i, ret;
 
-	*out = NULL;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return il_errorf(-ENOMEM, "out of memory");
-	c->lock_fd = -1;
-	c->qos_fd = -1;
 	ret = il_envctl_lock_take(&c->lock_fd);
 	if (ret == -EBUSY)
 		ret = il_envctl_busy_error();
 	if (ret)
-		goto fail;
+		return ret;
 	if (il_envctl_journal_pending()) {
 		char p[PATH_MAX];
 
-		ret = il_errorf(-EEXIST, "a leftover restore journal %s exists; run 'idlelab restore' first",
-				il_envctl_journal_path(p, sizeof(p)));
-		goto fail;
+		return il_errorf(-EEXIST, "a leftover restore journal %s exists; run 'idlelab restore' first",
+				 il_envctl_journal_path(p, sizeof(p)));
 	}
 	ret = il_fs_online_cpus(&c->cpus);
 	if (ret < 0)
-		goto fail;
+		return ret;
 	c->ncpus = ret;
 	c->before = calloc(c->ncpus ? c->ncpus : 1, sizeof(char *));
-	if (!c->before) {
-		ret = il_errorf(-ENOMEM, "out of memory");
-		goto fail;
-	}
+	if (!c->before)
+		return il_errorf(-ENOMEM, "out of memory");
 	for (i = 0; i < c->ncpus; i++) {
 		char st[256];
 
@@ -447,9 +436,16 @@ static int envctl_apply(const struct il_envctl_spec *s, struct il_envctl **out,
 		c->before[i] = strdup(st);
 	}
 	c->qos_before = qos_now();
+	return 0;
+}
 
-	/* Plan everything, then journal everything, then change anything. */
-	ret = 0;
+/* Plan every control of @s into c->ent; @lenient as plan_left_out(). */
+static int envctl_plan(struct il_envctl *c, const struct il_envctl_spec *s,
+		       bool lenient)
+{
+	struct plan pl = { 0 };
+	int ret = 0;
+
 	if (s->ncpuidle_only)
 		ret = plan_left_out(c, &pl, lenient,
 				    plan_cpuidle(&pl, s, c->cpus, c->ncpus));
@@ -465,14 +461,15 @@ static int envctl_apply(const struct il_envctl_spec *s, struct il_envctl **out,
 				    plan_qos(&pl, s->pm_qos_us));
 	c->ent = pl.e;
 	c->nent = pl.n;
-	if (ret)
-		goto fail;
-	if (c->nent) {
-		ret = il_envctl_journal_write(c->ent, c->nent);
-		if (ret)
-			goto fail;
-		c->journal_written = true;
-	}
+	return ret;
+}
+
+/* Make the journalled changes in order, counting them in c->napplied. */
+static int envctl_write_entries(struct il_envctl *c,
+				const struct il_envctl_spec *s)
+{
+	int i, ret;
+
 	for (i = 0; i < c->nent; i++) {
 		struct jentry *e = &c->ent[i];
 
@@ -481,46 +478,78 @@ static int envctl_apply(const struct il_envctl_spec *s, struct il_envctl **out,
 
 			/* The request lives as long as this descriptor. */
 			c->qos_fd = il_fs_open(QOS_PATH, O_RDWR);
-			if (c->qos_fd < 0) {
-				ret = c->qos_fd;
-				goto fail;
-			}
+			if (c->qos_fd < 0)
+				return c->qos_fd;
 			errno = 0;
-			if (write(c->qos_fd, &v, sizeof(v)) != sizeof(v)) {
-				ret = il_errorf(-errno ? -errno : -EIO,
-						"cannot write the PM QoS request to %s: %s",
-						QOS_PATH, strerror(errno));
-				goto fail;
-			}
+			if (write(c->qos_fd, &v, sizeof(v)) != sizeof(v))
+				return il_errorf(-errno ? -errno : -EIO,
+						 "cannot write the PM QoS request to %s: %s",
+						 QOS_PATH, strerror(errno));
 			c->qos_us = v;
 			c->napplied = i + 1;
 			continue;
 		}
 		ret = il_fs_write(e->path, e->val);
 		if (ret)
-			goto fail;
+			return ret;
 		c->napplied = i + 1;
 	}
+	return 0;
+}
+
+/* The controls on this process, not in the journal: SCHED_FIFO, mlockall. */
+static int envctl_set_process(struct il_envctl *c,
+			      const struct il_envctl_spec *s)
+{
 	if (s->sched_fifo) {
 		struct sched_param sp = { .sched_priority = s->sched_fifo };
 
 		c->old_policy = sched_getscheduler(0);
 		sched_getparam(0, &c->old_param);
-		if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
-			ret = il_errorf(-errno, "sched_fifo: cannot set SCHED_FIFO priority %d: %s",
-					s->sched_fifo, strerror(errno));
-			goto fail;
-		}
+		if (sched_setscheduler(0, SCHED_FIFO, &sp))
+			return il_errorf(-errno, "sched_fifo: cannot set SCHED_FIFO priority %d: %s",
+					 s->sched_fifo, strerror(errno));
 		c->sched_set = true;
 		c->sched_fifo = s->sched_fifo;
 	}
 	if (s->mlockall) {
-		if (mlockall(MCL_CURRENT | MCL_FUTURE)) {
-			ret = il_errorf(-errno, "mlockall: %s", strerror(errno));
-			goto fail;
-		}
+		if (mlockall(MCL_CURRENT | MCL_FUTURE))
+			return il_errorf(-errno, "mlockall: %s", strerror(errno));
 		c->mem_locked = true;
 	}
+	return 0;
+}
+
+static int envctl_apply(const struct il_envctl_spec *s, struct il_envctl **out,
+			bool lenient)
+{
+	struct il_envctl *c;
+	int ret;
+
+	*out = NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return il_errorf(-ENOMEM, "out of memory");
+	c->lock_fd = -1;
+	c->qos_fd = -1;
+	ret = envctl_take(c);
+	if (ret)
+		goto fail;
+	/* Plan everything, then journal everything, then change anything. */
+	ret = envctl_plan(c, s, lenient);
+	if (ret)
+		goto fail;
+	if (c->nent) {
+		ret = il_envctl_journal_write(c->ent, c->nent);
+		if (ret)
+			goto fail;
+		c->journal_written = true;
+	}
+	ret = envctl_write_entries(c, s);
+	if (!ret)
+		ret = envctl_set_process(c, s);
+	if (ret)
+		goto fail;
 	*out = c;
 	return 0;
 fail:

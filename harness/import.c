@@ -337,6 +337,77 @@ static int put_derived_machine(struct il_store *s, json_t *sysinfo, char uuid[37
 	return ret;
 }
 
+/*
+ * One series per thread of cyclictest's "thread" object into @series
+ * (256 at most), counted in *@ns so that the caller frees what was made.
+ */
+static int threads_series(json_t *threads, const char *path, uint64_t unit,
+			  struct il_series **series, int *ns, struct attrs *a)
+{
+	const char *name;
+	json_t *th;
+	int i, ret;
+
+	json_object_foreach(threads, name, th) {
+		if (*ns == 256)
+			return il_errorf(-EINVAL, "%s: more than 256 threads", path);
+		ret = thread_series(th, name, unit, &series[*ns], a);
+		if (ret) {
+			/* il_errorf() must not format from its own buffer. */
+			char why[256];
+
+			snprintf(why, sizeof(why), "%s", il_errmsg());
+			return il_errorf(ret, "%s: %s", path, why);
+		}
+		for (i = 0; i < *ns; i++)
+			if (series[i]->cpu == series[*ns]->cpu) {
+				il_series_free(series[*ns]);
+				return il_errorf(-EINVAL, "%s: two threads report CPU %d; import runs with one thread per CPU (-a, -t)", path, series[i]->cpu);
+			}
+		(*ns)++;
+	}
+	return 0;
+}
+
+/* The run's parameters as JSON text: rt-tests' JSON has no parameter
+ * object, so keep what it does say. */
+static char *cyclictest_params(json_t *doc)
+{
+	json_t *params = json_object();
+	char *text;
+
+	json_object_set(params, "cmdline", get2(doc, "cmdline") ?: json_null());
+	json_object_set(params, "resolution_in_ns", json_object_get(doc, "resolution_in_ns") ?: json_null());
+	json_object_set(params, "num_threads", json_object_get(doc, "num_threads") ?: json_null());
+	if (json_is_object(json_object_get(doc, "parameters")))
+		json_object_update(params, json_object_get(doc, "parameters"));
+	text = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(params);
+	return text;
+}
+
+/* The run record's fields that cyclictest's JSON says (or implies). */
+static void cyclictest_rec(struct il_run_rec *r, json_t *doc,
+			   const char *run_uuid, const char *params_s,
+			   const char *version)
+{
+	json_t *rc = json_object_get(doc, "return_code");
+
+	memcpy(r->uuid, run_uuid, 37);
+	r->bench = "cyclictest";
+	r->params_json = params_s;
+	r->placement = "cyclictest";
+	r->plan_index = -1;
+	r->start_ns = rt_time(json_object_get(doc, "start_time"));
+	r->end_ns = rt_time(json_object_get(doc, "end_time"));
+	if (r->end_ns < r->start_ns)
+		r->end_ns = r->start_ns;
+	r->status = il_run_status_name(!rc || json_integer_value(rc) == 0 ? IL_RUN_OK : IL_RUN_FAILED);
+	r->status_reason = rc && json_integer_value(rc) ? "cyclictest returned non-zero" : NULL;
+	r->tool_version = version;
+	r->cmdline = json_string_value(get2(doc, "cmdline"));
+}
+
 int il_import_cyclictest(struct il_store *s, const char *path,
 			 const char *machine_uuid, char run_uuid[37],
 			 bool *already)
@@ -344,9 +415,8 @@ int il_import_cyclictest(struct il_store *s, const char *path,
 	struct il_series *series[256];
 	struct il_run_rec r = { 0 };
 	struct attrs *a = calloc(1, sizeof(*a));
-	json_t *doc = NULL, *threads, *th, *params = NULL, *rc;
+	json_t *doc = NULL, *threads;
 	char *buf = NULL, *params_s = NULL, version[128];
-	const char *name;
 	json_error_t jerr;
 	uint64_t unit;
 	size_t len = 0;
@@ -380,28 +450,9 @@ int il_import_cyclictest(struct il_store *s, const char *path,
 		*already = true;
 		goto out;
 	}
-	json_object_foreach(threads, name, th) {
-		if (ns == 256) {
-			ret = il_errorf(-EINVAL, "%s: more than 256 threads", path);
-			goto out;
-		}
-		ret = thread_series(th, name, unit, &series[ns], a);
-		if (ret) {
-			/* il_errorf() must not format from its own buffer. */
-			char why[256];
-
-			snprintf(why, sizeof(why), "%s", il_errmsg());
-			il_errorf(ret, "%s: %s", path, why);
-			goto out;
-		}
-		for (i = 0; i < ns; i++)
-			if (series[i]->cpu == series[ns]->cpu) {
-				il_series_free(series[ns]);
-				ret = il_errorf(-EINVAL, "%s: two threads report CPU %d; import runs with one thread per CPU (-a, -t)", path, series[i]->cpu);
-				goto out;
-			}
-		ns++;
-	}
+	ret = threads_series(threads, path, unit, series, &ns, a);
+	if (ret)
+		goto out;
 	if (machine_uuid) {
 		snprintf(r.machine_uuid, sizeof(r.machine_uuid), "%s", machine_uuid);
 	} else {
@@ -409,30 +460,10 @@ int il_import_cyclictest(struct il_store *s, const char *path,
 		if (ret)
 			goto out;
 	}
-	/* rt-tests' JSON has no parameter object; keep what it does say. */
-	params = json_object();
-	json_object_set(params, "cmdline", get2(doc, "cmdline") ?: json_null());
-	json_object_set(params, "resolution_in_ns", json_object_get(doc, "resolution_in_ns") ?: json_null());
-	json_object_set(params, "num_threads", json_object_get(doc, "num_threads") ?: json_null());
-	if (json_is_object(json_object_get(doc, "parameters")))
-		json_object_update(params, json_object_get(doc, "parameters"));
-	params_s = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+	params_s = cyclictest_params(doc);
 	snprintf(version, sizeof(version), "rt-tests %s",
 		 json_string_value(get2(doc, "rt_test_version")) ?: "unknown");
-	memcpy(r.uuid, run_uuid, 37);
-	r.bench = "cyclictest";
-	r.params_json = params_s;
-	r.placement = "cyclictest";
-	r.plan_index = -1;
-	r.start_ns = rt_time(json_object_get(doc, "start_time"));
-	r.end_ns = rt_time(json_object_get(doc, "end_time"));
-	if (r.end_ns < r.start_ns)
-		r.end_ns = r.start_ns;
-	rc = json_object_get(doc, "return_code");
-	r.status = il_run_status_name(!rc || json_integer_value(rc) == 0 ? IL_RUN_OK : IL_RUN_FAILED);
-	r.status_reason = rc && json_integer_value(rc) ? "cyclictest returned non-zero" : NULL;
-	r.tool_version = version;
-	r.cmdline = json_string_value(get2(doc, "cmdline"));
+	cyclictest_rec(&r, doc, run_uuid, params_s, version);
 	r.nseries = ns;
 	r.series = series;
 	attr(a, -1, "wake_source", "timer");
@@ -447,7 +478,6 @@ out:
 	for (i = 0; i < a->nowned; i++)
 		free(a->owned[i]);
 	free(a);
-	json_decref(params);
 	json_decref(doc);
 	free(params_s);
 	free(buf);

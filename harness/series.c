@@ -4,6 +4,7 @@
  */
 #include "series.h"
 #include "err.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -77,16 +78,9 @@ static void raw_push(struct il_series *s, const uint64_t *w, size_t n)
 		s->dropped_raw++;
 		return;
 	}
-	if (s->raw_len + n > s->raw_cap) {
-		size_t cap = s->raw_cap ? s->raw_cap * 2 : 4096;
-		uint64_t *p = realloc(s->raw, cap * sizeof(*p));
-
-		if (!p) {
-			s->dropped_raw++;
-			return;
-		}
-		s->raw = p;
-		s->raw_cap = cap;
+	if (IL_GROW(s->raw, s->raw_cap, s->raw_len + n, 4096)) {
+		s->dropped_raw++;
+		return;
 	}
 	memcpy(s->raw + s->raw_len, w, n * sizeof(*w));
 	s->raw_len += n;

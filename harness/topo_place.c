@@ -13,6 +13,7 @@
 #include "topo.h"
 #include "err.h"
 #include "topo_internal.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <hwloc.h>
@@ -197,7 +198,7 @@ static int pairs_explicit(struct il_topo *t, const char *s,
 			  struct il_placement *out)
 {
 	const char *p = s, *start;
-	struct il_pair *pairs = NULL, *np;
+	struct il_pair *pairs = NULL;
 	int n = 0, cap = 0, a, b, ret;
 
 	for (;;) {
@@ -237,16 +238,10 @@ static int pairs_explicit(struct il_topo *t, const char *s,
 			ret = check_online(t, b, out->spec);
 		if (ret)
 			goto fail;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 8;
-			np = realloc(pairs, (size_t)cap * sizeof(*pairs));
-			if (!np) {
-				ret = il_errorf(-ENOMEM,
-						"out of memory expanding '%s'",
-						out->spec);
-				goto fail;
-			}
-			pairs = np;
+		if (IL_GROW(pairs, cap, (size_t)n + 1, 8)) {
+			ret = il_errorf(-ENOMEM, "out of memory expanding '%s'",
+					out->spec);
+			goto fail;
 		}
 		pairs[n].a = a;
 		pairs[n].b = b;

@@ -12,6 +12,7 @@
  */
 #include "err.h"
 #include "trace_capture.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <event-parse.h>
@@ -164,16 +165,9 @@ static int on_record(struct tep_event *e, struct tep_record *rec, int cpu,
 	if (m->kind == KIND_IGNORED)
 		return 0;
 	pc = &r->t->cpu[idx];
-	if (pc->n == pc->cap) {
-		size_t cap = pc->cap ? pc->cap * 2 : 4096;
-
-		ev = realloc(pc->ev, cap * sizeof(*ev));
-		if (!ev) {
-			r->ret = -ENOMEM;
-			return 1;
-		}
-		pc->ev = ev;
-		pc->cap = cap;
+	if (IL_GROW(pc->ev, pc->cap, (size_t)pc->n + 1, 4096)) {
+		r->ret = -ENOMEM;
+		return 1;
 	}
 	ev = &pc->ev[pc->n++];
 	memset(ev, 0, sizeof(*ev));

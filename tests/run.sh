@@ -14,6 +14,11 @@
 # its own before the summary.  A test that outlives its timeout is killed
 # (its whole process group) and fails with a message.
 #
+# --group NAME (repeatable, or NAME,NAME) runs only the tests whose
+# "groups =" names one of them; the others are left out, not counted.  A
+# group that no test of the table names is an error, and so is any other
+# argument: both exit 2.
+#
 # IDLELAB_TESTS_CFG names another table (the runner's own test uses it).
 set -u
 : "${BUILD:=build-san}"
@@ -32,6 +37,32 @@ n=0
 work=$(mktemp -d "${TMPDIR:-/tmp}/idlelab-run.XXXXXX")
 log=$work/log
 trap 'rm -rf "$work"' EXIT
+usage_error=0
+
+# The groups asked for, one comma list: "--group a --group b,c" is "a,b,c".
+want=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--group=*) want="$want,${1#--group=}" ;;
+	--group)
+		if [ $# -lt 2 ]; then
+			echo "tests/run.sh: --group needs a NAME" >&2
+			exit 2
+		fi
+		want="$want,$2"
+		shift ;;
+	*)
+		echo "tests/run.sh: unknown argument '$1' (use: tests/run.sh [--group NAME]...)" >&2
+		exit 2 ;;
+	esac
+	shift
+done
+asked=$want
+want=$(printf '%s' "$want" | tr ',' ' ')
+if [ -n "$asked" ] && [ -z "$(printf '%s' "$want" | tr -d ' ')" ]; then
+	echo "tests/run.sh: --group needs a NAME" >&2
+	exit 2
+fi
 
 fail_line() {
 	n=$((n + 1))
@@ -43,9 +74,10 @@ trim() {
 	printf '%s' "$1" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//'
 }
 
-# The table as "name|needs|timeout" lines in $work/table; 1 on a bad line.
+# The table as "name|needs|timeout|groups" lines in $work/table; 1 on a
+# bad line.
 parse_table() {
-	name= needs= timeout= bad=0 lineno=0
+	name= needs= timeout= groups= bad=0 lineno=0
 	: >"$work/table"
 	while IFS= read -r line || [ -n "$line" ]; do
 		lineno=$((lineno + 1))
@@ -53,11 +85,12 @@ parse_table() {
 		case $line in
 		'') ;;
 		\[*\])
-			[ -n "$name" ] && echo "$name|$needs|$timeout" >>"$work/table"
+			[ -n "$name" ] && echo "$name|$needs|$timeout|$groups" >>"$work/table"
 			name=${line#\[}
 			name=${name%\]}
 			needs=
 			timeout=
+			groups=
 			;;
 		*=*)
 			key=$(trim "${line%%=*}")
@@ -65,8 +98,9 @@ parse_table() {
 			case $key in
 			needs) needs=$val ;;
 			timeout) timeout=$val ;;
+			groups) groups=$(printf '%s' "$val" | tr ',' ' ') ;;
 			*)
-				fail_line "$cfg:$lineno: unknown key '$key' (needs, timeout)"
+				fail_line "$cfg:$lineno: unknown key '$key' (needs, timeout, groups)"
 				bad=1
 				;;
 			esac
@@ -81,8 +115,31 @@ parse_table() {
 			;;
 		esac
 	done <"$cfg"
-	[ -n "$name" ] && echo "$name|$needs|$timeout" >>"$work/table"
+	[ -n "$name" ] && echo "$name|$needs|$timeout|$groups" >>"$work/table"
 	return $bad
+}
+
+# True when the groups "$1" of a test meet the groups asked for (all of
+# them when none was asked for).
+selected() {
+	[ -z "$want" ] && return 0
+	for w in $want; do
+		for g in $1; do
+			[ "$g" = "$w" ] && return 0
+		done
+	done
+	return 1
+}
+
+# Fail (exit 2 at the end) on each group asked for that no test names.
+check_groups() {
+	known=$(cut -d'|' -f4 "$work/table" | tr ' ' '\n' | sed '/^$/d' | sort -u)
+	for w in $want; do
+		printf '%s\n' "$known" | grep -qx -- "$w" && continue
+		fail_line "unknown group '$w': $cfg names $(echo $known | sed 's/ /, /g')"
+		usage_error=1
+	done
+	[ "$usage_error" = 0 ]
 }
 
 # Print why the needs "$1" are not met here; nothing when they are.
@@ -140,7 +197,7 @@ run_one() {
 
 if [ ! -f "$cfg" ]; then
 	fail_line "the table of tests $cfg does not exist"
-elif parse_table; then
+elif parse_table && check_groups; then
 	# What is on disk, one name a line, against what the table names.
 	{
 		for t in tests/unit/test_*.c; do
@@ -158,7 +215,7 @@ elif parse_table; then
 		fail_line "$t is in $cfg more than once"
 	done
 	exec 3<"$work/table"
-	while IFS='|' read -r name needs limit <&3; do
+	while IFS='|' read -r name needs limit groups <&3; do
 		case $name in
 		*.sh) src=$name; cmd="sh $name" ;;
 		*) src=tests/unit/$name.c; cmd=$BUILD/tests/$name ;;
@@ -172,6 +229,7 @@ elif parse_table; then
 			fail_line "$name: timeout must be a number of seconds in $cfg, got '$limit'"
 			continue ;;
 		esac
+		selected "$groups" || continue
 		why=$(unmet "$needs")
 		case $why in
 		BAD*)
@@ -194,6 +252,8 @@ elif parse_table; then
 	exec 3<&-
 fi
 [ "$skipped" -gt 0 ] && echo "# $skipped skipped:$skipped_names"
+[ -n "$want" ] && echo "# groups:$(printf ' %s' $want)"
 echo "# all tests: $(($(date +%s) - run_t0)) s"
 echo "$passed passed, $failed failed"
+[ "$usage_error" = 0 ] || exit 2
 [ "$failed" -eq 0 ]

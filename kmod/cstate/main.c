@@ -69,43 +69,55 @@ static u32 il_features(void)
 }
 
 /*
- * IL_RUN_IOCTL - define il_ioctl_@_name, the ioctl of struct
- * idlelab_@_name##_req, a request whose records come back in one array:
- * copy the request in, @_check it, allocate its nr_samples records of @_rec
- * bytes, @_run it, copy the nr_done written records and the request out.
- * CSTATE_WAKE and GAPS have this shape; their types differ, so the shape is
- * written once here.
+ * CSTATE_WAKE and GAPS: copy the request in, check it, allocate its
+ * nr_samples records, run it, and copy out the nr_done records written
+ * and the request.  The two differ only in their types.
  */
-#define IL_RUN_IOCTL(_name, _rec, _check, _run)				\
-static long il_ioctl_##_name(void __user *argp)				\
-{									\
-	const size_t rec = (_rec);					\
-	struct idlelab_##_name##_req req;				\
-	void *s;							\
-	long ret;							\
-									\
-	lockdep_assert_held(&il_run_lock);				\
-	if (copy_from_user(&req, argp, sizeof(req)))			\
-		return -EFAULT;						\
-	ret = _check(&req);						\
-	if (ret)							\
-		return ret;						\
-	s = vcalloc(req.nr_samples, rec);				\
-	if (!s)								\
-		return -ENOMEM;						\
-	ret = _run(&req, s);						\
-	if (!ret)							\
-		ret = il_copy_out(argp, &req, sizeof(req), req.samples,	\
-				  s, (size_t)req.nr_done * rec);	\
-	vfree(s);							\
-	return ret;							\
+static long il_ioctl_cstate(void __user *argp)
+{
+	struct idlelab_cstate_req req;
+	struct idlelab_cstate_sample *s;
+	long ret;
+
+	lockdep_assert_held(&il_run_lock);
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	ret = il_cstate_check(&req);
+	if (ret)
+		return ret;
+	s = vcalloc(req.nr_samples, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	ret = il_cstate_run(&req, s);
+	if (!ret)
+		ret = il_copy_out(argp, &req, sizeof(req), req.samples,
+				  s, (size_t)req.nr_done * sizeof(*s));
+	vfree(s);
+	return ret;
 }
 
-/* il_ioctl_cstate() and il_ioctl_gaps(). */
-IL_RUN_IOCTL(cstate, sizeof(struct idlelab_cstate_sample), il_cstate_check,
-	     il_cstate_run)
-IL_RUN_IOCTL(gaps, sizeof(struct idlelab_gap_sample), il_gaps_check,
-	     il_gaps_run)
+static long il_ioctl_gaps(void __user *argp)
+{
+	struct idlelab_gaps_req req;
+	struct idlelab_gap_sample *s;
+	long ret;
+
+	lockdep_assert_held(&il_run_lock);
+	if (copy_from_user(&req, argp, sizeof(req)))
+		return -EFAULT;
+	ret = il_gaps_check(&req);
+	if (ret)
+		return ret;
+	s = vcalloc(req.nr_samples, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	ret = il_gaps_run(&req, s);
+	if (!ret)
+		ret = il_copy_out(argp, &req, sizeof(req), req.samples,
+				  s, (size_t)req.nr_done * sizeof(*s));
+	vfree(s);
+	return ret;
+}
 
 static long il_ioctl_wbinvd(void __user *argp)
 {

@@ -80,6 +80,51 @@ BUILD=b IDLELAB_VMTEST=1 sh "$RUNNER" >out 2>&1
 check "IDLELAB_VMTEST=1 runs the vm test" grep -q '^ok 1 - vm$' out
 check "only the unmet need skips" test "$(tail -1 out)" = "4 passed, 0 failed"
 
+# Groups: --group selects by "groups =", repeatable or a comma list; a
+# group no test names is an error (exit 2); the summary stays last.
+cat >tests/tests.cfg <<'CFG'
+[test_pass]
+groups = unit
+timeout = 30
+
+[tests/integration/test_two.sh]
+groups = integration slow
+timeout = 30
+
+[tests/integration/test_skip.sh]
+groups = integration
+needs = cmd:idlelab-no-such-command
+timeout = 30
+
+[tests/vm/test_rig.sh]
+groups = vm
+needs = vmtest
+timeout = 30
+CFG
+BUILD=b IDLELAB_VMTEST=1 sh "$RUNNER" --group unit >out 2>&1
+rc=$?
+check "--group unit passes" test "$rc" -eq 0
+check "--group unit runs only the unit test" test "$(tail -1 out)" = "1 passed, 0 failed"
+check "--group unit leaves the others out" sh -c '! grep -q "test_two.sh\|test_rig.sh\|test_skip.sh" out'
+BUILD=b IDLELAB_VMTEST=1 sh "$RUNNER" --group vm --group slow >out 2>&1
+check "--group twice: the union" test "$(tail -1 out)" = "3 passed, 0 failed"
+check "--group vm runs the vm test" grep -q '^ok 1 - vm$' out
+check "--group slow runs the slow one" grep -q '^ok 2 - two$' out
+BUILD=b IDLELAB_VMTEST=1 sh "$RUNNER" --group=unit,integration >out 2>&1
+check "--group a,b: the union" test "$(tail -1 out)" = "3 passed, 0 failed"
+check "the groups are named before the summary" test "$(tail -3 out | head -1)" = "# groups: unit integration"
+check "a skip in the group is still counted" grep -qx '# 1 skipped: tests/integration/test_skip.sh' out
+BUILD=b sh "$RUNNER" --group wings >out 2>&1
+rc=$?
+check "an unknown group exits 2" test "$rc" -eq 2
+check "an unknown group is named, with the known ones" grep -q "^not ok [0-9]* - unknown group 'wings': tests/tests.cfg names integration, slow, unit, vm$" out
+check "an unknown group runs nothing" sh -c '! grep -q "^== " out'
+check "the summary stays last after an unknown group" test "$(tail -1 out)" = "0 passed, 1 failed"
+BUILD=b sh "$RUNNER" --group >out 2>&1
+check "--group without a NAME exits 2" test "$?" -eq 2
+BUILD=b sh "$RUNNER" --wings >out 2>&1
+check "an unknown argument exits 2" test "$?" -eq 2
+
 printf '[test_pass]\ntimout = 30\n' >tests/tests.cfg
 BUILD=b sh "$RUNNER" >out 2>&1
 check "an unknown key in the table fails" grep -q "tests.cfg:2: unknown key 'timout'" out
@@ -96,4 +141,6 @@ cd "$OLDPWD" || exit 1
 } | sort >"$T_TMP/disk"
 sed -n 's/^\[\(.*\)\]$/\1/p' tests/tests.cfg | sort >"$T_TMP/listed"
 check "tests.cfg names every test in the tree" cmp "$T_TMP/disk" "$T_TMP/listed"
+# Each section of the real table says its groups.
+check "every test in tests.cfg has groups" test "$(grep -c '^groups = ' tests/tests.cfg)" -eq "$(grep -c '^\[' tests/tests.cfg)"
 t_done

@@ -2,7 +2,8 @@
 /*
  * test_bench.c - the user-space benchmarks, run for real on this machine
  * through their ops tables, the way harness/runner.c drives them (without
- * counters or storage), plus the registry.
+ * counters or storage), plus the registry; those that span CPUs
+ * (membarrier_ipi, tlb_shootdown, tsc_gaps) are in test_bench_multi.c.
  *
  * Each case builds a struct il_run by hand, applies the defaults and a few
  * small parameters, runs setup/run/teardown on CPUs 0-1 and checks the
@@ -12,6 +13,7 @@
  * process-wide and cannot be undone, so the case that tests it runs last.
  */
 #include "bench.h"
+#include "bench_fixture.h"
 #include "err.h"
 #include "opts.h"
 #include "stats.h"
@@ -29,114 +31,12 @@
 #include <time.h>
 #include <unistd.h>
 
-static struct il_topo *topo;
-static int two_cpus;	/* CPUs 0 and 1 are both online */
-
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/*
- * Prepare @run for @name on @cpus with the "key=value" strings of @kv
- * (NULL-terminated).  Return: the ops, or NULL after a failed CHECK.
- */
-static const struct il_bench_ops *prep(struct il_run *run, const char *name,
-				       const char *cpus, const char *const *kv)
-{
-	const struct il_bench_ops *ops = il_bench_find(name);
-	int ret;
-
-	/* Zeroed, so il_run_release() is safe whatever fails below. */
-	memset(run, 0, sizeof(*run));
-	CHECKF(ops, "benchmark %s not registered", name);
-	if (!ops)
-		return NULL;
-	CHECK(il_run_init(run, ops) == 0);
-	ret = il_opts_defaults(ops->opts, run->params);
-	CHECKF(ret == 0, "%s defaults: %s", name, il_errmsg());
-	for (; kv && *kv; kv++) {
-		ret = il_opts_set_kv(ops->opts, run->params, *kv);
-		CHECKF(ret == 0, "%s %s: %s", name, *kv, il_errmsg());
-	}
-	run->topo = topo;
-	ret = il_place_parse(topo, cpus, &run->place);
-	CHECKF(ret == 0, "placement %s: %s", cpus, il_errmsg());
-	return ret ? NULL : ops;
-}
-
-/* setup + run + teardown, as the runner does.  Return: setup's or run's
- * error; 1 if the benchmark is unsupported here (a diagnostic says why). */
-static int exec(struct il_run *run)
-{
-	const struct il_bench_ops *ops = run->ops;
-	const char *why = ops->supported ? ops->supported() : NULL;
-	int ret;
-
-	if (why) {
-		printf("# %s unsupported here: %s\n", ops->name, why);
-		return 1;
-	}
-	il_errclear();
-	ret = ops->setup(run);
-	if (ret)
-		return ret;
-	ret = ops->run(run);
-	ops->teardown(run);
-	return ret;
-}
-
-static struct il_series *find_series(const struct il_run *run,
-				     const char *metric, int cpu, int cpu2,
-				     int64_t group)
-{
-	int i;
-
-	for (i = 0; i < run->nseries; i++) {
-		struct il_series *s = run->series[i];
-
-		if (!strcmp(s->metric, metric) && s->cpu == cpu &&
-		    s->cpu2 == cpu2 && s->group == group)
-			return s;
-	}
-	return NULL;
-}
-
-/* The invariants of every latency series, and its count. */
-static void check_series(const struct il_series *s, uint64_t want_count,
-			 const char *what)
-{
-	uint64_t p50;
-
-	CHECKF(s, "%s: series missing", what);
-	if (!s)
-		return;
-	if (want_count)
-		CHECKF(s->sum.count == want_count,
-		       "%s: %" PRIu64 " samples, want %" PRIu64, what,
-		       s->sum.count, want_count);
-	CHECKF(s->sum.count > 0, "%s: no samples", what);
-	if (!s->sum.count)
-		return;
-	p50 = il_hist_percentile(s->hist, 50);
-	/* The histogram's percentiles are bucket-equivalent (0.1 %). */
-	CHECKF(s->sum.min <= p50 + p50 / 1000 + 1 &&
-	       p50 <= s->sum.max + s->sum.max / 1000 + 1,
-	       "%s: min %" PRIu64 " p50 %" PRIu64 " max %" PRIu64, what,
-	       s->sum.min, p50, s->sum.max);
-	CHECKF(s->sum.min > 0, "%s: a sample of 0 ns", what);
-	CHECKF(s->sum.mean >= (double)s->sum.min &&
-	       s->sum.mean <= (double)s->sum.max, "%s: mean outside [min, max]",
-	       what);
-	CHECKF(il_hist_count(s->hist) == s->sum.count,
-	       "%s: histogram holds %" PRIu64 ", summary %" PRIu64, what,
-	       il_hist_count(s->hist), s->sum.count);
-	printf("# %s: n=%" PRIu64 " min=%" PRIu64 " p50=%" PRIu64 " max=%" PRIu64
-	       " early=%" PRIu64 " dropped=%" PRIu64 "\n", what, s->sum.count,
-	       s->sum.min, p50, s->sum.max, s->sum.early, s->sum.dropped);
 }
 
 /* VmLck of this process in kB, or -1. */
@@ -428,153 +328,6 @@ out:
 	il_run_release(&run);
 }
 
-/* ---- membarrier_ipi and tlb_shootdown ---------------------------------- */
-
-static void ipi_bench(const char *name, const char *mode)
-{
-	char m[32];
-	const char *kv[] = { "samples=300", "targets=0,1", NULL, NULL };
-	struct il_run run;
-	int ret, g;
-
-	if (!two_cpus) {
-		printf("# needs CPUs 0 and 1\n");
-		return;
-	}
-	if (mode) {
-		snprintf(m, sizeof(m), "mode=%s", mode);
-		kv[2] = m;
-	}
-	if (!prep(&run, name, "0-1", kv))
-		goto out;
-	ret = exec(&run);
-	if (ret == 1)
-		goto out;	/* unsupported here, with the reason printed */
-	CHECKF(ret == 0, "%s: %d %s", name, ret, il_errmsg());
-	/* Exactly one series per entry of the targets list. */
-	CHECK(run.nseries == 2);
-	for (g = 0; g <= 1; g++) {
-		char what[64];
-
-		snprintf(what, sizeof(what), "%s%s%s N=%d", name,
-			 mode ? " " : "", mode ? mode : "", g);
-		check_series(find_series(&run, "call_latency", 0, -1, g), 300,
-			     what);
-	}
-	if (!strcmp(name, "tlb_shootdown"))
-		CHECK(il_run_attr_find(&run, 0, "numa_node") != NULL);
-out:
-	il_run_release(&run);
-}
-
-TEST(membarrier_ipi_targets)
-{
-	ipi_bench("membarrier_ipi", NULL);
-}
-
-TEST(tlb_shootdown_madvise)
-{
-	ipi_bench("tlb_shootdown", "madvise");
-}
-
-TEST(tlb_shootdown_mprotect)
-{
-	ipi_bench("tlb_shootdown", "mprotect");
-}
-
-/* Targets beyond the placed CPUs, or listed twice, are refused in setup. */
-TEST(ipi_targets_validated)
-{
-	static const char *const names[] = { "membarrier_ipi", "tlb_shootdown" };
-	const char *kv_many[] = { "targets=1,2", NULL };
-	const char *kv_dup[] = { "targets=1,1", NULL };
-	struct il_run run;
-	int i, ret;
-
-	if (!two_cpus) {
-		printf("# needs CPUs 0 and 1\n");
-		return;
-	}
-	for (i = 0; i < 2; i++) {
-		const struct il_bench_ops *ops = il_bench_find(names[i]);
-
-		if (ops && ops->supported && ops->supported())
-			continue;
-		if (prep(&run, names[i], "0-1", kv_many)) {
-			ret = run.ops->setup(&run);
-			CHECKF(ret == -EINVAL, "%s targets=1,2: %d", names[i], ret);
-			CHECKF(strstr(il_errmsg(), "targets"), "message: %s",
-			       il_errmsg());
-			if (!ret)
-				run.ops->teardown(&run);
-		}
-		il_run_release(&run);
-		if (prep(&run, names[i], "0-1", kv_dup)) {
-			ret = run.ops->setup(&run);
-			CHECKF(ret == -EINVAL, "%s targets=1,1: %d", names[i], ret);
-			if (!ret)
-				run.ops->teardown(&run);
-		}
-		il_run_release(&run);
-	}
-}
-
-/* ---- tsc_gaps ---------------------------------------------------------- */
-
-TEST(tsc_gaps_records_gaps_and_period)
-{
-	static const char *const kv[] = { "duration_ms=200", "threshold_ns=500",
-					  NULL };
-	struct il_run run;
-	int c, ret, ncpu = two_cpus ? 2 : 1;
-	size_t i;
-
-	if (!prep(&run, "tsc_gaps", two_cpus ? "0-1" : "0", kv))
-		goto out;
-	ret = exec(&run);
-	if (ret == 1)
-		goto out;
-	CHECKF(ret == 0, "%s", il_errmsg());
-	CHECK(run.tsc_khz > 0);
-	for (c = 0; c < ncpu; c++) {
-		struct il_series *g = find_series(&run, "gap", c, -1, -1);
-		struct il_series *p = find_series(&run, "loop_period", c, -1, -1);
-		const char *lp = il_run_attr_find(&run, c, "loop_period_ns");
-		const char *ng = il_run_attr_find(&run, c, "gaps");
-		char what[64];
-		double period = lp ? atof(lp) : 0;
-
-		snprintf(what, sizeof(what), "tsc_gaps gap cpu %d", c);
-		check_series(g, 0, what);
-		snprintf(what, sizeof(what), "tsc_gaps loop_period cpu %d", c);
-		check_series(p, 1, what);
-		CHECKF(lp && period > 0, "cpu %d: loop_period_ns %s", c,
-		       lp ? lp : "(none)");
-		CHECKF(lp && strchr(lp, '.') && strlen(strchr(lp, '.')) == 4,
-		       "loop_period_ns has 3 decimals: %s", lp ? lp : "(none)");
-		printf("# cpu %d loop_period_ns %s, quiet %s, gaps %s, max %s ns\n",
-		       c, lp ? lp : "?", il_run_attr_find(&run, c, "loop_period_quiet_ns"),
-		       ng ? ng : "?", il_run_attr_find(&run, c, "max_gap_ns"));
-		if (!g)
-			continue;
-		CHECK(ng && strtoull(ng, NULL, 10) == g->sum.count + g->sum.dropped);
-		/* Timed raw layout: (t_ns, gap) pairs in time order, inside
-		 * the run. */
-		CHECK(g->raw_layout == IL_RAW_TIMED);
-		CHECK(g->raw_len == 2 * g->sum.count);
-		for (i = 2; i + 1 < g->raw_len; i += 2)
-			CHECKF(g->raw[i] >= g->raw[i - 2],
-			       "gap times out of order at %zu", i / 2);
-		if (g->raw_len)
-			CHECKF(g->raw[g->raw_len - 2] < 2000000000ull,
-			       "last gap at %" PRIu64 " ns", g->raw[g->raw_len - 2]);
-		for (i = 1; i < g->raw_len; i += 2)
-			CHECK(g->raw[i] >= 500);
-	}
-out:
-	il_run_release(&run);
-}
-
 /* ---- stop requests (last: il_request_stop() cannot be undone) ---------- */
 
 static void *stop_later(void *arg)
@@ -670,11 +423,6 @@ int main(void)
 	RUN(worker_failure_fails_setup);
 	RUN(futex_wake_pair);
 	RUN(futex_wake_needs_pairs);
-	RUN(membarrier_ipi_targets);
-	RUN(tlb_shootdown_madvise);
-	RUN(tlb_shootdown_mprotect);
-	RUN(ipi_targets_validated);
-	RUN(tsc_gaps_records_gaps_and_period);
 	RUN(stop_request_ends_runs_quickly);
 	il_topo_close(topo);
 	return tap_done();

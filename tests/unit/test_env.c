@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_env.c - the fingerprint, snapshots and deltas against fixture trees,
- * the sysfs.h accessors, the UUIDs and the TSC calibration.
+ * test_env.c - the fingerprint against fixture trees, the sysfs.h
+ * accessors, the UUIDs and the TSC calibration (snapshots and their deltas
+ * are in test_env_snapshot.c).
  *
  * IDLELAB_SYSFS_ROOT points at tests/fixtures/sysfs-intel (a 4-CPU
  * intel_idle machine) or tests/fixtures/sysfs-empty (nothing at all), so
@@ -9,6 +10,7 @@
  * tests/run.sh does.  Tests that change counters work on a copy in /tmp.
  */
 #include "env.h"
+#include "env_fixture.h"
 #include "err.h"
 #include "sysfs.h"
 #include "tap.h"
@@ -23,132 +25,6 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-
-#define INTEL	"tests/fixtures/sysfs-intel"
-#define EMPTY	"tests/fixtures/sysfs-empty"
-
-/* j["a"]["b"]... along a dotted path; NULL if any step is missing. */
-static json_t *jget(json_t *j, const char *path)
-{
-	char buf[256], *tok, *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (tok = strtok_r(buf, ".", &save); tok && j;
-	     tok = strtok_r(NULL, ".", &save))
-		j = json_object_get(j, tok);
-	return j;
-}
-
-static long long jint(json_t *j, const char *path)
-{
-	json_t *v = jget(j, path);
-
-	return json_is_integer(v) ? json_integer_value(v) : -424242;
-}
-
-static const char *jstrv(json_t *j, const char *path)
-{
-	json_t *v = jget(j, path);
-
-	return json_is_string(v) ? json_string_value(v) : "(not a string)";
-}
-
-/* The value at @path is {"unknown": non-empty reason}. */
-static int is_unknown_at(json_t *j, const char *path)
-{
-	json_t *u = json_object_get(jget(j, path), "unknown");
-
-	return json_is_string(u) && json_string_value(u)[0];
-}
-
-/*
- * Walk everything: every {"unknown"} has a non-empty string reason and
- * no string is "".  Returns the number of unknowns.
- */
-static int walk(json_t *j, const char *where)
-{
-	json_t *v, *u;
-	const char *k;
-	char sub[256];
-	size_t i;
-	int n = 0;
-
-	if (json_is_object(j)) {
-		u = json_object_get(j, "unknown");
-		if (u) {
-			CHECKF(json_is_string(u) && json_string_value(u)[0] &&
-			       json_object_size(j) == 1,
-			       "%s: malformed unknown", where);
-			return 1;
-		}
-		json_object_foreach(j, k, v) {
-			snprintf(sub, sizeof(sub), "%s.%s", where, k);
-			n += walk(v, sub);
-		}
-	} else if (json_is_array(j)) {
-		json_array_foreach(j, i, v) {
-			snprintf(sub, sizeof(sub), "%s[%zu]", where, i);
-			n += walk(v, sub);
-		}
-	} else if (json_is_string(j)) {
-		CHECKF(json_string_value(j)[0], "%s: empty string", where);
-	}
-	return n;
-}
-
-static void copy_tree(const char *from, const char *to)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "cp -a '%s/.' '%s/'", from, to);
-	CHECK(system(cmd) == 0);
-}
-
-static void rm_tree(const char *dir)
-{
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	CHECK(system(cmd) == 0);
-}
-
-/* Replace the first @from in the file at @path (under the root). */
-static void edit_file(const char *path, const char *from, const char *to)
-{
-	char *text, *p, *out;
-	size_t n;
-
-	CHECK(il_fs_read_all(path, &text) == 0);
-	if (!text)
-		return;
-	p = strstr(text, from);
-	CHECKF(p != NULL, "'%s' not in %s", from, path);
-	if (p) {
-		n = strlen(text) + strlen(to) + 1;
-		out = malloc(n);
-		snprintf(out, n, "%.*s%s%s", (int)(p - text), text, to,
-			 p + strlen(from));
-		CHECK(il_fs_write(path, out) == 0);
-		free(out);
-	}
-	free(text);
-}
-
-static void write_file(const char *root, const char *rel, const char *text)
-{
-	char path[512], cmd[600];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
-	CHECK(system(cmd) == 0);
-	f = fopen(path, "w");
-	CHECK(f != NULL);
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-}
 
 TEST(unknown_json)
 {
@@ -374,155 +250,6 @@ out:
 	il_topo_close(t);
 }
 
-TEST(snapshot_fixture)
-{
-	json_t *s;
-
-	setenv("IDLELAB_SYSFS_ROOT", INTEL, 1);
-	s = il_env_snapshot();
-	unsetenv("IDLELAB_SYSFS_ROOT");
-	CHECK(s != NULL);
-	if (!s)
-		return;
-	CHECK(json_object_size(jget(s, "cpus")) == 4);
-	CHECK(jint(s, "cpus.0.cpuidle.C6.usage") == 433201);
-	CHECK(jint(s, "cpus.0.cpuidle.C6.time_us") == 5123456789ll);
-	CHECK(jint(s, "cpus.0.cpuidle.C6.above") == 1201);
-	CHECK(jint(s, "cpus.3.cpuidle.POLL.usage") == 7734);
-	CHECK(jint(s, "cpus.2.cpuidle.C1E.below") == 133021);
-	/* /proc/interrupts: named lines kept, device lines summed. */
-	CHECK(jint(s, "cpus.0.irq.LOC") == 4120334);
-	CHECK(jint(s, "cpus.3.irq.LOC") == 3887221);
-	CHECK(jint(s, "cpus.1.irq.RES") == 120334);
-	CHECK(jint(s, "cpus.2.irq.CAL") == 21003);
-	CHECK(jint(s, "cpus.3.irq.TLB") == 3890);
-	CHECK(jint(s, "cpus.0.irq.NMI") == 212);
-	CHECK(jint(s, "cpus.0.irq.IWI") == 3);
-	CHECK(jint(s, "cpus.0.irq.devices") == 31 + 12034);
-	CHECK(jint(s, "cpus.0.irq.total") == 4260110);
-	CHECK(jint(s, "cpus.1.irq.total") == 4230891);
-	CHECK(jget(s, "cpus.0.irq.ERR") == NULL);
-	CHECK(jint(s, "irq_global.ERR") == 0 && jint(s, "irq_global.MIS") == 0);
-	CHECK(!strcmp(jstrv(s, "governors.cpuidle"), "menu"));
-	CHECK(json_is_integer(jget(s, "mono_ns")));
-	CHECK(walk(s, "snap") == 0);
-	json_decref(s);
-
-	/* The empty tree: every part unknown, with its reason. */
-	setenv("IDLELAB_SYSFS_ROOT", EMPTY, 1);
-	s = il_env_snapshot();
-	unsetenv("IDLELAB_SYSFS_ROOT");
-	CHECK(is_unknown_at(s, "cpus"));
-	CHECK(is_unknown_at(s, "irq_global"));
-	CHECK(is_unknown_at(s, "governors.cpuidle"));
-	walk(s, "snap");
-	json_decref(s);
-}
-
-TEST(snapshot_delta)
-{
-	char tmp[] = "/tmp/idlelab-snap-XXXXXX";
-	json_t *a, *b, *c, *d;
-
-	CHECK(mkdtemp(tmp) != NULL);
-	copy_tree(INTEL, tmp);
-	setenv("IDLELAB_SYSFS_ROOT", tmp, 1);
-	a = il_env_snapshot();
-	/* A run: cpu2 enters C6 17 more times for 12345 us, cpu1 takes 100
-	 * timer interrupts and cpu3 five NIC interrupts. */
-	CHECK(il_fs_write("/sys/devices/system/cpu/cpu2/cpuidle/state3/usage",
-			  "601240\n") == 0);
-	CHECK(il_fs_write("/sys/devices/system/cpu/cpu2/cpuidle/state3/time",
-			  "6012346901\n") == 0);
-	edit_file("/proc/interrupts", "4120334    3998012", "4120334    3998112");
-	edit_file("/proc/interrupts", "69331   IR-PCI", "69336   IR-PCI");
-	b = il_env_snapshot();
-	d = il_env_delta(a, b);
-	CHECK(d != NULL);
-	CHECK(jint(d, "cpus.2.cpuidle.C6.usage") == 17);
-	CHECK(jint(d, "cpus.2.cpuidle.C6.time_us") == 12345);
-	CHECK(jint(d, "cpus.2.cpuidle.C1.usage") == 0);
-	CHECK(jint(d, "cpus.0.cpuidle.C6.usage") == 0);
-	CHECK(jint(d, "cpus.1.irq.LOC") == 100);
-	CHECK(jint(d, "cpus.1.irq.total") == 100);
-	CHECK(jint(d, "cpus.1.irq.devices") == 0);
-	CHECK(jint(d, "cpus.3.irq.devices") == 5);
-	CHECK(jint(d, "cpus.3.irq.total") == 5);
-	CHECK(jint(d, "cpus.0.irq.total") == 0);
-	CHECK(jint(d, "elapsed_ns") >= 0);
-	CHECK(jget(d, "mono_ns") == NULL);
-	CHECK(jget(d, "governors") == NULL);	/* unchanged strings drop out */
-	json_decref(d);
-
-	/* A governor switch shows; a counter that went backwards is unknown,
-	 * never negative; a counter unreadable afterwards is left out. */
-	CHECK(il_fs_write("/sys/devices/system/cpu/cpuidle/current_governor_ro",
-			  "teo\n") == 0);
-	CHECK(il_fs_write("/sys/devices/system/cpu/cpu0/cpuidle/state1/usage",
-			  "5\n") == 0);
-	CHECK(il_fs_write("/sys/devices/system/cpu/cpu3/cpuidle/state0/time",
-			  "garbage\n") == 0);
-	c = il_env_snapshot();
-	d = il_env_delta(b, c);
-	CHECK(!strcmp(jstrv(d, "governors.cpuidle.before"), "menu"));
-	CHECK(!strcmp(jstrv(d, "governors.cpuidle.after"), "teo"));
-	CHECK(is_unknown_at(d, "cpus.0.cpuidle.C1.usage"));
-	CHECK(strstr(jstrv(d, "cpus.0.cpuidle.C1.usage.unknown"), "backwards"));
-	CHECK(is_unknown_at(c, "cpus.3.cpuidle.POLL.time_us"));
-	CHECK(jget(d, "cpus.3.cpuidle.POLL.time_us") == NULL);
-	CHECK(jint(d, "cpus.3.cpuidle.POLL.usage") == 0);
-	json_decref(d);
-	CHECK(il_env_delta(NULL, c) == NULL);
-	CHECK(il_env_delta(a, NULL) == NULL);
-	json_decref(a);
-	json_decref(b);
-	json_decref(c);
-	unsetenv("IDLELAB_SYSFS_ROOT");
-	rm_tree(tmp);
-}
-
-/* Columns are matched by CPU name: an offline CPU has none. */
-TEST(interrupts_columns)
-{
-	char tmp[] = "/tmp/idlelab-irq-XXXXXX";
-	json_t *s;
-
-	CHECK(mkdtemp(tmp) != NULL);
-	write_file(tmp, "sys/devices/system/cpu/online", "0,2-3\n");
-	write_file(tmp, "proc/interrupts",
-		   "           CPU0       CPU2       \n"
-		   "  1:          7         11   IO-APIC   1-edge      i8042\n"
-		   " 12:          1          2   IO-APIC  12-edge      i8042\n"
-		   "NMI:          3          4   Non-maskable interrupts\n"
-		   "LOC:        100        200   Local timer interrupts\n"
-		   "ERR:          9\n");
-	setenv("IDLELAB_SYSFS_ROOT", tmp, 1);
-	s = il_env_snapshot();
-	unsetenv("IDLELAB_SYSFS_ROOT");
-	CHECK(jint(s, "cpus.0.irq.LOC") == 100);
-	CHECK(jint(s, "cpus.2.irq.LOC") == 200);
-	CHECK(jint(s, "cpus.2.irq.NMI") == 4);
-	CHECK(jint(s, "cpus.2.irq.devices") == 13);
-	CHECK(jint(s, "cpus.2.irq.total") == 217);
-	CHECK(jint(s, "irq_global.ERR") == 9);
-	CHECK(is_unknown_at(s, "cpus.3.irq"));
-	CHECK(strstr(jstrv(s, "cpus.3.irq.unknown"), "no column"));
-	CHECK(is_unknown_at(s, "cpus.0.cpuidle"));
-	CHECK(jget(s, "cpus.1") == NULL);
-	walk(s, "snap");
-	json_decref(s);
-
-	/* A malformed header is unknown, not a crash or zeros. */
-	write_file(tmp, "proc/interrupts", "garbage header\nLOC: 1 2\n");
-	setenv("IDLELAB_SYSFS_ROOT", tmp, 1);
-	s = il_env_snapshot();
-	unsetenv("IDLELAB_SYSFS_ROOT");
-	CHECK(is_unknown_at(s, "cpus.0.irq"));
-	CHECK(is_unknown_at(s, "irq_global"));
-	json_decref(s);
-	rm_tree(tmp);
-}
-
 static int uuid_v4_ok(const char *u)
 {
 	return il_uuid_valid(u) && u[14] == '4' && strchr("89ab", u[19]) &&
@@ -628,9 +355,6 @@ int main(void)
 	RUN(fingerprint_fixture);
 	RUN(fingerprint_empty_tree);
 	RUN(fingerprint_real_machine);
-	RUN(snapshot_fixture);
-	RUN(snapshot_delta);
-	RUN(interrupts_columns);
 	RUN(uuid_v4_format);
 	RUN(host_uuid_persistence);
 	RUN(tsc_calibration);
