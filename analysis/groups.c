@@ -57,7 +57,7 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 		" FROM summaries s JOIN runs r ON r.uuid = s.run_uuid"
 		" JOIN machines m ON m.uuid = r.machine_uuid"
 		" LEFT JOIN histograms h ON h.summary_id = s.id"
-		" WHERE r.status IN ('ok', 'interrupted') AND (? IS NULL OR r.bench = ?)";
+		" WHERE r.status = 'ok' AND (? IS NULL OR r.bench = ?)";
 	static const char tail[] =
 		" ORDER BY m.hostname, m.uuid, r.bench, s.metric, s.grp, s.cpu, s.cpu2,"
 		" r.start_ns, r.uuid";

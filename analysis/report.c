@@ -375,11 +375,11 @@ static json_t *count_rows(sqlite3 *db, const char *sql,
 	a = json_array();
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		row = json_object();
-		for (i = 0; i < n - 1; i++)
-			json_object_set_new(row, keys[i], json_string(
-				(const char *)sqlite3_column_text(st, i)));
-		json_object_set_new(row, keys[n - 1],
-				    json_integer(sqlite3_column_int(st, n - 1)));
+		for (i = 0; i < n; i++)
+			json_object_set_new(row, keys[i],
+				sqlite3_column_type(st, i) == SQLITE_INTEGER ?
+				json_integer(sqlite3_column_int64(st, i)) :
+				json_string((const char *)sqlite3_column_text(st, i)));
 		json_array_append_new(a, row);
 	}
 	sqlite3_finalize(st);
@@ -391,7 +391,8 @@ static int not_measured(sqlite3 *db, const struct il_report_opts *o,
 			json_t **runs_out, json_t **cnt_out)
 {
 	static const char runs_sql[] =
-		"SELECT m.hostname, r.bench, r.status, coalesce(r.status_reason, ''), count(*) "
+		"SELECT m.hostname, r.bench, r.status, coalesce(r.status_reason, ''), count(*), "
+		"sum((SELECT coalesce(sum(s.count), 0) FROM summaries s WHERE s.run_uuid = r.uuid)) "
 		"FROM runs r JOIN machines m ON m.uuid = r.machine_uuid "
 		"WHERE r.status NOT IN ('ok') AND (?1 IS NULL OR r.uuid = ?1) "
 		"AND (?2 IS NULL OR r.bench = ?2) "
@@ -405,7 +406,7 @@ static int not_measured(sqlite3 *db, const struct il_report_opts *o,
 		"AND (?2 IS NULL OR r.bench = ?2) "
 		"GROUP BY m.hostname, c.event, c.status, c.reason ORDER BY 1, 3";
 	static const char *const runs_keys[] = {
-		"machine", "benchmark", "status", "reason", "runs", NULL
+		"machine", "benchmark", "status", "reason", "runs", "samples", NULL
 	};
 	static const char *const cnt_keys[] = {
 		"machine", "benchmarks", "event", "status", "reason", "runs", NULL
@@ -448,14 +449,14 @@ static void print_rows_md(FILE *out, const char *title, const char *head,
 static void print_not_measured_md(json_t *runs, json_t *cnts, FILE *out)
 {
 	static const char *const runs_cols[] = {
-		"machine", "benchmark", "status", "runs", "reason", NULL
+		"machine", "benchmark", "status", "runs", "samples", "reason", NULL
 	};
 	static const char *const cnt_cols[] = {
 		"machine", "event", "status", "runs", "reason", "benchmarks", NULL
 	};
 
 	print_rows_md(out, "Not measured",
-		      "| Machine | Benchmark | Status | Runs | Reason |\n|---|---|---|---:|---|\n",
+		      "| Machine | Benchmark | Status | Runs | Samples | Reason |\n|---|---|---|---:|---:|---|\n",
 		      runs, runs_cols);
 	print_rows_md(out, "Counters not counted",
 		      "| Machine | Event | Status | Runs | Reason | Benchmarks |\n|---|---|---|---:|---|---|\n",
@@ -467,7 +468,7 @@ int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 	static const char sql_fmt[] =
 		"SELECT hostname, bench, params, metric, unit, cpu, cpu2, grp, "
 		"count, min, max, mean, stddev, dropped, early, hist, run_uuid, %s "
-		"FROM v_report_hist WHERE status IN ('ok', 'interrupted') "
+		"FROM v_report_hist WHERE status = 'ok' "
 		"AND (?1 IS NULL OR run_uuid = ?1) AND (?2 IS NULL OR bench = ?2) "
 		"ORDER BY hostname, machine_uuid, bench, params, metric, unit, grp, cpu, cpu2";
 	sqlite3 *db = il_store_db(s);

@@ -129,6 +129,16 @@ check "SIGINT: exit 4 (interrupted)" [ "$rc" -eq 4 ]
 check "SIGINT: run stored as interrupted" [ "$(sqlite3 "$S" "SELECT status FROM runs")" = interrupted ]
 check "SIGINT: samples up to then kept" [ "$(sqlite3 "$S" "SELECT sum(count) FROM summaries")" -gt 0 ]
 check "SIGINT: database consistent" "$IDLELAB" db check --db "$S"
+# A cut-short run enters no figure: it is listed apart, with its samples.
+n=$(sqlite3 "$S" "SELECT sum(count) FROM summaries")
+"$IDLELAB" report --db "$S" >"$T_TMP/rep" 2>&1
+check "SIGINT: the interrupted run is in no row of the table" \
+	awk '/^Not measured:/ { exit } /^\| [^|]* \| timer_wake \|/ { f = 1 } END { exit f }' "$T_TMP/rep"
+check "SIGINT: it is listed under Not measured, with its $n samples" \
+	grep -q "^| [^|]* | timer_wake | interrupted | 1 | $n |" "$T_TMP/rep"
+"$IDLELAB" report --db "$S" --format json >"$T_TMP/rep.json" 2>&1
+check "SIGINT: and in the JSON's not_measured, with its samples" \
+	sh -c "jq -e '.not_measured[0].status == \"interrupted\" and .not_measured[0].samples == $n' '$T_TMP/rep.json'"
 
 # --- every subcommand has --help ----------------------------------------
 for c in info list bench report db; do
