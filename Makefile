@@ -7,7 +7,8 @@
 #   make -C kmod      the helper kernel modules (see kmod/Makefile)
 #
 # Every .c in harness/, bench/ and analysis/ goes into libidlelab.a, so a new
-# benchmark is one new file plus one registry line, never a Makefile edit.
+# benchmark is one new file plus one registry line, never a Makefile edit;
+# harness/cli/ is the command line, linked into the binary only.
 
 PREFIX ?= /usr/local
 SAN ?= 0
@@ -50,7 +51,7 @@ else
 NOT_BUILT := harness/counters_papi.c
 endif
 
-CLI_SRCS := $(wildcard harness/cli*.c harness/cmd_*.c)
+CLI_SRCS := $(wildcard harness/cli/*.c)
 LIB_SRCS := $(filter-out $(CLI_SRCS) $(NOT_BUILT),$(wildcard harness/*.c bench/*.c analysis/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/schemas.o
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)

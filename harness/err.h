@@ -8,7 +8,7 @@
  * message with il_errorf(); the CLI prints il_errmsg().  The message is
  * thread-local, so benchmark threads cannot clobber each other's.
  *
- * Library code never calls exit() and never prints; only harness/cli*.c
+ * Library code never calls exit() and never prints; only harness/cli/
  * decides how a failure ends the process.
  */
 #ifndef IDLELAB_ERR_H

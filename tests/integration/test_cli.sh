@@ -145,7 +145,7 @@ for c in info list bench report db; do
 	check "$c --help" sh -c "'$IDLELAB' $c --help | grep -q usage"
 done
 
-# --- the option tables (harness/cli_opts.h) ---------------------------------
+# --- the option tables (harness/cli/cli_opts.h) -----------------------------
 # --help is generated from the same table --list-options prints.
 for c in info list bench report db restore merge import export run; do
 	"$IDLELAB" $c --help >"$T_TMP/help"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Each command's man page names every option of its table (harness/
-# cli_opts.h): the hidden `idlelab COMMAND --list-options` prints the
+# cli/cli_opts.h): the hidden `idlelab COMMAND --list-options` prints the
 # table's long names, and man/idlelab-COMMAND.1 must mention each as
 # --NAME.  The man pages keep their own prose; this only catches an option
 # added to a table but never documented.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # A campaign is held to the plan it stored when it started
-# (schemas/006_campaigns.sql, harness/cmd_run_plan.c).  A campaign of two
+# (schemas/006_campaigns.sql, harness/cli/cmd_run_plan.c).  A campaign of two
 # groups is started with --only the first, so half its plan is left; then:
 #   - the file is edited (a matrix grows, as in issue 20's report): --resume
 #     is refused with exit 2 before any run, naming the entries that

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * cmd_run_internal.h - what cmd_run.c (the phases of `idlelab run`) shares
+ * cmd_run_internal.h - what cmd_run_campaign.c (the phases of `idlelab run`) shares
  * with cmd_run_show.c (what it prints: the dry-run plan, the environment,
  * the TTY progress line).
  */

@@ -45,7 +45,7 @@ int cmd_export(int argc, char **argv);
 /**
  * cli_envctl_recover() - replay a restore journal left by a killed
  * campaign (envctl.h), with a notice on stderr; every command that
- * measures calls it first (cmd_run.c).  Return: 0, or an exit code.
+ * measures calls it first (cmd_run_campaign.c).  Return: 0, or an exit code.
  */
 int cli_envctl_recover(const char *cmd);
 

@@ -9,8 +9,8 @@
  *
  * Every command gets -h/--help and --list-options without listing them.
  *
- * Adopting it in a command (cmd_run.c is the plain case sketched here;
- * cmd_bench.c and cmd_report.c are worked examples with callbacks):
+ * Adopting it in a command (cmd_run_campaign.c is the plain case sketched
+ * here; cmd_bench.c and cmd_report.c are worked examples with callbacks):
  *
  *	const char *db = cli_default_db(), *name = NULL;
  *	bool resume = false;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cmd_run.c - `idlelab run FILE`: a campaign file into the database,
+ * cmd_run_campaign.c - `idlelab run FILE`: a campaign file into the database,
  * resumable after anything, with the environment restored after anything.
  *
  * The order matters:
