@@ -22,14 +22,14 @@
  *      il_opts_to_json() through the same table) once per matrix
  *      combination; add_entry() keeps a copy of that text in
  *      il_plan_entry.params_json and takes the resume hash over it;
- *   5. checked and estimated on the block: prevalidate() in cmd_run calls
+ *   5. checked and estimated on the block: run_prevalidate() in cmd_run calls
  *      il_run_prepare() (runner.c), which copies the block into the run
  *      and calls the benchmark's .check op (tw_check()); the estimate is
  *      the benchmark's .estimate_ns op (tw_estimate_ns()) on the block;
- *   6. read as a field: run_one() passes the block in il_run_request.block;
+ *   6. read as a field: run_entry() passes the block in il_run_request.block;
  *      il_run_prepare() copies it into run->params, which tw_setup() and
  *      the workers read as p->interval_us;
- *   7. stored as it was rendered: run_one() also passes the entry's text
+ *   7. stored as it was rendered: run_entry() also passes the entry's text
  *      in il_run_request.params_json, and store_run() (runner.c) writes
  *      it to runs.params unchanged.  Only a run without a plan (`idlelab
  *      bench`, params_json NULL) is rendered there, once, from its block.

@@ -26,7 +26,9 @@
  * cmd_run() is those steps as phases over one struct run_ctx: run_parse()
  * (the command line), run_prepare() (step 1), run_dry() or run_open()
  * (steps 2-4), run_loop() (step 5), run_summary() (step 6) and run_free().
- * What it prints besides one line per run is in cmd_run_show.c.
+ * Each entry as a run request, validated and then run, is in
+ * cmd_run_entry.c; what it prints besides one line per run is in
+ * cmd_run_show.c.
  */
 #include "cli.h"
 #include "cli_opts.h"
@@ -35,7 +37,6 @@
 #include "env.h"
 #include "envctl.h"
 #include "err.h"
-#include "run_kdev.h"
 #include "runner.h"
 #include "store.h"
 
@@ -88,44 +89,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* The entry's block and its one rendering, as the plan made them. */
-static void request_init(struct il_run_request *req, const struct plan_state *ps,
-			 const struct il_plan_entry *e)
-{
-	il_plan_request(e, ps->name, req);
-	req->cmdline = cli_cmdline();
-}
-
-/* Everything il_run_prepare() checks, for every entry, before any run. */
-static int prevalidate(struct il_topo *topo, const struct plan_state *ps)
-{
-	const struct il_campaign *c = ps->c;
-	struct il_run_request req;
-	struct il_counters *counters;
-	struct il_run run;
-	int i, ret;
-
-	for (i = 0; i < c->nplan; i++) {
-		const struct il_plan_entry *e = &c->plan[i];
-
-		if (!ps->sel[i])
-			continue;
-		/* Repetitions of one configuration validate alike. */
-		if (i && c->plan[i - 1].repetition + 1 == e->repetition &&
-		    !strcmp(c->plan[i - 1].hash, e->hash))
-			continue;
-		request_init(&req, ps, e);
-		ret = il_run_prepare(topo, &req, &run, &counters);
-		il_counters_close(counters);
-		il_run_release(&run);
-		if (ret)
-			return cli_usage_error("run: %s:%d: group '%s' (%s, cpus %s): %s",
-					       c->file, e->line, e->group,
-					       e->ops->name, e->cpus, il_errmsg());
-	}
-	return 0;
-}
-
 /* Called by `run` (and meant for `bench`) before anything else. */
 int cli_envctl_recover(const char *cmd)
 {
@@ -148,58 +111,6 @@ int cli_envctl_recover(const char *cmd)
 struct tally {
 	int ok, failed, unsupported, skipped, interrupted, done, changed;
 };
-
-static int run_one(struct il_store *store, struct il_topo *topo,
-		   const char *machine, struct il_envctl *ctl,
-		   const struct plan_state *ps, const struct il_plan_entry *e,
-		   struct il_run_outcome *out)
-{
-	struct il_run_request req;
-	struct il_counters *counters = NULL;
-	struct il_run run;
-	const char *why;
-	int ret;
-
-	request_init(&req, ps, e);
-	/* A kmod benchmark whose device is absent is recorded, not run, so
-	 * the campaign shows why it is missing and the rest goes on. */
-	why = e->ops->kdev ? il_bench_supported(e->ops) : NULL;
-	if (why)
-		return il_store_skipped(store, machine, &req, why, out);
-	/* The campaign's controls hold for all of its runs, so one that
-	 * does not exist here leaves every run without the conditions it
-	 * asked for (--env-missing run measures them all the same). */
-	if (ps->env_missing == ENV_MISSING_UNSUPPORTED &&
-	    il_envctl_unavailable(ctl)) {
-		char msg[512];
-
-		snprintf(msg, sizeof(msg), "environment not applied here: %s",
-			 il_envctl_unavailable(ctl));
-		return il_store_unsupported(store, machine, &req, msg, out);
-	}
-	ret = il_run_prepare(topo, &req, &run, &counters);
-	if (ret) {
-		/* Validated before the first run, so the machine changed
-		 * since (a CPU went offline): record why, go on; --resume
-		 * tries a skipped entry again. */
-		char msg[256];
-
-		snprintf(msg, sizeof(msg), "cannot prepare: %s", il_errmsg());
-		il_counters_close(counters);
-		il_run_release(&run);
-		return il_store_skipped(store, machine, &req, msg, out);
-	}
-	il_envctl_run_attrs(ctl, &run);
-	/* The plan's run order, so a dataset says how its arms alternated. */
-	if (e->order == IL_ORDER_RANDOM)
-		il_run_attr(&run, -1, "plan_order", "random seed=%" PRIu64, e->order_seed);
-	else
-		il_run_attr(&run, -1, "plan_order", "%s", il_plan_order_name(e->order));
-	ret = il_run_execute(store, machine, &req, &run, counters, out);
-	il_counters_close(counters);
-	il_run_release(&run);
-	return ret;
-}
 
 /* What the command line asked for. */
 struct run_opts {
@@ -326,7 +237,7 @@ static int plan_select(struct run_ctx *r)
 	if (!r->nsel)
 		return cli_usage_error("run: --only '%s' matches no benchmark or group of %s",
 				       r->o.only, c->file);
-	return prevalidate(r->topo, ps);
+	return run_prevalidate(r->topo, ps);
 }
 
 /*
@@ -540,7 +451,7 @@ static int run_loop(struct run_ctx *r)
 		run_progress_show(prog, e);
 		t0 = mono_ns();
 		memset(&o, 0, sizeof(o));
-		ret = run_one(r->store, r->topo, r->machine, r->ctl, ps, e, &o);
+		ret = run_entry(r->store, r->topo, r->machine, r->ctl, ps, e, &o);
 		prog->real_done += mono_ns() - t0;
 		prog->est_done += ps->est[i];
 		prog->est_left -= ps->est[i] < prog->est_left ? ps->est[i] : prog->est_left;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * cmd_run_internal.h - what cmd_run_campaign.c (the phases of `idlelab run`) shares
- * with cmd_run_show.c (what it prints: the dry-run plan, the environment,
- * the TTY progress line).
+ * cmd_run_internal.h - what cmd_run_campaign.c (the phases of `idlelab
+ * run`) shares with cmd_run_entry.c (each entry as a run request, validated
+ * and run), cmd_run_show.c (what it prints: the dry-run plan, the
+ * environment, the TTY progress line) and cmd_run_plan.c (the stored plan).
  */
 #ifndef IDLELAB_CMD_RUN_INTERNAL_H
 #define IDLELAB_CMD_RUN_INTERNAL_H
@@ -61,6 +62,25 @@ void run_progress_clear(struct progress *p);
 void run_progress_show(struct progress *p, const struct il_plan_entry *e);
 
 /*
+ * cmd_run_entry.c: run_prevalidate() checks with il_run_prepare() every
+ * entry @ps selects, before any run (one per run of repetitions of one
+ * configuration), the first error an exit code 2.  run_entry() runs entry
+ * @e and commits it into @store with its outcome in @out, or stores it as
+ * skipped (kmod absent, cannot prepare) or unsupported (environment not
+ * applied here, under --env-missing unsupported).  Return: 0 or an exit
+ * code (run_prevalidate()); 0 or -errno with the message set (run_entry()).
+ */
+struct il_envctl;
+struct il_run_outcome;
+struct il_store;
+struct il_topo;
+int run_prevalidate(struct il_topo *topo, const struct plan_state *ps);
+int run_entry(struct il_store *store, struct il_topo *topo,
+	      const char *machine, struct il_envctl *ctl,
+	      const struct plan_state *ps, const struct il_plan_entry *e,
+	      struct il_run_outcome *out);
+
+/*
  * cmd_run_plan.c: a campaign held to the plan it stored when it started
  * (campaign_stored.h).  run_plan_check() reads the stored plan of @name on
  * @host: none sets *@stored false; a changed file, or a --scale other
@@ -69,7 +89,6 @@ void run_progress_show(struct progress *p, const struct il_plan_entry *e);
  * @c (*@replayed true).  run_plan_store() stores @c's plan.  Return: 0 or
  * an exit code.
  */
-struct il_store;
 int run_plan_check(struct il_store *s, const char *host, const char *name,
 		   struct il_campaign *c, bool resume, bool scale_given,
 		   bool *stored, bool *replayed);
