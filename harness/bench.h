@@ -4,7 +4,7 @@
  * the harness hands it.
  *
  * A benchmark is one file in bench/ defining one `const struct
- * il_bench_ops` and one line in harness/registry.c.  The harness:
+ * il_bench_ops` and one line in bench/registry.c.  The harness:
  *   1. checks supported() (for a kmod benchmark without one: that its .kdev
  *      exists); a non-NULL reason stores the run as unsupported;
  *   2. fills run->params from the option table (defaults, then --param);
@@ -196,7 +196,7 @@ void il_run_release(struct il_run *r);
 bool il_stop_requested(void);
 void il_request_stop(void);
 
-/* The registry (harness/registry.c). */
+/* The registry (bench/registry.c). */
 extern const struct il_bench_ops *const il_benches[];
 const struct il_bench_ops *il_bench_find(const char *name);
 /** il_bench_suggest() - the nearest benchmark name to @name, or NULL. */

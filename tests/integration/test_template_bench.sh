@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Adding a benchmark is one file in bench/ plus one line in
-# harness/registry.c, and nothing else: a copy of this tree (every file git
+# bench/registry.c, and nothing else: a copy of this tree (every file git
 # tracks or would track) gets bench/template_demo.c from the template
 # tests/fixtures/bench-template.c and one X(template_demo) line in the
 # registry, builds (non-sanitized, -j2), and the new benchmark is listed by
@@ -16,15 +16,15 @@ COPY=$T_TMP/tree
 mkdir -p "$COPY"
 git ls-files -z --cached --others --exclude-standard |
 	xargs -0 cp --parents -t "$COPY" 2>"$T_TMP/cp.err"
-check "tree copied" test -f "$COPY/Makefile" -a -f "$COPY/harness/registry.c"
+check "tree copied" test -f "$COPY/Makefile" -a -f "$COPY/bench/registry.c"
 
 sed "s/@NAME@/$NAME/g" tests/fixtures/bench-template.c >"$COPY/bench/$NAME.c"
 # The one line: after the last X(...) line of the list.
 awk -v n="$NAME" '
 	{ lines[NR] = $0; if ($0 ~ /^\tX\([a-z0-9_]+\)[ \t]*\\$/) last = NR }
 	END { for (i = 1; i <= NR; i++) { print lines[i]; if (i == last) printf "\tX(%s)\t\\\n", n } }
-' harness/registry.c >"$COPY/harness/registry.c"
-diff harness/registry.c "$COPY/harness/registry.c" >"$T_TMP/reg.diff"
+' bench/registry.c >"$COPY/bench/registry.c"
+diff bench/registry.c "$COPY/bench/registry.c" >"$T_TMP/reg.diff"
 check "registry: exactly one line added" \
 	sh -c "[ \$(grep -c '^>' '$T_TMP/reg.diff') -eq 1 ] && ! grep -q '^<' '$T_TMP/reg.diff'"
 
@@ -63,7 +63,7 @@ cd "$SRC" || exit 1
 # Nothing else edited: every file of the tree is byte-identical in the copy.
 changed=$(git ls-files --cached --others --exclude-standard |
 	while IFS= read -r f; do
-		[ "$f" = harness/registry.c ] && continue
+		[ "$f" = bench/registry.c ] && continue
 		cmp -s "$f" "$COPY/$f" || echo "$f"
 	done)
 check "no other file changed${changed:+: $changed}" test -z "$changed"

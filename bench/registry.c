@@ -7,7 +7,9 @@
  * object of bench/ that nothing references is never linked in).  A new
  * benchmark is one new file in bench/ plus one X(name) line here, from
  * which both its extern declaration and its array entry are made; the
- * kmod benchmarks are added the same way.
+ * kmod benchmarks are added the same way.  It lives in bench/, beside the
+ * benchmarks it names, so that the library in harness/ names none of them
+ * and finds each through il_benches[] and its ops table.
  */
 #include "bench.h"
 
