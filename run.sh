@@ -12,7 +12,7 @@
 #                     the last line is "N passed, N failed"
 #   ./run.sh fleet INVENTORY CAMPAIGN [ansible-playbook ARGS...]
 #                     run CAMPAIGN on every host of the Ansible INVENTORY
-#                     (harness/fleet/), fetch results/<host>.db, merge them
+#                     (fleet/), fetch results/<host>.db, merge them
 #                     into results/fleet.db and print the table
 #   ./run.sh --print-plan [run|test|fleet]
 #                     print the apt commands that command would run, in
@@ -112,7 +112,7 @@ cmd_fleet() {
 	install_deps $BUILD_DEPS $FLEET_DEPS
 	plan_only && return 0
 	make -s -j"$(jobs)"
-	IDLELAB=${IDLELAB:-$PWD/build/idlelab} exec harness/fleet/idlelab-fleet "$@"
+	IDLELAB=${IDLELAB:-$PWD/build/idlelab} exec fleet/idlelab-fleet "$@"
 }
 
 # --print-plan: stop after the install steps, which print each apt command

@@ -36,7 +36,7 @@ json_t *il_unknown(const char *reason);
  * cpus {online, possible, count}, numa {nodes, distances[][]},
  * pm_qos_us, hostname.
  * hostname is $IDLELAB_HOSTNAME when that is set and non-empty (a fleet's
- * inventory name, harness/fleet/); the UTS name is then in uts_hostname
+ * inventory name, fleet/); the UTS name is then in uts_hostname
  * and hostname_source is "IDLELAB_HOSTNAME".
  * Extra keys: cpu.signature (CPUID.1:EAX), kernel.machine and
  * clocksources_available, tsc.invariant (CPUID.80000007H:EDX[8]) and

@@ -48,7 +48,7 @@ static json_t *snap_cpuidle(int cpu)
 }
 
 /*
- * The fleet runner's own settings (harness/fleet/): every environment
+ * The fleet runner's own settings (fleet/): every environment
  * variable IDLELAB_FLEET_<KEY>=<value> becomes "fleet": {"<key>": "<value>"}
  * (key lower-cased) in the snapshot, so a run records how it was driven,
  * e.g. the Ansible async_status polling interval (IDLELAB_FLEET_POLL_S),

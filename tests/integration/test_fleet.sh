@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Fleet campaigns (harness/fleet/) end to end over real SSH, with no network
+# Fleet campaigns (fleet/) end to end over real SSH, with no network
 # addresses: three hosts are network namespaces (ip netns add, lo up), each
 # SSH connection starts its own sshd inside the namespace through an
 # ssh_config ProxyCommand (`ip netns exec %h /usr/sbin/sshd -i`), with host
@@ -15,7 +15,7 @@
 # hosts fall back to ansible_connection=local (and say so).
 . tests/lib.sh
 
-FLEET=harness/fleet
+FLEET=fleet
 q() { sqlite3 -batch -noheader "$1" "$2"; }
 
 if ! command -v ansible-playbook >/dev/null 2>&1; then

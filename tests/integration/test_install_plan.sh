@@ -145,7 +145,7 @@ check "no script but tools/deps.sh runs apt-get install${others:+ (also: $others
 # part of run.sh's build dependencies, which this test checks.
 bdeps=$(sed -n '/^BUILD_DEPS="/,/"$/p' run.sh | tr -d '"' | sed 's/^BUILD_DEPS=//')
 extra=
-for p in $(sed -n '/for p in gcc/,/; do/p' harness/fleet/playbook.yml |
+for p in $(sed -n '/for p in gcc/,/; do/p' fleet/playbook.yml |
 	sed 's/for p in//; s/; do//; s/{{[^}]*}}//; s/\\//g'); do
 	case " $(echo $bdeps) dkms " in *" $p "*) ;; *) extra="$extra $p" ;; esac
 done
