@@ -7,7 +7,7 @@
 # up from boot, swevent-hold started with the client), then N in the
 # rig's order (swevent-hold first, waited for, before the modules load),
 # each with BUSY busy loops (default 2) on the host, through
-# tools/vm-repeat.sh.  IDLELAB_VM_PROFILE and IDLELAB_VM_KERNEL pass
+# tests/vm/vm-repeat.sh.  IDLELAB_VM_PROFILE and IDLELAB_VM_KERNEL pass
 # through (default x2apic-cluster on 6.12, where CI saw the panic).  Run it
 # outside CI, under the rig's lock:
 #   flock /tmp/idlelab-vm.lock sh tests/vm/repro-text-patch.sh 10
@@ -30,9 +30,9 @@ done
 trap 'kill $pids 2>/dev/null' EXIT INT TERM
 mkdir -p build-vm
 echo "repro: $n guests per order, $IDLELAB_VM_PROFILE, $IDLELAB_VM_KERNEL, $busy busy loops, $(git rev-parse --short HEAD)"
-IDLELAB_VM_PATCH_ORDER=late sh tools/vm-repeat.sh "$n" qemu build-vm/repro-late |
+IDLELAB_VM_PATCH_ORDER=late sh tests/vm/vm-repeat.sh "$n" qemu build-vm/repro-late |
 	sed 's/^/late:  /'
-IDLELAB_VM_PATCH_ORDER=early sh tools/vm-repeat.sh "$n" qemu build-vm/repro-early \
+IDLELAB_VM_PATCH_ORDER=early sh tests/vm/vm-repeat.sh "$n" qemu build-vm/repro-early \
 	>build-vm/repro-early.log
 rc=$?
 sed 's/^/early: /' build-vm/repro-early.log

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Run one guest rig N times in a row and report each run and the hangs:
-#   sh tools/vm-repeat.sh N bochs|qemu [OUTDIR]
+#   sh tests/vm/vm-repeat.sh N bochs|qemu [OUTDIR]
 # bochs: tests/vm/run-bochs.sh; a hang is a run whose watchdog stopped
 #        Bochs (rig-status "blocked" or "stalled") or that hit the limit.
 # qemu:  tests/vm/run-qemu.sh (IDLELAB_VM_PROFILE and IDLELAB_VM_KERNEL
@@ -12,7 +12,7 @@
 #   "RIG: N runs, H hangs, F failed, min-max s".
 # Exit status 0 only when no run hung or failed.
 set -u
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 n=${1:-}
 rig=${2:-}
 out=${3:-build-vm/repeat}
