@@ -92,13 +92,17 @@ $(BUILD)/tests/%: tests/helpers/%.c $(BUILD)/libidlelab.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libidlelab.a $(LDLIBS)
 
-# Standalone tools linked against the library: ab-sim (issue 12).
+# Standalone tools linked against the library: ab-sim (issue 12).  A tool's
+# own objects besides its main file are listed as its prerequisites below.
 TOOL_SRCS := tools/ab-sim.c
 TOOL_BINS := $(TOOL_SRCS:tools/%.c=$(BUILD)/tools/%)
 
 $(BUILD)/tools/%: tools/%.c $(BUILD)/libidlelab.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libidlelab.a $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(filter %.o,$^) $(BUILD)/libidlelab.a $(LDLIBS)
+
+# The old pooled bootstrap is ab-sim's alone, not the library's.
+$(BUILD)/tools/ab-sim: $(BUILD)/tools/ab_bootstrap.o
 
 tools: $(TOOL_BINS)
 

@@ -11,9 +11,9 @@
  *
  * ab_stats.c: the shift between two arms as a Hodges-Lehmann estimate with
  * its distribution-free Moses interval and the Mann-Whitney p-value, the
- * TOST equivalence check, and Holm's adjustment.  ab_bootstrap.c: the old
- * pooled-sample bootstrap, kept only so that the simulator can show how
- * badly it covers; no report calls it.
+ * TOST equivalence check, and Holm's adjustment.  The old pooled-sample
+ * bootstrap, kept only so that the simulator can show how badly it covers,
+ * is not part of the library: tools/ab_bootstrap.c, linked into ab-sim.
  *
  * Errors follow err.h.
  */
@@ -116,16 +116,5 @@ int il_ab_compare(const double *a, int m, const double *b, int n,
  * @adj (may be @p); a NaN p is no test, is skipped and stays NaN.
  */
 void il_ab_holm(const double *p, int k, double *adj);
-
-/**
- * il_ab_pooled_bootstrap() - the method the A/B table used before issue
- * 12: every sample of an arm pooled into one histogram and resampled as
- * if independent.  The 95 % percentile interval of the change of the
- * median, in % of @a's, from @resamples replicates seeded by @seed.
- * Kept for tools/ab-sim only, to show its coverage.
- */
-int il_ab_pooled_bootstrap(const struct il_hist *a, const struct il_hist *b,
-			   uint64_t seed, int resamples, double ci_med[2],
-			   double ci_mean[2]);
 
 #endif

@@ -4,7 +4,7 @@
  * pseudorandom number generators", OOPSLA 2014): one 64-bit state, one
  * well-mixed output per step.  Where idlelab needs reproducible random
  * numbers from a seed (the campaign's order: random, the simulator's
- * streams, seeding xoshiro256** in analysis/ab_bootstrap.c), it takes them
+ * streams, seeding xoshiro256** in tools/ab_bootstrap.c), it takes them
  * from here, so a seed means the same sequence everywhere.
  */
 #ifndef IDLELAB_SPLITMIX_H

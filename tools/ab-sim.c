@@ -31,6 +31,7 @@
  * shows the same campaign.
  */
 #include "ab.h"
+#include "ab_bootstrap.h"
 #include "err.h"
 #include "series.h"
 #include "splitmix.h"

@@ -15,7 +15,7 @@
  * xoshiro256** seeded through splitmix64.  The interval is the percentile
  * interval (2.5 % and 97.5 % of the replicates' deltas).
  */
-#include "ab.h"
+#include "ab_bootstrap.h"
 #include "err.h"
 #include "splitmix.h"
 
