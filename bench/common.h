@@ -7,7 +7,7 @@
  * The threads are created and bound in setup() and wait at a start gate;
  * run() opens the gate and joins them.  That keeps thread creation, binding
  * and first-touch page faults out of the counter deltas, which bracket
- * run() alone (harness/runner.c).
+ * run() alone (harness/run_execute.c).
  *
  * The rest are the small pieces several benchmarks need: a futex wrapper
  * with a bounded wait, the scheduling and memory controls of cyclictest

@@ -9,7 +9,7 @@
  *      exists); a non-NULL reason stores the run as unsupported;
  *   2. fills run->params from the option table (defaults, then --param);
  *   3. expands the placement (run->place) and snapshots the environment;
- *   4. opens .kdev into run->kdev (kmod benchmarks, run_kdev.h), calls
+ *   4. opens .kdev into run->kdev (kmod benchmarks, kmod_frame.h), calls
  *      setup(), opens the counters, calls run(), stops the counters, calls
  *      teardown() (always, once setup() succeeded), closes run->kdev;
  *   5. stores every series, counter and attribute in one transaction.
@@ -80,7 +80,7 @@ struct il_bench_ops {
 	const char *(*supported)(void);
 	/*
 	 * The helper module's device (IDLELAB_DEV_*) a kmod benchmark drives,
-	 * else NULL.  The harness derives the rest (run_kdev.h): supported()
+	 * else NULL.  The harness derives the rest (kmod_frame.h): supported()
 	 * when not given is the device's presence, and the device is opened
 	 * (GET_INFO, ABI check) into run->kdev before setup() and closed after
 	 * teardown(), so a benchmark never opens it itself.
@@ -185,7 +185,7 @@ struct il_series *il_run_series(struct il_run *r, const char *metric,
 int il_run_attr(struct il_run *r, int cpu, const char *key,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* Run lifecycle, used by the harness (harness/runner.c), not benchmarks. */
+/* Run lifecycle, used by the harness (run_execute.c), not benchmarks. */
 struct il_run_attr;
 int il_run_init(struct il_run *r, const struct il_bench_ops *ops);
 void il_run_attr_get(const struct il_run *r, int i, struct il_run_attr *out);

@@ -172,7 +172,7 @@ void il_campaign_free(struct il_campaign *c);
 struct il_run_request;
 
 /**
- * il_plan_request() - the run request (runner.h) of plan entry @e, stored
+ * il_plan_request() - the run request (run_execute.h) of plan entry @e, stored
  * under campaign key @campaign: the entry's typed block and the JSON text
  * the plan rendered from it and hashed, which the store writes as it is.
  * @req points into @e and @campaign, which must outlive it; its cmdline is

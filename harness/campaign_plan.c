@@ -18,19 +18,19 @@
  *   3. carried as a field: combo_build() here copies the typed field over
  *      g->base (memcpy at the option's offset, no text), add_entry() gives
  *      each plan entry its own block (il_plan_entry.block);
- *   4. rendered, once: combo_build() calls il_run_params_json() (runner.c,
+ *   4. rendered, once: combo_build() calls il_run_params_json() (run_execute.c,
  *      il_opts_to_json() through the same table) once per matrix
  *      combination; add_entry() keeps a copy of that text in
  *      il_plan_entry.params_json and takes the resume hash over it;
  *   5. checked and estimated on the block: run_prevalidate() in cmd_run calls
- *      il_run_prepare() (runner.c), which copies the block into the run
+ *      il_run_prepare() (run_execute.c), which copies the block into the run
  *      and calls the benchmark's .check op (tw_check()); the estimate is
  *      the benchmark's .estimate_ns op (tw_estimate_ns()) on the block;
  *   6. read as a field: run_entry() passes the block in il_run_request.block;
  *      il_run_prepare() copies it into run->params, which tw_setup() and
  *      the workers read as p->interval_us;
  *   7. stored as it was rendered: run_entry() also passes the entry's text
- *      in il_run_request.params_json, and store_run() (runner.c) writes
+ *      in il_run_request.params_json, and store_run() (run_execute.c) writes
  *      it to runs.params unchanged.  Only a run without a plan (`idlelab
  *      bench`, params_json NULL) is rendered there, once, from its block.
  *
@@ -42,7 +42,7 @@
  */
 #include "campaign_internal.h"
 #include "err.h"
-#include "runner.h"
+#include "run_execute.h"
 #include "topo.h"
 #include "grow.h"
 

@@ -19,7 +19,7 @@
 #include "campaign_internal.h"
 #include "bench.h"
 #include "err.h"
-#include "runner.h"
+#include "run_execute.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -5,7 +5,7 @@
  * from the run's estimate, the samples chosen for attribution, and the
  * capture undone as soon as it has been read, before the run is stored.
  *
- * The order around a run (runner.c): setup(), il_causes_begin(), the
+ * The order around a run (run_execute.c): setup(), il_causes_begin(), the
  * counters, run(), the counters, teardown(), il_causes_end().  Starting
  * after setup() matters twice: the benchmark has picked its clock
  * (il_clock_pick() sets run->tsc_khz) and its threads exist, so their

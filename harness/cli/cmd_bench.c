@@ -12,7 +12,7 @@
 #include "cli_causes.h"
 #include "analysis.h"
 #include "err.h"
-#include "runner.h"
+#include "run_execute.h"
 
 #include <stdlib.h>
 #include <string.h>

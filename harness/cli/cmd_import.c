@@ -9,7 +9,7 @@
 #include "cli_opts.h"
 #include "err.h"
 #include "import.h"
-#include "runner.h"
+#include "run_execute.h"
 #include "store.h"
 #include "topo.h"
 

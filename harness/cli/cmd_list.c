@@ -7,7 +7,7 @@
 #include "cli.h"
 #include "cli_opts.h"
 #include "bench.h"
-#include "run_kdev.h"
+#include "kmod_frame.h"
 
 #include <inttypes.h>
 #include <string.h>

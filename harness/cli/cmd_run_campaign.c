@@ -37,7 +37,7 @@
 #include "env.h"
 #include "envctl.h"
 #include "err.h"
-#include "runner.h"
+#include "run_execute.h"
 #include "store.h"
 
 #include <errno.h>

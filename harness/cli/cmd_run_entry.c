@@ -12,8 +12,8 @@
 #include "cmd_run_internal.h"
 #include "envctl.h"
 #include "err.h"
-#include "run_kdev.h"
-#include "runner.h"
+#include "kmod_frame.h"
+#include "run_execute.h"
 #include "store.h"
 
 #include <inttypes.h>

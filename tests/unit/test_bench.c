@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_bench.c - the user-space benchmarks, run for real on this machine
- * through their ops tables, the way harness/runner.c drives them (without
+ * through their ops tables, the way harness/run_execute.c drives them (without
  * counters or storage), plus the registry; those that span CPUs
  * (membarrier_ipi, tlb_shootdown, tsc_gaps) are in test_bench_multi.c.
  *

@@ -11,7 +11,7 @@
 
 #include "campaign.h"
 #include "err.h"
-#include "runner.h"
+#include "run_execute.h"
 #include "topo.h"
 #include "campaign_fixture.h"
 

@@ -5,12 +5,12 @@
  * abi_version/size stamp of every request (over a poisoned struct, as the
  * ntsync selftest does), refusing a node that does not answer GET_INFO,
  * the TSC conversions, the `idlelab info` JSON, and the kmod benchmark
- * frame the runner derives from an ops table's .kdev (run_kdev.h).
+ * frame the runner derives from an ops table's .kdev (kmod_frame.h).
  */
 #include "bench.h"
 #include "err.h"
 #include "kclient.h"
-#include "run_kdev.h"
+#include "kmod_frame.h"
 #include "tap.h"
 
 #include <fcntl.h>

@@ -21,7 +21,7 @@
 #include "campaign.h"
 #include "err.h"
 #include "opts.h"
-#include "runner.h"
+#include "run_execute.h"
 #include "store.h"
 #include "topo.h"
 

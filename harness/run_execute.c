@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * runner.c - executes one run (runner.h) and hands it to the store.
+ * run_execute.c - executes one run (run_execute.h) and hands it to the store.
  *
  * Design notes: the benchmark's teardown() runs whenever setup()
  * succeeded, and the run row is written whatever the outcome, so a failed
@@ -8,11 +8,11 @@
  * vanishing.  The counters bracket run() alone, not setup(), so thread
  * creation and buffer allocation do not pollute the deltas.
  */
-#include "runner.h"
+#include "run_execute.h"
 #include "causes.h"
 #include "env.h"
 #include "err.h"
-#include "run_kdev.h"
+#include "kmod_frame.h"
 #include "run_status.h"
 #include "store_causes.h"
 #include "tsc.h"
@@ -235,7 +235,7 @@ int il_run_execute(struct il_store *store, const char *machine_uuid,
 	}
 	before = il_env_snapshot();
 	il_errclear();
-	ret = il_run_kdev_open(run);	/* the kmod frame: run_kdev.c */
+	ret = il_run_kdev_open(run);	/* the frame: kmod_frame.c */
 	if (!ret && ops->setup) {
 		ret = ops->setup(run);
 		set_up = ret == 0;
@@ -252,7 +252,7 @@ int il_run_execute(struct il_store *store, const char *machine_uuid,
 		il_counters_stop(counters);
 	if (set_up && ops->teardown)
 		ops->teardown(run);
-	il_run_kdev_close(run);		/* the kmod frame: run_kdev.c */
+	il_run_kdev_close(run);		/* the frame: kmod_frame.c */
 	il_causes_end(run);
 	after = il_env_snapshot();
 	end = realtime_ns();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * run.c - the run context helpers benchmarks call: series, attributes and
- * the stop flag set by signal handlers.
+ * run_context.c - the run context helpers benchmarks call: series,
+ * attributes and the stop flag set by signal handlers.
  */
 #include "bench.h"
 #include "causes.h"

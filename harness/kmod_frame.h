@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * run_kdev.h - the frame around every benchmark that drives a helper kernel
+ * kmod_frame.h - the frame around every benchmark that drives a helper kernel
  * module, derived from its ops table's .kdev (bench.h), so that no kmod
  * benchmark repeats it: whether it can run here, and its device opened
  * (GET_INFO and the ABI check, kclient.h) before setup() and closed after
@@ -9,8 +9,8 @@
  *
  * Errors follow err.h: 0 or a negative errno with il_errorf().
  */
-#ifndef IDLELAB_RUN_KDEV_H
-#define IDLELAB_RUN_KDEV_H
+#ifndef IDLELAB_KMOD_FRAME_H
+#define IDLELAB_KMOD_FRAME_H
 
 #include "bench.h"
 

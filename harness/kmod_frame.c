@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * run_kdev.c - the kmod benchmark frame (run_kdev.h): supported() from the
- * device's presence, and the device's lifetime around setup() and
+ * kmod_frame.c - the kmod benchmark frame (kmod_frame.h): supported() from
+ * the device's presence, and the device's lifetime around setup() and
  * teardown().  The device is opened before setup() so that a benchmark's
  * setup may already ask the module (GET_INFO's features) and so that an
  * ABI mismatch fails the run before any state is built.
  */
-#include "run_kdev.h"
+#include "kmod_frame.h"
 #include "err.h"
 #include "kclient.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * runner.h - one benchmark run from request to committed database rows.
+ * run_execute.h - one benchmark run from request to committed database rows.
  *
  * Validation and execution are separate steps so that every kind of bad
  * input (unknown parameter, bad CPU list, offline CPU, unknown event) is
@@ -10,8 +10,8 @@
  *
  * Errors follow err.h.
  */
-#ifndef IDLELAB_RUNNER_H
-#define IDLELAB_RUNNER_H
+#ifndef IDLELAB_RUN_EXECUTE_H
+#define IDLELAB_RUN_EXECUTE_H
 
 #include <stdbool.h>
 #include <stdint.h>
