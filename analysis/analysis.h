@@ -142,7 +142,7 @@ int il_report_causes(struct il_store *s, const struct il_analysis_opts *o,
 		     struct il_table **tot, struct il_table **top);
 /**
  * il_states_entered() - append to the states table @t the --causes runs'
- * samples grouped by the idle state really entered (causes_states.c).
+ * samples grouped by the idle state really entered (states_entered.c).
  */
 int il_states_entered(struct il_store *s, const struct il_analysis_opts *o,
 		      struct il_table *t);

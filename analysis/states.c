@@ -165,7 +165,7 @@ int il_report_states(struct il_store *s, const struct il_analysis_opts *o,
 			med, avg, sd, p99, p999 }, sizeof(cells));
 		ret = il_table_add(t, cells);
 	}
-	/* --causes runs: by the state really entered (causes_states.c). */
+	/* --causes runs: by the state really entered (states_entered.c). */
 	if (!ret)
 		ret = il_states_entered(s, o, t);
 	if (!ret && nref)

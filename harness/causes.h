@@ -113,7 +113,7 @@ struct il_causes_run {
 /**
  * il_causes_states() - fold the attributed windows @w (every noted sample,
  * not only the outliers) into @c->states by the idle state entered
- * (causes_states.c).  Return: 0 or -ENOMEM (message set).
+ * (causes_idle_entered.c).  Return: 0 or -ENOMEM (message set).
  */
 int il_causes_states(struct il_causes_run *c, const struct il_cause_sample *w,
 		     size_t n);

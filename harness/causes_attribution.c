@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * causes_attr.c - attribution: from one CPU's sorted trace events to who
- * owned the CPU when, and from that to each sample window's causes
+ * causes_attribution.c - attribution: from one CPU's sorted trace events
+ * to who owned the CPU when, and from that to each sample window's causes
  * (il_causes_attribute(), causes.h).
  *
  * Design notes:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * causes_states.c - the rows `report --kind states` adds for --causes
+ * states_entered.c - the rows `report --kind states` adds for --causes
  * runs: wake latency by the idle state the CPU really entered before each
  * wake (schemas/005_causes.sql's cause_states, from power:cpu_idle), not
  * by the states the campaign left enabled.  The histograms of every run

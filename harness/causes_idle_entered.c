@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * causes_states.c - the idle state each noted sample's CPU was really in
+ * causes_idle_entered.c - the idle state each noted sample's CPU was really in
  * (power:cpu_idle inside its window), for `report --kind states`: every
  * noted sample of a --causes run, not only the outliers, goes into one
  * histogram per series and state entered, named as cpuidle names it.
