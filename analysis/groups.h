@@ -105,8 +105,8 @@ int il_params_label(const char *bench, const char *params, int flags,
 struct il_bench_report;
 /**
  * il_bench_report_of() - what benchmark @bench declares for the reports
- * (declared.c); all zero for a name this build's registry does not hold.
- * Never NULL.
+ * (bench_declarations.c); all zero for a name this build's registry does
+ * not hold.  Never NULL.
  */
 const struct il_bench_report *il_bench_report_of(const char *bench);
 

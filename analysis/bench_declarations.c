@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * declared.c - what a stored row's benchmark declares for the reports
- * (bench.h's struct il_bench_report), so the ipi, pairs and states kinds
- * select rows by declaration, never by a benchmark's name.
+ * bench_declarations.c - what a stored row's benchmark declares for the
+ * reports (bench.h's struct il_bench_report), so the ipi, pairs and states
+ * kinds select rows by declaration, never by a benchmark's name.
  *
  * Why from this build's registry and not from flags stored with each run:
  * the declaration says what a benchmark's metric means, which belongs to
