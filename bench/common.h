@@ -488,7 +488,7 @@ int il_spin_bench_start(struct il_spin_bench *b, struct il_run *run,
 /** il_spin_bench_free() - stop the threads and free what @b holds. */
 void il_spin_bench_free(struct il_spin_bench *b);
 
-/* ---- the idlelab_cstate module's hardware view (common_khw.c) -------- */
+/* ---- the idlelab_cstate module's hardware view (common_hw_attrs.c) --- */
 
 struct idlelab_cstate_sample;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * common_khw.c - the run attributes the idlelab_cstate benchmarks
+ * common_hw_attrs.c - the run attributes the idlelab_cstate benchmarks
  * (cstate_wake, wbinvd, gaps_irqoff) take from the module's IDLELAB_HW_*
  * reply flags and, for cstate_wake, from its idle-residency counter
  * deltas: whether the run was measured under a hypervisor, whether the
