@@ -94,7 +94,9 @@
  * The kernel's icr_write is not the hardware's (Xen PV, where it is a
  * WARN_ON; SEV-ES/SNP and TDX guests, where the hypervisor emulates the
  * APIC; any driver that replaced it): the raw ICR modes are refused.
- * 13-15 are left to the C-state module's reasons (branch kcst).
+ * It is 16, not 13, because the two modules share this one numbering and
+ * 13-15 are the C-state module's reasons just above (LOWRES_TIMER,
+ * MWAIT_HINT, TSC_STOPS).
  */
 #define IDLELAB_UNSUP_ICR_NOT_NATIVE	16
 
