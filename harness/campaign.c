@@ -154,12 +154,6 @@ static void ctx_free(struct ctx *x)
 	free(x->groups);
 }
 
-int il_campaign_parse(const char *file, const char *text, size_t len,
-		      struct il_topo *topo, struct il_campaign **out)
-{
-	return il_campaign_parse_scaled(file, text, len, topo, 1.0, out);
-}
-
 int il_campaign_parse_scaled(const char *file, const char *text, size_t len,
 			     struct il_topo *topo, double scale,
 			     struct il_campaign **out)
@@ -234,12 +228,6 @@ out:
 	}
 	*out = x.c;
 	return 0;
-}
-
-int il_campaign_load(const char *path, struct il_topo *topo,
-		     struct il_campaign **out)
-{
-	return il_campaign_load_scaled(path, topo, 1.0, out);
 }
 
 int il_campaign_load_scaled(const char *path, struct il_topo *topo,

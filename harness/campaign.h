@@ -126,20 +126,6 @@ struct il_campaign {
 	struct il_plan_entry *plan;
 };
 
-/**
- * il_campaign_load() - read, validate and expand the campaign at @path.
- * @topo: placements are checked against it (il_place_parse); NULL skips
- *        that check (for tools that only need the plan's shape).
- * Return: 0 with *@out set (free with il_campaign_free()), or -errno with
- * a "FILE:LINE: key 'x': message" error (err.h).
- */
-int il_campaign_load(const char *path, struct il_topo *topo,
-		     struct il_campaign **out);
-
-/** il_campaign_parse() - the same from memory; @file names it in errors. */
-int il_campaign_parse(const char *file, const char *text, size_t len,
-		      struct il_topo *topo, struct il_campaign **out);
-
 /* The smallest and largest factor il_campaign_load_scaled() takes. */
 #define IL_SCALE_MIN	1e-6
 #define IL_SCALE_MAX	1.0
@@ -151,18 +137,23 @@ static inline bool il_scale_valid(double f)
 }
 
 /**
- * il_campaign_load_scaled() - il_campaign_load(), with every repetition
- * count and every parameter a benchmark marks as a count or a duration
+ * il_campaign_load_scaled() - read, validate and expand the campaign at
+ * @path, with every repetition count and every parameter a benchmark marks as a count or a duration
  * (struct il_opt .scale) multiplied by @scale, rounded and at least 1: the
  * one documented way to shrink a campaign into a smoke test (`idlelab run
  * --scale 0.01`).  What a run measures (intervals, launch distances,
  * thresholds, sizes) is never scaled.  The scaled values are what the
- * runs store, so a scaled run never resumes as an unscaled one.
- * Return: as il_campaign_load(); -EINVAL if @scale is outside
- * [IL_SCALE_MIN, IL_SCALE_MAX].
+ * runs store, so a scaled run never resumes as an unscaled one.  Pass 1.0
+ * for the campaign as written.
+ * @topo: placements are checked against it (il_place_parse); NULL skips
+ *        that check (for tools that only need the plan's shape).
+ * Return: 0 with *@out set (free with il_campaign_free()), or -errno with
+ * a "FILE:LINE: key 'x': message" error (err.h); -EINVAL if @scale is
+ * outside [IL_SCALE_MIN, IL_SCALE_MAX].
  */
 int il_campaign_load_scaled(const char *path, struct il_topo *topo,
 			    double scale, struct il_campaign **out);
+/* il_campaign_parse_scaled() - the same from memory; @file names it in errors. */
 int il_campaign_parse_scaled(const char *file, const char *text, size_t len,
 			     struct il_topo *topo, double scale,
 			     struct il_campaign **out);
@@ -184,15 +175,9 @@ void il_plan_request(const struct il_plan_entry *e, const char *campaign,
 /** il_plan_matches() - fnmatch(3) of @glob on the bench or group name. */
 bool il_plan_matches(const struct il_plan_entry *e, const char *glob);
 
-/**
- * il_plan_estimate_ns() - a rough duration for @e: the benchmark's own
- * estimate_ns op on the entry's parameter block, plus a fixed per-run
- * overhead for snapshots and the commit.  Used by --dry-run and the ETA
- * when the database has no history for the configuration.
- */
-uint64_t il_plan_estimate_ns(const struct il_plan_entry *e);
-
-/** il_plan_estimate_placed_ns() - the same with @e's placement expanded
+/** il_plan_estimate_placed_ns() - a rough duration for @e: the benchmark's
+ * own estimate_ns op on the entry's parameter block, plus a fixed per-run
+ * overhead for snapshots and the commit, with @e's placement expanded
  * on @topo (NULL: unknown), for benchmarks that measure CPUs in turn. */
 uint64_t il_plan_estimate_placed_ns(const struct il_plan_entry *e,
 				    struct il_topo *topo);

@@ -394,8 +394,3 @@ uint64_t il_plan_estimate_placed_ns(const struct il_plan_entry *e,
 		il_place_free(place);
 	return ns + IL_RUN_OVERHEAD_NS;
 }
-
-uint64_t il_plan_estimate_ns(const struct il_plan_entry *e)
-{
-	return il_plan_estimate_placed_ns(e, NULL);
-}

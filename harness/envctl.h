@@ -185,12 +185,6 @@ extern const struct il_envctl_key il_envctl_keys[];
 /** il_envctl_key_find() - the key called @name, or NULL. */
 const struct il_envctl_key *il_envctl_key_find(const char *name);
 
-/**
- * il_envctl_key_suggest() - the key nearest to the unknown @name (an edit
- * distance under 3, as the campaign parser's other suggestions), or NULL.
- */
-const char *il_envctl_key_suggest(const char *name);
-
 /** il_envctl_key_names() - every key's name, NULL-terminated. */
 const char *const *il_envctl_key_names(void);
 

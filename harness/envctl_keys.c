@@ -363,11 +363,6 @@ const char *const *il_envctl_key_names(void)
 	return names;
 }
 
-const char *il_envctl_key_suggest(const char *name)
-{
-	return il_suggest(name, il_envctl_key_names());
-}
-
 int il_envctl_key_set(struct il_envctl_spec *s, const struct il_envctl_key *k,
 		      const struct il_envctl_val *v)
 {

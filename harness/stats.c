@@ -89,11 +89,6 @@ void il_hist_free(struct il_hist *h)
 	free(h);
 }
 
-void il_hist_reset(struct il_hist *h)
-{
-	memset(h, 0, sizeof(*h));
-}
-
 /*
  * No il_errorf() here: -ERANGE says it all, and a run that overflows would
  * otherwise format a message per sample in the benchmark's hot loop.

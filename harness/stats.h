@@ -32,7 +32,6 @@ struct il_hist;
 /** il_hist_new() - an empty histogram of layout IL_HIST_LAYOUT, or NULL. */
 struct il_hist *il_hist_new(void);
 void il_hist_free(struct il_hist *h);
-void il_hist_reset(struct il_hist *h);
 
 /**
  * il_hist_record() - count one value.

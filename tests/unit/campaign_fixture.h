@@ -30,7 +30,7 @@ static inline int fixture_topo_open(void)
 static inline struct il_campaign *parse(const char *text)
 {
 	struct il_campaign *c = NULL;
-	int ret = il_campaign_parse("t.yaml", text, strlen(text), topo, &c);
+	int ret = il_campaign_parse_scaled("t.yaml", text, strlen(text), topo, 1.0, &c);
 
 	if (ret)
 		printf("# parse failed: %s\n", il_errmsg());

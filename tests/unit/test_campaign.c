@@ -232,8 +232,8 @@ TEST(estimates)
 		CHECK(0);
 		return;
 	}
-	a = il_plan_estimate_ns(&c->plan[0]);
-	b = il_plan_estimate_ns(&c->plan[1]);
+	a = il_plan_estimate_placed_ns(&c->plan[0], NULL);
+	b = il_plan_estimate_placed_ns(&c->plan[1], NULL);
 	CHECKF(a >= 300000000ULL && a < 1000000000ULL, "%" PRIu64, a);
 	CHECKF(b >= 1000000000ULL && b < 2000000000ULL, "%" PRIu64, b);
 	il_campaign_free(c);
@@ -252,7 +252,7 @@ TEST(aliases_and_anchors)
 
 	CHECK(c && has_param(&c->plan[0], "samples=20"));
 	il_campaign_free(c);
-	CHECK(il_campaign_parse("t.yaml", cyc, strlen(cyc), topo, &d) == -EINVAL);
+	CHECK(il_campaign_parse_scaled("t.yaml", cyc, strlen(cyc), topo, 1.0, &d) == -EINVAL);
 	CHECK(d == NULL);
 }
 
@@ -353,7 +353,7 @@ TEST(shipped_campaigns_parse)
 
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct il_campaign *c = NULL;
-		int ret = il_campaign_load(files[i], topo, &c);
+		int ret = il_campaign_load_scaled(files[i], topo, 1.0, &c);
 
 		/* The kmod benchmarks' bench/ entries come with the modules
 		 * (issue 3); until one is registered its groups cannot be

@@ -173,8 +173,8 @@ TEST(bad_files)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct il_campaign *c = NULL;
-		int ret = il_campaign_parse("t.yaml", bad[i].text,
-					    strlen(bad[i].text), topo, &c);
+		int ret = il_campaign_parse_scaled("t.yaml", bad[i].text,
+					    strlen(bad[i].text), topo, 1.0, &c);
 
 		CHECKF(ret == -EINVAL, "%s: ret %d", bad[i].what, ret);
 		CHECK(c == NULL);
@@ -189,7 +189,7 @@ TEST(load_missing_file)
 {
 	struct il_campaign *c = NULL;
 
-	CHECK(il_campaign_load("/nonexistent/x.yaml", topo, &c) == -ENOENT);
+	CHECK(il_campaign_load_scaled("/nonexistent/x.yaml", topo, 1.0, &c) == -ENOENT);
 	CHECK(strstr(il_errmsg(), "/nonexistent/x.yaml") != NULL);
 }
 

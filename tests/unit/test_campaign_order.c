@@ -23,7 +23,7 @@ static struct il_campaign *parse(const char *text)
 {
 	struct il_campaign *c = NULL;
 
-	if (il_campaign_parse("t.yaml", text, strlen(text), NULL, &c))
+	if (il_campaign_parse_scaled("t.yaml", text, strlen(text), NULL, 1.0, &c))
 		printf("# parse failed: %s\n", il_errmsg());
 	return c;
 }
@@ -132,8 +132,8 @@ TEST(bad_values)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		c = NULL;
-		CHECK(il_campaign_parse("t.yaml", bad[i].text, strlen(bad[i].text),
-					NULL, &c) == -EINVAL);
+		CHECK(il_campaign_parse_scaled("t.yaml", bad[i].text, strlen(bad[i].text),
+					NULL, 1.0, &c) == -EINVAL);
 		CHECKF(strstr(il_errmsg(), bad[i].msg) != NULL, "'%s' lacks '%s'",
 		       il_errmsg(), bad[i].msg);
 		il_campaign_free(c);
@@ -147,7 +147,7 @@ TEST(seed003)
 	int i, ab = 0, long_ab = 0, alternate = 1;
 	const char *prev = NULL;
 
-	CHECK(il_campaign_load("data/campaigns/seed003-c1-irq-early.yaml", NULL, &c) == 0);
+	CHECK(il_campaign_load_scaled("data/campaigns/seed003-c1-irq-early.yaml", NULL, 1.0, &c) == 0);
 	if (!c) {
 		printf("# %s\n", il_errmsg());
 		return;

@@ -12,6 +12,7 @@
 
 #include "envctl.h"
 #include "err.h"
+#include "opts.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -67,9 +68,9 @@ TEST(every_key_is_complete_and_found)
 	for (n = 0; documented[n]; n++)
 		CHECKF(il_envctl_key_find(documented[n]) != NULL, "%s", documented[n]);
 	CHECK(il_envctl_key_find("goverinor") == NULL);
-	CHECK(il_envctl_key_suggest("goverinor") &&
-	      !strcmp(il_envctl_key_suggest("goverinor"), "governor"));
-	CHECK(il_envctl_key_suggest("frobnicate") == NULL);
+	CHECK(il_suggest("goverinor", il_envctl_key_names()) &&
+	      !strcmp(il_suggest("goverinor", il_envctl_key_names()), "governor"));
+	CHECK(il_suggest("frobnicate", il_envctl_key_names()) == NULL);
 }
 
 TEST(setters_take_the_documented_values)

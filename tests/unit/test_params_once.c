@@ -97,7 +97,7 @@ TEST(plan_carries_its_rendering)
 	struct il_campaign *c = NULL;
 	int i;
 
-	CHECKF(il_campaign_load("data/campaigns/quick.yaml", topo, &c) == 0,
+	CHECKF(il_campaign_load_scaled("data/campaigns/quick.yaml", topo, 1.0, &c) == 0,
 	       "%s", il_errmsg());
 	if (!c)
 		return;
@@ -126,7 +126,7 @@ TEST(quick_yaml_stores_what_it_hashed)
 	struct il_campaign *c = NULL;
 	int i, nok = 0;
 
-	CHECKF(il_campaign_load("data/campaigns/quick.yaml", topo, &c) == 0,
+	CHECKF(il_campaign_load_scaled("data/campaigns/quick.yaml", topo, 1.0, &c) == 0,
 	       "%s", il_errmsg());
 	if (!c)
 		return;
@@ -174,7 +174,7 @@ TEST(runner_stores_the_carried_text)
 	struct il_run_outcome out;
 	char *marked = NULL, *params;
 
-	CHECKF(il_campaign_parse("carried.yaml", yaml, strlen(yaml), topo, &c) == 0,
+	CHECKF(il_campaign_parse_scaled("carried.yaml", yaml, strlen(yaml), topo, 1.0, &c) == 0,
 	       "%s", il_errmsg());
 	if (!c || c->nplan != 1) {
 		CHECK(c && c->nplan == 1);

@@ -153,7 +153,11 @@ TEST(bucket_layout)
 		if (v > HIGHEST)
 			v = HIGHEST;
 		w = model_width(v);
-		il_hist_reset(h);
+		il_hist_free(h);
+		h = il_hist_new();
+		CHECK(h != NULL);
+		if (!h)
+			break;
 		CHECK(il_hist_count(h) == 0);
 		CHECK(il_hist_record(h, v) == 0);
 		CHECKF(il_hist_min(h) == (v & ~(w - 1)) &&
