@@ -84,10 +84,6 @@ struct il_analysis_opts {
 	int ncompare;
 	struct il_filter **compare;	/* the sides, >= 2 for the compare kind */
 	const char *const *compare_text;
-	uint64_t seed;			/* bootstrap PRNG seed (no kind
-					 * uses it since issue 12; kept
-					 * for scripts that pass --seed) */
-	int resamples;			/* bootstrap replicates (likewise) */
 	double equivalence_pct;		/* compare: TOST margin in %, 0 none */
 	bool deciles;			/* compare: the Harrell-Davis shift
 					 * function, one row per decile */

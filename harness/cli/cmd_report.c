@@ -87,42 +87,6 @@ static int add_side(const struct cli_option *o, const char *arg)
 	return 0;
 }
 
-/*
- * --seed and --resamples drove the pooled bootstrap the A/B table used
- * before its intervals became run-level and exact (issue 12).  They are
- * still accepted, so scripts keep working, and say that they do nothing.
- */
-static void ignored_notice(const char *opt)
-{
-	fprintf(stderr, "idlelab: report: notice: %s is ignored: the A/B intervals are run-level Moses intervals and draw no random numbers\n",
-		opt);
-}
-
-static int set_seed(const struct cli_option *o, const char *arg)
-{
-	char *end;
-
-	errno = 0;
-	*(uint64_t *)o->value = strtoull(arg, &end, 0);
-	if (errno || !*arg || *end || *arg == '-')
-		return cli_usage_error("report: --seed: '%s' is not a non-negative integer", arg);
-	ignored_notice("--seed");
-	return 0;
-}
-
-static int set_resamples(const struct cli_option *o, const char *arg)
-{
-	int *n = o->value;
-	char *end;
-
-	errno = 0;
-	*n = (int)strtol(arg, &end, 10);
-	if (errno || !*arg || *end || *n < 100 || *n > 1000000)
-		return cli_usage_error("report: --resamples: '%s' is not an integer in 100..1000000", arg);
-	ignored_notice("--resamples");
-	return 0;
-}
-
 /* --equivalence PCT[%]: the TOST margin, in (0, 100). */
 static int set_equivalence(const struct cli_option *o, const char *arg)
 {
@@ -205,7 +169,7 @@ static int run_kind(struct il_store *store, enum kind k,
 int cmd_report(int argc, char **argv)
 {
 	struct il_report_opts ro = { .format = IL_FMT_MD };
-	struct il_analysis_opts ao = { .seed = 1, .resamples = 1000 };
+	struct il_analysis_opts ao = { .deciles = false };
 	struct sides sides = { .n = 0 };
 	const char *db = cli_default_db(), *output = NULL;
 	struct kind_arg ka = { K_TABLE, false };
@@ -230,11 +194,6 @@ int cmd_report(int argc, char **argv)
 			     set_equivalence),
 		CLI_FLAG('D', "deciles", &ao.deciles,
 			 "compare: also the shift of each Harrell-Davis decile"),
-		CLI_CALLBACK('s', "seed", &ao.seed, "N",
-			     "ignored (was the bootstrap seed; kept for scripts)",
-			     set_seed),
-		CLI_CALLBACK('r', "resamples", &ao.resamples, "N",
-			     "ignored (was the bootstrap replicates)", set_resamples),
 		CLI_STRING('b', "bench", &ro.bench, "NAME", "only this benchmark"),
 		CLI_STRING('u', "run", &ro.run_uuid, "UUID",
 			   "only this run (table kind)"),

@@ -175,7 +175,9 @@ expect_exit "report: unknown filter key" 2 "$IDLELAB" report --db "$FX" --compar
 expect_exit "report: one side only" 2 "$IDLELAB" report --db "$FX" --compare host=alpha
 expect_exit "report: compare kind without sides" 2 "$IDLELAB" report --db "$FX" --kind compare
 expect_exit "report: html without --output" 2 "$IDLELAB" report --db "$FX" --format html
-expect_exit "report: bad seed" 2 "$IDLELAB" report --db "$FX" --seed x --compare host=a --compare host=b
+# --seed and --resamples are retired (NEWS.md): unknown options now.
+expect_exit "report: retired --seed" 2 "$IDLELAB" report --db "$FX" --seed 1 --compare host=a --compare host=b
+expect_exit "report: retired --resamples" 2 "$IDLELAB" report --db "$FX" --resamples 1000
 expect_exit "export: unknown --what" 2 "$IDLELAB" export --db "$FX" --what everything
 expect_exit "export: unknown format" 2 "$IDLELAB" export --db "$FX" --format xml
 check "help of each new command" sh -c "'$IDLELAB' merge --help >/dev/null && '$IDLELAB' import --help >/dev/null && '$IDLELAB' export --help >/dev/null && '$IDLELAB' report --help | grep -q -- '--compare'"
