@@ -238,13 +238,14 @@ T="--param timeout_us=1000000"
 # The bad order, on request only (idlelab.patch_order=late, for the
 # reproduction in tests/vm/repro-text-patch.sh): the modules first, then
 # swevent-hold started in the background as the client starts, as the rig
-# did until 2026-12, but a second later, so that its three flips land
-# while the client keeps the vCPUs busy instead of racing its start.
+# did until 2026-12, but a second later and flipping the keys 300 times
+# before it holds them, so that live patches land while the client keeps
+# the vCPUs busy instead of three flips racing its start.
 order=$(sed -n 's/.*idlelab\.patch_order=\([a-z]*\).*/\1/p' /proc/cmdline)
 [ "$order" != late ] && step hold_keys 60 hold_keys
 step load_modules 60 load_modules
 # From here on, no step may patch kernel text (tests/vm/README.md).
-[ "$order" = late ] && { (sleep 1; exec /bin/swevent-hold) >> "$R" 2>&1 & }
+[ "$order" = late ] && { (sleep 1; exec /bin/swevent-hold flips 300) >> "$R" 2>&1 & }
 if [ "$args" = lowres ]; then
 	step bad_input 400 client bad
 	step resolution 30 resolution

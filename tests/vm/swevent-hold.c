@@ -24,10 +24,17 @@
  * counts, never their state, and idlelab's counting path is still the
  * one under test.
  *
+ * `swevent-hold flips N` first opens and closes the three events N times
+ * (6 key flips each time, 2 ms apart) and only then holds them: the
+ * reproduction's bad order (tests/vm/repro-text-patch.sh) uses it to
+ * patch kernel text many times while other vCPUs are busy, which the
+ * rig's own order never does.  Its JSON line then carries "flips".
+ *
  * Exit status: 1 when an event cannot be opened (the JSON line says
- * which), otherwise it never exits by itself.
+ * which), 2 on a bad argument, otherwise it never exits by itself.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,7 +50,8 @@ static const struct {
 	{ "page-faults", PERF_COUNT_SW_PAGE_FAULTS },
 };
 
-int main(void)
+/* open_all() - one disabled CPU-wide counter of each kind into @fd. */
+static int open_all(int fd[])
 {
 	struct perf_event_attr a;
 	size_t i;
@@ -55,13 +63,45 @@ int main(void)
 		a.config = held[i].config;
 		a.disabled = 1;
 		/* pid -1, CPU 0: CPU-wide, like idlelab's own counters. */
-		if (syscall(SYS_perf_event_open, &a, -1, 0, -1, 0) < 0) {
+		fd[i] = (int)syscall(SYS_perf_event_open, &a, -1, 0, -1, 0);
+		if (fd[i] < 0) {
 			printf("{\"op\":\"swevent_hold\",\"event\":\"%s\",\"error\":\"%s\"}\n",
 			       held[i].name, strerror(errno));
-			return 1;
+			return -1;
 		}
 	}
-	printf("{\"op\":\"swevent_hold\",\"held\":%zu}\n", i);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int fd[sizeof(held) / sizeof(held[0])];
+	long flips = 0, n;
+	size_t i;
+	char *end;
+
+	if (argc == 3 && !strcmp(argv[1], "flips")) {
+		flips = strtol(argv[2], &end, 10);
+		if (*end || flips < 0 || flips > 100000)
+			return 2;
+	} else if (argc != 1) {
+		return 2;
+	}
+	for (n = 0; n < flips; n++) {
+		if (open_all(fd))
+			return 1;
+		for (i = 0; i < sizeof(fd) / sizeof(fd[0]); i++)
+			close(fd[i]);
+		usleep(2000);
+	}
+	if (open_all(fd))
+		return 1;
+	if (flips)
+		printf("{\"op\":\"swevent_hold\",\"held\":%zu,\"flips\":%ld}\n",
+		       sizeof(fd) / sizeof(fd[0]), flips);
+	else
+		printf("{\"op\":\"swevent_hold\",\"held\":%zu}\n",
+		       sizeof(fd) / sizeof(fd[0]));
 	fflush(stdout);
 	for (;;)
 		pause();
