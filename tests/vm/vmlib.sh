@@ -55,6 +55,17 @@ vm_idlelab() {
 	# The guest's own campaign, and the seed campaigns it runs shrunk.
 	cp tests/vm/guest-campaign.yaml data/campaigns/seed00*.yaml \
 		"$out/root/etc/idlelab/" || return 1
+	# Seed 001's storms wait 10 ms (the default) for a round's NMIs; a
+	# vCPU unscheduled that long on a busy 2-core host fails the run ("a
+	# target's NMI never arrived", 2 of 5 guests with two busy loops on
+	# the host, 2026-12-02).  The guests wait the longest round the ABI
+	# allows, as guest-init.sh's own storms do ($T there).
+	f=$out/root/etc/idlelab/seed001-ipi-modes.yaml
+	sed -i 's/^\( *\)rounds: 10000$/&\n\1timeout_us: 1000000/' "$f" &&
+		grep -q '^ *timeout_us: 1000000$' "$f" || {
+		echo "vmlib: seed 001's storm group has no 'rounds: 10000' line to extend" >&2
+		return 1
+	}
 }
 
 # vm_dkms OUT: build the modules for KVER the way a user installs them,
