@@ -9,6 +9,7 @@
  */
 #include "groups.h"
 #include "bench.h"
+#include "bench_registry.h"
 #include "drops.h"
 #include "err.h"
 #include "filter.h"

@@ -196,10 +196,4 @@ void il_run_release(struct il_run *r);
 bool il_stop_requested(void);
 void il_request_stop(void);
 
-/* The registry (bench/registry.c). */
-extern const struct il_bench_ops *const il_benches[];
-const struct il_bench_ops *il_bench_find(const char *name);
-/** il_bench_suggest() - the nearest benchmark name to @name, or NULL. */
-const char *il_bench_suggest(const char *name);
-
 #endif

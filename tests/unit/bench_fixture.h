@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_registry.h"
 #include "err.h"
 #include "opts.h"
 #include "stats.h"

@@ -13,6 +13,7 @@
  * process-wide and cannot be undone, so the case that tests it runs last.
  */
 #include "bench.h"
+#include "bench_registry.h"
 #include "bench_fixture.h"
 #include "err.h"
 #include "opts.h"

@@ -8,6 +8,7 @@
  * are noise.
  */
 #include "bench.h"
+#include "bench_registry.h"
 #include "bench_fixture.h"
 #include "err.h"
 #include "opts.h"

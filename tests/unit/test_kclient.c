@@ -8,6 +8,7 @@
  * frame the runner derives from an ops table's .kdev (kmod_frame.h).
  */
 #include "bench.h"
+#include "bench_registry.h"
 #include "err.h"
 #include "kclient.h"
 #include "kmod_frame.h"

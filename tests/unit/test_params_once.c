@@ -18,6 +18,7 @@
  */
 #include "tap.h"
 
+#include "bench_registry.h"
 #include "campaign.h"
 #include "err.h"
 #include "opts.h"

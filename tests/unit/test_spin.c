@@ -14,6 +14,7 @@
  */
 #include "../../bench/common.h"
 #include "bench.h"
+#include "bench_registry.h"
 #include "err.h"
 #include "opts.h"
 #include "series.h"

@@ -13,6 +13,7 @@
 #include "../../bench/common.h"
 #include "../../bench/tsc_gaps_loop.h"
 #include "bench.h"
+#include "bench_registry.h"
 #include "err.h"
 #include "opts.h"
 #include "series.h"

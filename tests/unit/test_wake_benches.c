@@ -18,6 +18,7 @@
  * noise.
  */
 #include "bench.h"
+#include "bench_registry.h"
 #include "../../bench/common.h"	/* il_grid_next() */
 #include "err.h"
 #include "opts.h"
