@@ -185,15 +185,11 @@ struct il_series *il_run_series(struct il_run *r, const char *metric,
 int il_run_attr(struct il_run *r, int cpu, const char *key,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* Run lifecycle, used by the harness (run_execute.c), not benchmarks. */
-struct il_run_attr;
-int il_run_init(struct il_run *r, const struct il_bench_ops *ops);
-void il_run_attr_get(const struct il_run *r, int i, struct il_run_attr *out);
-const char *il_run_attr_find(const struct il_run *r, int cpu, const char *key);
-void il_run_release(struct il_run *r);
-
-/** il_stop_requested() - true once SIGINT/SIGTERM asked the run to end. */
+/*
+ * il_stop_requested() - true once SIGINT/SIGTERM asked the run to end.
+ * The harness's side of the run (init, release, the stop request) is in
+ * run_context.h.
+ */
 bool il_stop_requested(void);
-void il_request_stop(void);
 
 #endif

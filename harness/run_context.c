@@ -3,7 +3,7 @@
  * run_context.c - the run context helpers benchmarks call: series,
  * attributes and the stop flag set by signal handlers.
  */
-#include "bench.h"
+#include "run_context.h"
 #include "causes.h"
 #include "err.h"
 #include "store.h"

@@ -18,6 +18,7 @@
 
 #include "bench.h"
 #include "bench_registry.h"
+#include "run_context.h"
 #include "err.h"
 #include "opts.h"
 #include "stats.h"

@@ -9,6 +9,7 @@
  */
 #include "bench.h"
 #include "bench_registry.h"
+#include "run_context.h"
 #include "bench_fixture.h"
 #include "err.h"
 #include "opts.h"

@@ -14,6 +14,7 @@
 #include "tap.h"
 
 #include "bench.h"
+#include "run_context.h"
 #include "envctl.h"
 #include "err.h"
 #include "store.h"

@@ -9,6 +9,7 @@
  */
 #include "bench.h"
 #include "bench_registry.h"
+#include "run_context.h"
 #include "err.h"
 #include "kclient.h"
 #include "kmod_frame.h"

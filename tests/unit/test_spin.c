@@ -15,6 +15,7 @@
 #include "../../bench/common.h"
 #include "bench.h"
 #include "bench_registry.h"
+#include "run_context.h"
 #include "err.h"
 #include "opts.h"
 #include "series.h"

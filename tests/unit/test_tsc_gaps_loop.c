@@ -14,6 +14,7 @@
 #include "../../bench/tsc_gaps_loop.h"
 #include "bench.h"
 #include "bench_registry.h"
+#include "run_context.h"
 #include "err.h"
 #include "opts.h"
 #include "series.h"

@@ -19,6 +19,7 @@
  */
 #include "bench.h"
 #include "bench_registry.h"
+#include "run_context.h"
 #include "../../bench/common.h"	/* il_grid_next() */
 #include "err.h"
 #include "opts.h"
