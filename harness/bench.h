@@ -24,7 +24,6 @@
 #ifndef IDLELAB_BENCH_H
 #define IDLELAB_BENCH_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -33,6 +32,7 @@
 #include "topo.h"
 
 struct il_run;
+struct il_run_owned;
 struct il_kdev;
 struct il_causes_run;
 
@@ -122,12 +122,9 @@ struct il_run {
 	void *priv;			/* the benchmark's own state */
 	struct il_kdev *kdev;		/* ops->kdev, open from setup to teardown */
 
-	/* Filled through the helpers below; owned by the harness. */
-	pthread_mutex_t lock;
-	int nseries;
-	struct il_series **series;
-	int nattrs;
-	struct il_run_attr_buf *attrs;
+	/* The series and attributes the helpers below record, and their
+	 * lock: the harness's, read through run_context.h. */
+	struct il_run_owned *own;
 	uint64_t tsc_khz;		/* set when the benchmark used the TSC */
 	/* --causes (causes.h): NULL unless asked for; set before setup(). */
 	struct il_causes_run *causes;

@@ -22,6 +22,19 @@ struct il_run_attr;
  * Return: 0, or -ENOMEM; il_run_release() is safe after either.
  */
 int il_run_init(struct il_run *r, const struct il_bench_ops *ops);
+/*
+ * What the benchmark recorded through il_run_series() and il_run_attr(),
+ * in the order it recorded it; read once the benchmark's threads are done
+ * (they take no lock).
+ */
+/** il_run_nseries() - the number of series the run holds. */
+int il_run_nseries(const struct il_run *r);
+/** il_run_series_at() - series @i, 0 <= @i < il_run_nseries(). */
+struct il_series *il_run_series_at(const struct il_run *r, int i);
+/** il_run_series_all() - all il_run_nseries() series, for il_run_rec. */
+struct il_series *const *il_run_series_all(const struct il_run *r);
+/** il_run_nattrs() - the number of attributes the run holds. */
+int il_run_nattrs(const struct il_run *r);
 /** il_run_attr_get() - attribute @i as a store.h record. */
 void il_run_attr_get(const struct il_run *r, int i, struct il_run_attr *out);
 /** il_run_attr_find() - the value of attribute @key on @cpu, or NULL. */

@@ -83,8 +83,8 @@ static inline struct il_series *find_series(const struct il_run *run,
 {
 	int i;
 
-	for (i = 0; i < run->nseries; i++) {
-		struct il_series *s = run->series[i];
+	for (i = 0; i < il_run_nseries(run); i++) {
+		struct il_series *s = il_run_series_at(run, i);
 
 		if (!strcmp(s->metric, metric) && s->cpu == cpu &&
 		    s->cpu2 == cpu2 && s->group == group)

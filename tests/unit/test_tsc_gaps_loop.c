@@ -155,9 +155,9 @@ static const struct il_series *series_of(const struct il_run *run, const char *m
 {
 	int i;
 
-	for (i = 0; i < run->nseries; i++)
-		if (!strcmp(run->series[i]->metric, metric))
-			return run->series[i];
+	for (i = 0; i < il_run_nseries(run); i++)
+		if (!strcmp(il_run_series_at(run, i)->metric, metric))
+			return il_run_series_at(run, i);
 	return NULL;
 }
 
