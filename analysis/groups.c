@@ -14,6 +14,7 @@
 #include "err.h"
 #include "filter.h"
 #include "store.h"
+#include "store_sqlite.h"
 #include "grow.h"
 
 #include <inttypes.h>

@@ -24,6 +24,7 @@
 #include "opts.h"
 #include "run_execute.h"
 #include "store.h"
+#include "store_sqlite.h"
 #include "topo.h"
 
 #include <inttypes.h>
