@@ -18,6 +18,7 @@
 #include "groups.h"
 
 #include "bench.h"
+#include "bench_registry.h"
 
 const struct il_bench_report *il_bench_report_of(const char *bench)
 {

@@ -15,6 +15,7 @@
 #include "causes.h"
 #include "err.h"
 #include "store.h"
+#include "store_sqlite.h"
 
 #include <inttypes.h>
 #include <sqlite3.h>

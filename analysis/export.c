@@ -13,6 +13,7 @@
 #include "err.h"
 #include "stats.h"
 #include "store.h"
+#include "store_sqlite.h"
 
 #include <inttypes.h>
 #include <jansson.h>

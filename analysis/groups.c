@@ -9,10 +9,12 @@
  */
 #include "groups.h"
 #include "bench.h"
+#include "bench_registry.h"
 #include "drops.h"
 #include "err.h"
 #include "filter.h"
 #include "store.h"
+#include "store_sqlite.h"
 #include "grow.h"
 
 #include <inttypes.h>

@@ -10,6 +10,7 @@
 #include "analysis.h"
 #include "err.h"
 #include "store.h"
+#include "store_sqlite.h"
 
 #include <sqlite3.h>
 #include <string.h>

@@ -17,6 +17,7 @@
 #include "groups.h"
 #include "stats.h"
 #include "store.h"
+#include "store_sqlite.h"
 #include "grow.h"
 
 #include <inttypes.h>

@@ -15,6 +15,7 @@
 #include "groups.h"
 #include "stats.h"
 #include "store.h"
+#include "store_sqlite.h"
 
 #include <sqlite3.h>
 #include <stdio.h>

@@ -12,6 +12,7 @@
  * and finds each through il_benches[] and its ops table.
  */
 #include "bench.h"
+#include "bench_registry.h"
 
 #include <string.h>
 

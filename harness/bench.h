@@ -24,7 +24,6 @@
 #ifndef IDLELAB_BENCH_H
 #define IDLELAB_BENCH_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -33,6 +32,7 @@
 #include "topo.h"
 
 struct il_run;
+struct il_run_owned;
 struct il_kdev;
 struct il_causes_run;
 
@@ -122,12 +122,9 @@ struct il_run {
 	void *priv;			/* the benchmark's own state */
 	struct il_kdev *kdev;		/* ops->kdev, open from setup to teardown */
 
-	/* Filled through the helpers below; owned by the harness. */
-	pthread_mutex_t lock;
-	int nseries;
-	struct il_series **series;
-	int nattrs;
-	struct il_run_attr_buf *attrs;
+	/* The series and attributes the helpers below record, and their
+	 * lock: the harness's, read through run_context.h. */
+	struct il_run_owned *own;
 	uint64_t tsc_khz;		/* set when the benchmark used the TSC */
 	/* --causes (causes.h): NULL unless asked for; set before setup(). */
 	struct il_causes_run *causes;
@@ -185,21 +182,11 @@ struct il_series *il_run_series(struct il_run *r, const char *metric,
 int il_run_attr(struct il_run *r, int cpu, const char *key,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* Run lifecycle, used by the harness (run_execute.c), not benchmarks. */
-struct il_run_attr;
-int il_run_init(struct il_run *r, const struct il_bench_ops *ops);
-void il_run_attr_get(const struct il_run *r, int i, struct il_run_attr *out);
-const char *il_run_attr_find(const struct il_run *r, int cpu, const char *key);
-void il_run_release(struct il_run *r);
-
-/** il_stop_requested() - true once SIGINT/SIGTERM asked the run to end. */
+/*
+ * il_stop_requested() - true once SIGINT/SIGTERM asked the run to end.
+ * The harness's side of the run (init, release, the stop request) is in
+ * run_context.h.
+ */
 bool il_stop_requested(void);
-void il_request_stop(void);
-
-/* The registry (bench/registry.c). */
-extern const struct il_bench_ops *const il_benches[];
-const struct il_bench_ops *il_bench_find(const char *name);
-/** il_bench_suggest() - the nearest benchmark name to @name, or NULL. */
-const char *il_bench_suggest(const char *name);
 
 #endif

@@ -9,6 +9,7 @@
  * run here fails before anything runs.
  */
 #include "campaign_internal.h"
+#include "bench_registry.h"
 #include "err.h"
 #include "topo.h"
 

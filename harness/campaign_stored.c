@@ -18,6 +18,7 @@
 #include "campaign_stored.h"
 #include "campaign_internal.h"
 #include "bench.h"
+#include "bench_registry.h"
 #include "err.h"
 #include "run_execute.h"
 

@@ -11,8 +11,8 @@
  * (il_clock_pick() sets run->tsc_khz) and its threads exist, so their
  * tids say which time on the CPU is the benchmark's own.
  */
-#include "bench.h"
 #include "causes.h"
+#include "run_context.h"
 #include "err.h"
 #include "tsc.h"
 #include "grow.h"
@@ -84,7 +84,7 @@ static bool uses_tsc(const struct il_run *run)
 void il_causes_begin(struct il_run *run)
 {
 	struct il_causes_run *c = run->causes;
-	int cpus[IL_MAX_CPUS], n, i;
+	int cpus[IL_MAX_CPUS], n, ns, i;
 	uint64_t kb, est;
 
 	if (!c)
@@ -95,15 +95,15 @@ void il_causes_begin(struct il_run *run)
 		unavailable(c, "no measured CPUs to trace");
 		return;
 	}
-	c->notes = calloc((size_t)(run->nseries ? run->nseries : 1),
-			  sizeof(*c->notes));
+	ns = il_run_nseries(run);
+	c->notes = calloc((size_t)(ns ? ns : 1), sizeof(*c->notes));
 	if (!c->notes) {
 		unavailable(c, "out of memory");
 		return;
 	}
-	for (i = 0; i < run->nseries; i++)
-		c->notes[i].series = run->series[i];
-	c->nnotes = run->nseries;
+	for (i = 0; i < ns; i++)
+		c->notes[i].series = il_run_series_at(run, i);
+	c->nnotes = ns;
 	est = run->ops->estimate_ns ?
 	      run->ops->estimate_ns(run->params, &run->place) : 0;
 	kb = c->buffer_kb;
@@ -142,8 +142,8 @@ static const struct il_series *companion(const struct il_run *run,
 	int i;
 
 	snprintf(name, sizeof(name), "%s_%s", s->metric, suffix);
-	for (i = 0; i < run->nseries; i++) {
-		const struct il_series *o = run->series[i];
+	for (i = 0; i < il_run_nseries(run); i++) {
+		const struct il_series *o = il_run_series_at(run, i);
 
 		if (o->raw_layout == IL_RAW_TIMED && o->cpu == s->cpu &&
 		    !strcmp(o->metric, name))
@@ -286,8 +286,8 @@ void il_causes_end(struct il_run *run)
 		t0 = run->t0_tsc ? run->t0_tsc : c->t0_tsc;
 	else
 		t0 = c->t0_mono;
-	for (i = 0; !ret && i < run->nseries; i++)
-		ret = add_windows(c, run, t0, run->series[i],
+	for (i = 0; !ret && i < il_run_nseries(run); i++)
+		ret = add_windows(c, run, t0, il_run_series_at(run, i),
 				  i < c->nnotes ? &c->notes[i] : NULL,
 				  &w, &wcpu, &nw, &cap);
 	if (!ret)

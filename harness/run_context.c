@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * run_context.c - the run context helpers benchmarks call: series,
- * attributes and the stop flag set by signal handlers.
+ * attributes and the stop flag set by signal handlers; and the harness's
+ * side (run_context.h): init, the accessors, release.
+ *
+ * What the helpers record lives in struct il_run_owned, defined only
+ * here, so that bench.h shows a benchmark a pointer and not the lock,
+ * the arrays or their counts.
  */
-#include "bench.h"
+#include "run_context.h"
 #include "causes.h"
 #include "err.h"
 #include "store.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,6 +24,15 @@ struct il_run_attr_buf {
 	int cpu;
 	char key[48];
 	char value[208];
+};
+
+/* What il_run_series() and il_run_attr() record, under @lock. */
+struct il_run_owned {
+	pthread_mutex_t lock;
+	int nseries;
+	struct il_series **series;
+	int nattrs;
+	struct il_run_attr_buf *attrs;
 };
 
 static volatile sig_atomic_t il_stop;
@@ -36,18 +51,19 @@ struct il_series *il_run_series(struct il_run *r, const char *metric,
 				const char *unit, int cpu, int cpu2,
 				int64_t group, bool timed)
 {
+	struct il_run_owned *o = r->own;
 	struct il_series *s, **v;
 
 	s = il_series_new(metric, unit, cpu, cpu2, group, timed, r->keep_raw);
 	if (!s)
 		return NULL;
-	pthread_mutex_lock(&r->lock);
-	v = realloc(r->series, (r->nseries + 1) * sizeof(*v));
+	pthread_mutex_lock(&o->lock);
+	v = realloc(o->series, (o->nseries + 1) * sizeof(*v));
 	if (v) {
-		r->series = v;
-		r->series[r->nseries++] = s;
+		o->series = v;
+		o->series[o->nseries++] = s;
 	}
-	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_unlock(&o->lock);
 	if (!v) {
 		il_series_free(s);
 		return NULL;
@@ -58,25 +74,26 @@ struct il_series *il_run_series(struct il_run *r, const char *metric,
 int il_run_attr(struct il_run *r, int cpu, const char *key,
 		const char *fmt, ...)
 {
+	struct il_run_owned *o = r->own;
 	struct il_run_attr_buf *v;
 	va_list ap;
 	int ret = 0;
 
-	pthread_mutex_lock(&r->lock);
-	v = realloc(r->attrs, (r->nattrs + 1) * sizeof(*v));
+	pthread_mutex_lock(&o->lock);
+	v = realloc(o->attrs, (o->nattrs + 1) * sizeof(*v));
 	if (!v) {
 		ret = -ENOMEM;
 		goto out_unlock;
 	}
-	r->attrs = v;
-	v = &r->attrs[r->nattrs++];
+	o->attrs = v;
+	v = &o->attrs[o->nattrs++];
 	v->cpu = cpu;
 	snprintf(v->key, sizeof(v->key), "%s", key);
 	va_start(ap, fmt);
 	vsnprintf(v->value, sizeof(v->value), fmt, ap);
 	va_end(ap);
 out_unlock:
-	pthread_mutex_unlock(&r->lock);
+	pthread_mutex_unlock(&o->lock);
 	return ret;
 }
 
@@ -87,46 +104,80 @@ int il_run_init(struct il_run *r, const struct il_bench_ops *ops)
 {
 	memset(r, 0, sizeof(*r));
 	r->ops = ops;
-	pthread_mutex_init(&r->lock, NULL);
+	r->own = calloc(1, sizeof(*r->own));
+	if (!r->own)
+		return -ENOMEM;
+	pthread_mutex_init(&r->own->lock, NULL);
 	r->params = calloc(1, ops->params_size ? ops->params_size : 1);
 	if (!r->params)
 		return -ENOMEM;
 	return 0;
 }
 
+/*
+ * The accessors below and il_run_release() take a run that il_run_init()
+ * never reached (zeroed, or its allocation failed) as one with nothing
+ * recorded.
+ */
+int il_run_nseries(const struct il_run *r)
+{
+	return r->own ? r->own->nseries : 0;
+}
+
+struct il_series *il_run_series_at(const struct il_run *r, int i)
+{
+	return r->own->series[i];
+}
+
+struct il_series *const *il_run_series_all(const struct il_run *r)
+{
+	return r->own ? r->own->series : NULL;
+}
+
+int il_run_nattrs(const struct il_run *r)
+{
+	return r->own ? r->own->nattrs : 0;
+}
+
 /** il_run_attr_get() - attribute @i as a store.h record. */
 void il_run_attr_get(const struct il_run *r, int i, struct il_run_attr *out)
 {
-	out->cpu = r->attrs[i].cpu;
-	out->key = r->attrs[i].key;
-	out->value = r->attrs[i].value;
+	const struct il_run_attr_buf *a = &r->own->attrs[i];
+
+	out->cpu = a->cpu;
+	out->key = a->key;
+	out->value = a->value;
 }
 
 /** il_run_attr_find() - the value of attribute @key on @cpu, or NULL. */
 const char *il_run_attr_find(const struct il_run *r, int cpu, const char *key)
 {
+	const struct il_run_owned *o = r->own;
 	int i;
 
-	for (i = 0; i < r->nattrs; i++)
-		if (r->attrs[i].cpu == cpu && !strcmp(r->attrs[i].key, key))
-			return r->attrs[i].value;
+	for (i = 0; o && i < o->nattrs; i++)
+		if (o->attrs[i].cpu == cpu && !strcmp(o->attrs[i].key, key))
+			return o->attrs[i].value;
 	return NULL;
 }
 
 void il_run_release(struct il_run *r)
 {
+	struct il_run_owned *o = r->own;
 	int i;
 
-	for (i = 0; i < r->nseries; i++)
-		il_series_free(r->series[i]);
-	free(r->series);
-	free(r->attrs);
+	if (o) {
+		for (i = 0; i < o->nseries; i++)
+			il_series_free(o->series[i]);
+		free(o->series);
+		free(o->attrs);
+		pthread_mutex_destroy(&o->lock);
+		free(o);
+		r->own = NULL;
+	}
 	free(r->params);
 	il_place_free(&r->place);
 	il_causes_free(r->causes);
 	r->causes = NULL;
-	pthread_mutex_destroy(&r->lock);
-	r->series = NULL;
-	r->attrs = NULL;
 	r->params = NULL;
 }

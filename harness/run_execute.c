@@ -185,8 +185,8 @@ static int store_run(struct il_store *store, const char *machine_uuid,
 		d_s = delta ? json_dumps(delta, JSON_COMPACT) : NULL;
 		rec.env_delta_json = d_s;
 	}
-	rec.nseries = run->nseries;
-	rec.series = run->series;
+	rec.nseries = il_run_nseries(run);
+	rec.series = il_run_series_all(run);
 	if (counters) {
 		rec.ncounters = il_counters_nresults(counters);
 		cres = calloc(rec.ncounters ? rec.ncounters : 1, sizeof(*cres));
@@ -194,9 +194,9 @@ static int store_run(struct il_store *store, const char *machine_uuid,
 			cres[i] = *il_counters_result(counters, i);
 		rec.counters = cres;
 	}
-	rec.nattrs = run->nattrs;
-	attrs = calloc(run->nattrs ? run->nattrs : 1, sizeof(*attrs));
-	for (i = 0; attrs && i < run->nattrs; i++)
+	rec.nattrs = il_run_nattrs(run);
+	attrs = calloc(rec.nattrs ? rec.nattrs : 1, sizeof(*attrs));
+	for (i = 0; attrs && i < rec.nattrs; i++)
 		il_run_attr_get(run, i, &attrs[i]);
 	rec.attrs = attrs;
 	if (!attrs || !rec.params_json || (counters && !cres))

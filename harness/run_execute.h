@@ -18,6 +18,7 @@
 
 #include "bench.h"
 #include "counters.h"
+#include "run_context.h"	/* il_run_release() after il_run_prepare() */
 #include "store.h"
 
 /*

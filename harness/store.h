@@ -84,9 +84,6 @@ int il_store_check(struct il_store *s, char **report);
  */
 char *il_sqlite_uri(const char *path, const char *query);
 
-/** il_store_db() - the sqlite3 handle, for analysis/ queries. */
-void *il_store_db(struct il_store *s);
-
 /**
  * il_store_put_machine() - insert or update the machine row.
  * @uuid: the host UUID (env.h il_host_uuid()).

@@ -4,8 +4,9 @@
  * what it has already run, forgetting an entry to run it again, and the
  * duration history behind the ETA.
  *
- * They sit beside store.c, not in it, and use only il_store_db() and the
- * runs table of schemas/001_init.sql, so the store keeps one owner.
+ * They sit beside store.c, not in it, and use only il_store_db()
+ * (store_sqlite.h) and the runs table of schemas/001_init.sql, so the
+ * store keeps one owner.
  * Forgetting deletes the rows below the run explicitly rather than
  * relying on ON DELETE CASCADE, which only acts when the connection has
  * foreign_keys enabled; both ways it is one transaction, so a kill -9 in
@@ -14,6 +15,7 @@
 #include "campaign.h"
 #include "err.h"
 #include "store.h"
+#include "store_sqlite.h"
 
 #include <sqlite3.h>
 #include <string.h>

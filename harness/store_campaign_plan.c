@@ -9,6 +9,7 @@
 #include "campaign_stored.h"
 #include "err.h"
 #include "store.h"
+#include "store_sqlite.h"
 
 #include <errno.h>
 #include <sqlite3.h>

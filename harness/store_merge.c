@@ -11,6 +11,7 @@
 #include "err.h"
 #include "merge.h"
 #include "store.h"
+#include "store_sqlite.h"
 
 #include <errno.h>
 #include <sqlite3.h>

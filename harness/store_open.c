@@ -43,6 +43,7 @@
 #include "store.h"
 #include "err.h"
 #include "store_internal.h"
+#include "store_sqlite.h"
 #include "schemas.h"
 
 #include <errno.h>
@@ -359,7 +360,7 @@ int il_store_schema_version(struct il_store *s)
 	return (int)v;
 }
 
-void *il_store_db(struct il_store *s)
+sqlite3 *il_store_db(struct il_store *s)
 {
 	return s->db;
 }

@@ -26,6 +26,7 @@
 #include "series.h"
 #include "stats.h"
 #include "store.h"
+#include "store_sqlite.h"
 
 #include <getopt.h>
 #include <inttypes.h>

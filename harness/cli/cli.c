@@ -9,7 +9,7 @@
  * truncation.
  */
 #include "cli.h"
-#include "bench.h"
+#include "run_context.h"
 #include "err.h"
 #include "outfile.h"
 #include "run_status.h"

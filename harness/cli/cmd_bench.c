@@ -11,6 +11,7 @@
 #include "cli_opts.h"
 #include "cli_causes.h"
 #include "analysis.h"
+#include "bench_registry.h"
 #include "err.h"
 #include "run_execute.h"
 

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "cli_opts.h"
 #include "bench.h"
+#include "bench_registry.h"
 #include "kmod_frame.h"
 
 #include <inttypes.h>

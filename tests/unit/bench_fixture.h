@@ -17,6 +17,8 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_registry.h"
+#include "run_context.h"
 #include "err.h"
 #include "opts.h"
 #include "stats.h"
@@ -81,8 +83,8 @@ static inline struct il_series *find_series(const struct il_run *run,
 {
 	int i;
 
-	for (i = 0; i < run->nseries; i++) {
-		struct il_series *s = run->series[i];
+	for (i = 0; i < il_run_nseries(run); i++) {
+		struct il_series *s = il_run_series_at(run, i);
 
 		if (!strcmp(s->metric, metric) && s->cpu == cpu &&
 		    s->cpu2 == cpu2 && s->group == group)

@@ -15,6 +15,7 @@
 #include "series.h"
 #include "stats.h"
 #include "store.h"
+#include "store_sqlite.h"
 #include "tap.h"
 
 #include <dirent.h>

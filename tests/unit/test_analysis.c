@@ -10,6 +10,7 @@
  */
 #include "analysis.h"
 #include "bench.h"
+#include "bench_registry.h"
 #include "err.h"
 #include "series.h"
 #include "store.h"

@@ -13,6 +13,8 @@
  * process-wide and cannot be undone, so the case that tests it runs last.
  */
 #include "bench.h"
+#include "bench_registry.h"
+#include "run_context.h"
 #include "bench_fixture.h"
 #include "err.h"
 #include "opts.h"
@@ -140,7 +142,7 @@ TEST(timer_wake_fixed_interval)
 		goto out;
 	ret = exec(&run);
 	CHECKF(ret == 0, "timer_wake: %d %s", ret, il_errmsg());
-	CHECK(run.nseries == (two_cpus ? 2 : 1));
+	CHECK(il_run_nseries(&run) == (two_cpus ? 2 : 1));
 	for (c = 0; c < (two_cpus ? 2 : 1); c++) {
 		struct il_series *s = find_series(&run, "wake_latency", c, -1, -1);
 		const char *pol = il_run_attr_find(&run, c, "sched_policy");
@@ -296,7 +298,7 @@ TEST(futex_wake_pair)
 		goto out;
 	CHECKF(exec(&run) == 0, "%s", il_errmsg());
 	s = find_series(&run, "wake_latency", 0, 1, -1);
-	CHECK(run.nseries == 1);
+	CHECK(il_run_nseries(&run) == 1);
 	if (s) {
 		/* Early wakes are counted beside the samples, never in. */
 		CHECKF(s->sum.count + s->sum.early == 300, "%" PRIu64 " + %" PRIu64,

@@ -8,6 +8,8 @@
  * are noise.
  */
 #include "bench.h"
+#include "bench_registry.h"
+#include "run_context.h"
 #include "bench_fixture.h"
 #include "err.h"
 #include "opts.h"
@@ -48,7 +50,7 @@ static void ipi_bench(const char *name, const char *mode)
 		goto out;	/* unsupported here, with the reason printed */
 	CHECKF(ret == 0, "%s: %d %s", name, ret, il_errmsg());
 	/* Exactly one series per entry of the targets list. */
-	CHECK(run.nseries == 2);
+	CHECK(il_run_nseries(&run) == 2);
 	for (g = 0; g <= 1; g++) {
 		char what[64];
 

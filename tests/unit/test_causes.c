@@ -7,6 +7,7 @@
  * window before the first event, and the TSC clock's conversion.
  */
 #include "causes.h"
+#include "run_context.h"
 #include "tap.h"
 
 #include <stdlib.h>
@@ -212,21 +213,23 @@ TEST(module_counts)
  */
 TEST(gap_companion_counts)
 {
-	struct il_series *gap = il_series_new("gap", "ns", 2, -1, -1, true, true);
-	struct il_series *nmi = il_series_new("gap_nmi", "count", 2, -1, -1, true, true);
-	struct il_series *smi = il_series_new("gap_smi", "count", 2, -1, -1, true, true);
-	struct il_series *other = il_series_new("gap_smi", "count", 3, -1, -1, true, true);
-	struct il_series *sv[] = { gap, nmi, smi, other };
+	static const struct il_bench_ops ops = { .name = "gap_companion" };
+	struct il_series *gap, *nmi, *smi, *other;
 	struct il_run run;
 	struct il_cause_sample w[3];
 	int k;
 
+	CHECK(il_run_init(&run, &ops) == 0);
+	run.keep_raw = true;
+	gap = il_run_series(&run, "gap", "ns", 2, -1, -1, true);
+	nmi = il_run_series(&run, "gap_nmi", "count", 2, -1, -1, true);
+	smi = il_run_series(&run, "gap_smi", "count", 2, -1, -1, true);
+	other = il_run_series(&run, "gap_smi", "count", 3, -1, -1, true);
 	CHECK(gap && nmi && smi && other);
-	if (!gap || !nmi || !smi || !other)
+	if (!gap || !nmi || !smi || !other) {
+		il_run_release(&run);
 		return;
-	memset(&run, 0, sizeof(run));
-	run.series = sv;
-	run.nseries = 4;
+	}
 	memset(w, 0, sizeof(w));
 	for (k = 0; k < 3; k++) {
 		w[k].t_ns = 1000 * (k + 1);
@@ -243,8 +246,7 @@ TEST(gap_companion_counts)
 	      w[1].smi == 0);
 	CHECK(w[2].counts_valid == (IL_CAUSES_NMI_VALID | IL_CAUSES_SMI_VALID) &&
 	      w[2].nmi == 2 && w[2].smi == 1);
-	for (k = 0; k < 4; k++)
-		il_series_free(sv[k]);
+	il_run_release(&run);
 }
 
 static void put(const char *root, const char *rel, const char *text)

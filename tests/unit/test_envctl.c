@@ -14,6 +14,7 @@
 #include "tap.h"
 
 #include "bench.h"
+#include "run_context.h"
 #include "envctl.h"
 #include "err.h"
 #include "store.h"
@@ -529,7 +530,7 @@ TEST(run_attrs_record_before_and_now)
 	CHECK(il_run_init(&run, &dummy_ops) == 0);
 	CHECK(il_envctl_apply(&s, &c) == 0);
 	il_envctl_run_attrs(c, &run);
-	for (i = 0; i < run.nattrs; i++) {
+	for (i = 0; i < il_run_nattrs(&run); i++) {
 		il_run_attr_get(&run, i, &a);
 		if (!strcmp(a.key, "envctl") && a.cpu == 1) {
 			now++;

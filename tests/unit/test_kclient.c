@@ -8,6 +8,8 @@
  * frame the runner derives from an ops table's .kdev (kmod_frame.h).
  */
 #include "bench.h"
+#include "bench_registry.h"
+#include "run_context.h"
 #include "err.h"
 #include "kclient.h"
 #include "kmod_frame.h"

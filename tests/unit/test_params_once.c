@@ -18,11 +18,13 @@
  */
 #include "tap.h"
 
+#include "bench_registry.h"
 #include "campaign.h"
 #include "err.h"
 #include "opts.h"
 #include "run_execute.h"
 #include "store.h"
+#include "store_sqlite.h"
 #include "topo.h"
 
 #include <inttypes.h>

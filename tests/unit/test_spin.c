@@ -14,6 +14,8 @@
  */
 #include "../../bench/common.h"
 #include "bench.h"
+#include "bench_registry.h"
+#include "run_context.h"
 #include "err.h"
 #include "opts.h"
 #include "series.h"
@@ -290,7 +292,7 @@ TEST(busy_baseline)
 	il_spin_bench_free(&b);
 	/* Reaped: the pid is gone. */
 	CHECK(bp.pid > 0 && kill(bp.pid, 0) == -1 && errno == ESRCH);
-	for (i = 0; i < run.nattrs; i++) {
+	for (i = 0; i < il_run_nattrs(&run); i++) {
 		il_run_attr_get(&run, i, &a);
 		if (a.cpu == -1 && !strcmp(a.key, "baseline") && !strncmp(a.value, "busy:", 5))
 			busy_attr = true;
@@ -336,11 +338,14 @@ TEST(busy_baseline_real_runs)
 			CHECKF(ret == 0, "%s run: %s", names[i], il_errmsg());
 		}
 		for (g = 0; g <= 1; g++)
-			for (k = 0; k < run.nseries; k++)
-				if (run.series[k]->group == g)
-					CHECKF(run.series[k]->sum.count == 200,
+			for (k = 0; k < il_run_nseries(&run); k++) {
+				const struct il_series *s = il_run_series_at(&run, k);
+
+				if (s->group == g)
+					CHECKF(s->sum.count == 200,
 					       "%s N=%d: %" PRIu64 " samples", names[i], g,
-					       run.series[k]->sum.count);
+					       s->sum.count);
+			}
 		il_run_release(&run);
 	}
 }

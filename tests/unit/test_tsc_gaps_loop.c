@@ -13,6 +13,8 @@
 #include "../../bench/common.h"
 #include "../../bench/tsc_gaps_loop.h"
 #include "bench.h"
+#include "bench_registry.h"
+#include "run_context.h"
 #include "err.h"
 #include "opts.h"
 #include "series.h"
@@ -153,9 +155,9 @@ static const struct il_series *series_of(const struct il_run *run, const char *m
 {
 	int i;
 
-	for (i = 0; i < run->nseries; i++)
-		if (!strcmp(run->series[i]->metric, metric))
-			return run->series[i];
+	for (i = 0; i < il_run_nseries(run); i++)
+		if (!strcmp(il_run_series_at(run, i)->metric, metric))
+			return il_run_series_at(run, i);
 	return NULL;
 }
 

@@ -18,6 +18,8 @@
  * noise.
  */
 #include "bench.h"
+#include "bench_registry.h"
+#include "run_context.h"
 #include "../../bench/common.h"	/* il_grid_next() */
 #include "err.h"
 #include "opts.h"
@@ -136,10 +138,10 @@ TEST(timer_wake_counts_missed_periods)
 	CHECKF(run.ops->setup(&run) == 0, "setup: %s", il_errmsg());
 	CHECKF(run.ops->run(&run) == 0, "run: %s", il_errmsg());
 	run.ops->teardown(&run);
-	CHECK(run.nseries == 1);
-	if (run.nseries != 1)
+	CHECK(il_run_nseries(&run) == 1);
+	if (il_run_nseries(&run) != 1)
 		goto out;
-	s = run.series[0];
+	s = il_run_series_at(&run, 0);
 	missed = il_run_attr_find(&run, 0, "missed_periods");
 	CHECKF(missed, "no missed_periods attribute");
 	CHECKF(s->sum.drop[IL_DROP_OVERRUN] > 0, "no overrun at 1 us");
@@ -166,12 +168,12 @@ TEST(timer_wake_raw_buffer_allocated_in_setup)
 		goto out;
 	run.keep_raw = true;
 	CHECKF(run.ops->setup(&run) == 0, "setup: %s", il_errmsg());
-	CHECK(run.nseries == 1);
-	if (run.nseries != 1) {
+	CHECK(il_run_nseries(&run) == 1);
+	if (il_run_nseries(&run) != 1) {
 		run.ops->teardown(&run);
 		goto out;
 	}
-	s = run.series[0];
+	s = il_run_series_at(&run, 0);
 	CHECKF(s->raw_cap >= 300, "after setup room for %zu raw samples, want 300",
 	       s->raw_cap);
 	raw = s->raw;
