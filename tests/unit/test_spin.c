@@ -52,6 +52,10 @@ static void hold_handler(int sig)
 struct fake {
 	struct il_spin_bench *b;
 	uint64_t stalls;	/* stalled calls past the warm-up */
+	/* Calls past the warm-up whose targets, none held, had still not all
+	 * moved after 1 ms: on a loaded host the scheduler can take a target
+	 * off its CPU, and the bench is right to drop such a call too. */
+	uint64_t unmoved;
 	bool stalled;
 	int bad;		/* a handshake that did not complete */
 };
@@ -98,6 +102,8 @@ static int fake_sample(void *arg, int nt, uint64_t k, uint64_t *ns)
 	while (nt && !il_spin_all_moved(&f->b->spin, nt) &&
 	       il_now_ns(CLOCK_MONOTONIC) < deadline)
 		il_cpu_relax();
+	f->unmoved += nt && !f->stalled && k >= IL_SPIN_WARMUP &&
+		      !il_spin_all_moved(&f->b->spin, nt);
 	*ns = 1000 + k;
 	return IL_SPIN_KEEP;
 }
@@ -150,11 +156,14 @@ TEST(descheduled_target_call_is_dropped)
 	if (!ret) {
 		/* N = 0: nothing to stall, nothing dropped. */
 		CHECK(b.s[0]->sum.count == 30 && b.s[0]->sum.dropped == 0);
-		/* N = 1: each held call dropped, the rest timed. */
+		/* N = 1: each held call dropped, the rest timed, except those
+		 * the host's scheduler stalled on its own (f.unmoved). */
 		CHECKF(b.s[1]->sum.count == 30, "count %" PRIu64, b.s[1]->sum.count);
-		CHECKF(f.stalls > 0 && b.s[1]->sum.dropped == f.stalls,
-		       "dropped %" PRIu64 " of %" PRIu64 " stalled calls",
-		       b.s[1]->sum.dropped, f.stalls);
+		CHECKF(f.stalls > 0 && b.s[1]->sum.dropped >= f.stalls &&
+		       b.s[1]->sum.dropped <= f.stalls + f.unmoved,
+		       "dropped %" PRIu64 " of %" PRIu64 " stalled calls (%" PRIu64
+		       " more found unmoved)",
+		       b.s[1]->sum.dropped, f.stalls, f.unmoved);
 	}
 	il_spin_bench_free(&b);
 out:
