@@ -6,7 +6,8 @@
  * already in the output (same UUID) is skipped with everything below it,
  * a machine already there keeps its row (first_seen/last_seen widen), and
  * merging the same input twice changes nothing.  Inputs are attached one
- * at a time, read-only (an SQLite URI with mode=ro), and detached before
+ * at a time, read-only (an SQLite URI with mode=ro, or immutable=1 where
+ * il_store_open() needed it: il_store_uri()), and detached before
  * the next, so any number of inputs works despite SQLite's limit of 10
  * attached databases.  Each input is copied in one transaction.
  *

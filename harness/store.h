@@ -47,7 +47,13 @@ enum il_store_flags {
  *         instead (a new file is still created at the latest version).
  *         IL_STORE_READONLY never creates, migrates or writes the file
  *         (SQLite's WAL reader may leave -wal/-shm side files of an idlelab
- *         database) and makes every write function return -EROFS.
+ *         database) and makes every write function return -EROFS; an older
+ *         schema is opened as it is.  It reads a file the user cannot
+ *         write, in a directory they cannot write, or on a read-only
+ *         mount: a WAL file whose -shm cannot be created is read with
+ *         immutable=1 when no -wal holds pending transactions (no writer
+ *         is live), and refused with -EROFS, saying what to do, when one
+ *         does.
  *
  * Return: 0; -ENOENT for a missing path without CREATE; -EPROTO for a file
  * that is not SQLite or is another application's database; -EPROTONOSUPPORT
@@ -83,6 +89,14 @@ int il_store_check(struct il_store *s, char **report);
  * Return: a malloc()ed string, or NULL when out of memory.
  */
 char *il_sqlite_uri(const char *path, const char *query);
+
+/**
+ * il_store_uri() - the file: URI that opens @s's file the way @s reads it:
+ * "mode=ro", or "immutable=1" where il_store_open() needed it; for ATTACH
+ * of a read-only input (merge).
+ * Return: a malloc()ed string, or NULL when out of memory.
+ */
+char *il_store_uri(struct il_store *s);
 
 /**
  * il_store_put_machine() - insert or update the machine row.

@@ -40,6 +40,7 @@ struct il_store {
 	sqlite3 *db;
 	char *path;
 	bool readonly;
+	bool immutable;		/* read-only through immutable=1 (store_open.c) */
 	/* Prepared on first use, kept until close or a schema change. */
 	sqlite3_stmt *st[ST_COUNT];
 };

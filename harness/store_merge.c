@@ -132,12 +132,18 @@ int il_merge_one(struct il_store *out, const char *in_path,
 		 struct il_merge_stats *st)
 {
 	sqlite3 *db = il_store_db(out);
+	struct il_store *in;
 	sqlite3_stmt *at;
-	char *uri = il_sqlite_uri(in_path, "mode=ro");
-	char *sql = NULL;
+	char *uri, *sql = NULL;
 	int ret, m0, rc;
 
 	memset(st, 0, sizeof(*st));
+	/* The store knows how this file can be read (il_store_uri()). */
+	ret = il_store_open(in_path, IL_STORE_READONLY, &in);
+	if (ret)
+		return ret;
+	uri = il_store_uri(in);
+	il_store_close(in);
 	if (!uri)
 		return il_errorf(-ENOMEM, "out of memory");
 	rc = sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS il_src", -1, &at, NULL);
