@@ -23,6 +23,7 @@
 #define IDLELAB_STORE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "counters.h"
@@ -78,6 +79,32 @@ int il_store_migrate(struct il_store *s);
  * Return: 0 if healthy, -EIO if a finding was made.
  */
 int il_store_check(struct il_store *s, char **report);
+
+/* A run whose stored histograms il_store_check() would report. */
+struct il_damaged_run {
+	char *uuid;
+	char *why;		/* its first finding: "metric cpu N: ..." */
+	bool left_out;		/* il_store_run_damaged() said 1 for it */
+};
+
+/**
+ * il_store_run_damaged() - whether run @uuid is damaged: one of its
+ * summaries has a histogram that is missing, of another layout, does not
+ * decode, or disagrees with the summary's count or extremes (what
+ * il_store_check() reports of histograms).  Reports, export and merge
+ * leave such a run out whole.  The first call of this or
+ * il_store_damaged_runs() checks every histogram of the file once; the
+ * answer 1 marks the run left_out, so the CLI can name what it left out.
+ * Return: 1 damaged, 0 not, or -errno when the histograms cannot be read.
+ */
+int il_store_run_damaged(struct il_store *s, const char *uuid);
+/**
+ * il_store_damaged_runs() - every damaged run of the file, sorted by UUID,
+ * in @v (valid until il_store_close()), @n of them.
+ * Return: 0, or -errno when the histograms cannot be read.
+ */
+int il_store_damaged_runs(struct il_store *s, const struct il_damaged_run **v,
+			  size_t *n);
 
 /**
  * il_sqlite_uri() - the SQLite file: URI naming @path, for every place

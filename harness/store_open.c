@@ -349,6 +349,7 @@ void il_store_close(struct il_store *s)
 	if (!s)
 		return;
 	store_finalize_all(s);
+	store_damaged_free(s);
 	/* The last WAL connection to close checkpoints and removes -wal. */
 	sqlite3_close_v2(s->db);
 	free(s->path);
