@@ -7,7 +7,8 @@
 # name that run once on stderr with what is wrong, and print exactly what
 # they print for the same database with that run deleted.  A second kind
 # of damage, a histogram whose count disagrees with its summary, is left
-# out the same way.
+# out the same way.  merge must leave the damaged run out too, say so,
+# and give an output that db check passes.
 . tests/lib.sh
 
 MKFIX=$PWD/$BUILD/tests/mkfixture
@@ -93,5 +94,26 @@ check "count disagreeing: report exits 0 and names the run with the counts" \
 	sh -c "[ $rc -eq 0 ] && grep -q 'left out run $CNT, .*histogram holds [0-9]* samples, summary says [0-9]*' '$T_TMP/err'"
 check "count disagreeing: the other futex_wake runs still have rows" \
 	grep -q '^"alpha","futex_wake",' "$T_TMP/cnt.csv"
+
+# --- merge -----------------------------------------------------------------
+sum0=$(sha256sum <"$T_TMP/bad.db")
+"$IDLELAB" merge "$T_TMP/m.db" "$T_TMP/bad.db" >"$T_TMP/merge.out" 2>"$T_TMP/merge.err"
+rc=$?
+check "merge: exit 0, the run named once on stderr with what is wrong" \
+	sh -c "[ $rc -eq 0 ] && [ \$(grep -c 'left out run $BAD, its stored data is damaged: wake_latency cpu 0: histogram does not decode' '$T_TMP/merge.err') -eq 1 ]"
+check "merge: its line counts the damaged run left out" \
+	grep -q "22 new runs, 0 already present, 2 new machines, 1 damaged left out" "$T_TMP/merge.out"
+check "merge: nothing of the run was copied" \
+	[ "$(q "$T_TMP/m.db" "SELECT (SELECT count(*) FROM runs WHERE uuid = '$BAD') + (SELECT count(*) FROM summaries WHERE run_uuid = '$BAD') + (SELECT count(*) FROM run_attrs WHERE run_uuid = '$BAD')")" = 0 ]
+check "merge: the output passes db check" "$IDLELAB" db check --db "$T_TMP/m.db"
+check "merge: the input is untouched" [ "$sum0" = "$(sha256sum <"$T_TMP/bad.db")" ]
+"$IDLELAB" merge "$T_TMP/m-gone.db" "$T_TMP/gone.db" >/dev/null
+"$IDLELAB" report --db "$T_TMP/m.db" --kind all --format csv >"$T_TMP/m.csv"
+"$IDLELAB" report --db "$T_TMP/m-gone.db" --kind all --format csv >"$T_TMP/m-gone.csv"
+check "merge: the output reports as a merge without the run" \
+	cmp "$T_TMP/m.csv" "$T_TMP/m-gone.csv"
+"$IDLELAB" merge "$T_TMP/m.db" "$T_TMP/bad.db" >"$T_TMP/merge.out" 2>"$T_TMP/merge.err"
+check "merge again: still left out, still named, nothing new" \
+	sh -c "grep -q '0 new runs, 22 already present, 0 new machines, 1 damaged left out' '$T_TMP/merge.out' && grep -q 'left out run $BAD' '$T_TMP/merge.err'"
 
 t_done
