@@ -6,6 +6,8 @@
  * dataset needs no more memory than one row.  Buckets are the histogram's
  * non-empty buckets, each with the lowest and highest value it stands for
  * (il_hist_foreach()), so a consumer can rebuild the distribution.
+ * Summaries and buckets leave a damaged run out (il_store_run_damaged()),
+ * as the reports do; runs and causes list it.
  */
 #include "analysis.h"
 #include "csv.h"
@@ -160,34 +162,46 @@ int il_export(struct il_store *s, const char *what, enum il_format f, FILE *fp)
 	struct out o = { .f = f, .fp = fp };
 	struct names cols = { .n = 0 };
 	char dcols[200], *sums = NULL;
-	int buckets = 0, i, rc, ret;
+	int buckets = 0, figures = 1, i, rc, ret;
 	const char *sql;
 	sqlite3_stmt *st;
 
 	if (f != IL_FMT_CSV && f != IL_FMT_JSON)
 		return il_errorf(-EINVAL, "export writes csv or json");
-	if (!strcmp(what, "runs"))
+	if (!strcmp(what, "runs")) {
 		sql = runs_sql;
-	else if (!strcmp(what, "summaries")) {
+		figures = 0;
+	} else if (!strcmp(what, "summaries")) {
 		if (asprintf(&sums, sums_sql,
 			     il_drop_cols(s, "s.", dcols, sizeof(dcols))) < 0)
 			return il_errorf(-ENOMEM, "out of memory");
 		sql = sums;
-	}
-	else if (!strcmp(what, "causes"))
+	} else if (!strcmp(what, "causes")) {
 		sql = causes_sql;
-	else if (!strcmp(what, "buckets")) {
+		figures = 0;
+	} else if (!strcmp(what, "buckets")) {
 		sql = hist_sql;
 		buckets = 1;
-	} else
+	} else {
 		return il_errorf(-EINVAL, "unknown --what '%s' (use runs, summaries, buckets or causes)", what);
+	}
 	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	free(sums);
 	if (rc != SQLITE_OK)
 		return il_errorf(-EIO, "export query failed: %s", sqlite3_errmsg(db));
 	ret = names_copy(st, sqlite3_column_count(st) - buckets, &cols);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *row = json_object();
+		json_t *row;
+
+		/* A damaged run's figures are left out (store_damaged.c). */
+		if (figures) {
+			ret = il_store_run_damaged(s, (const char *)sqlite3_column_text(st, 0));
+			if (ret) {
+				ret = ret < 0 ? ret : 0;
+				continue;
+			}
+		}
+		row = json_object();
 
 		for (i = 0; i < cols.n; i++)
 			json_object_set_new(row, cols.v[i], col_json(st, i));

@@ -89,6 +89,12 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 
 		memset(&r, 0, sizeof(r));
 		r.run_uuid = txt(st, 0);
+		/* A damaged run is left out whole (store_damaged.c). */
+		ret = il_store_run_damaged(s, r.run_uuid);
+		if (ret) {
+			ret = ret < 0 ? ret : 0;
+			continue;
+		}
 		r.machine_uuid = txt(st, 1);
 		r.host = txt(st, 2);
 		r.is_ref = sqlite3_column_int(st, 3);
@@ -114,13 +120,11 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 		r.p50 = opt_i64(st, 19);
 		r.p99 = opt_i64(st, 20);
 		r.p999 = opt_i64(st, 21);
+		/* The damaged-run check decoded it already: it decodes. */
 		if (blob) {
 			ret = il_hist_decode(blob, (size_t)sqlite3_column_bytes(st, 22), &r.hist);
-			if (ret) {
-				ret = il_errorf(ret, "run %s: corrupt histogram: %s",
-						r.run_uuid, il_errmsg());
+			if (ret)
 				break;
-			}
 		}
 		r.idle_state = txt(st, 23);
 		r.wake_source = txt(st, 24);

@@ -60,6 +60,7 @@ struct il_grps {
 /**
  * il_rows_foreach() - every summary of an ok/interrupted run, in a fixed
  * order, restricted to @bench (may be NULL) and @filter (may be NULL).
+ * A damaged run (il_store_run_damaged()) is left out whole.
  */
 int il_rows_foreach(struct il_store *s, const char *bench,
 		    const struct il_filter *filter,

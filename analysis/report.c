@@ -100,7 +100,7 @@ static void stored_summary(sqlite3_stmt *st, struct il_summary *s)
 	il_drop_read(st, 17, s);
 }
 
-static int add_row(struct rows *rows, sqlite3_stmt *st)
+static int add_row(struct il_store *s, struct rows *rows, sqlite3_stmt *st)
 {
 	const void *blob = sqlite3_column_blob(st, 15);
 	int len = sqlite3_column_bytes(st, 15);
@@ -109,11 +109,14 @@ static int add_row(struct rows *rows, sqlite3_stmt *st)
 	struct row *r;
 	int ret;
 
+	/* A damaged run is left out whole (store_damaged.c). */
+	ret = il_store_run_damaged(s, (const char *)sqlite3_column_text(st, 16));
+	if (ret)
+		return ret < 0 ? ret : 0;
 	if (blob) {
 		ret = il_hist_decode(blob, (size_t)len, &h);
 		if (ret)
-			return il_errorf(ret, "run %s: corrupt histogram: %s",
-					 sqlite3_column_text(st, 16), il_errmsg());
+			return ret;
 	}
 	stored_summary(st, &sum);
 	if (rows->n && same_key(&rows->v[rows->n - 1], st)) {
@@ -488,7 +491,7 @@ int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 	sqlite3_bind_text(st, 1, o->run_uuid, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, o->bench, -1, SQLITE_STATIC);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		ret = add_row(&rows, st);
+		ret = add_row(s, &rows, st);
 	sqlite3_finalize(st);
 	if (!ret)
 		ret = not_measured(db, o, &runs, &cnts);

@@ -10,13 +10,21 @@
 
 static __thread char il_msg[512];
 
+/*
+ * Formatted into a local buffer first: a caller may quote the message it
+ * replaces ("run %s: %s", ..., il_errmsg()), and vsnprintf() writing into
+ * the buffer it reads from truncates the quote at the first byte written
+ * (issue 20: "corrupt histogram: run ...: corrupt histogram: ").
+ */
 int il_errorf(int err, const char *fmt, ...)
 {
+	char buf[sizeof(il_msg)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(il_msg, sizeof(il_msg), fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	memcpy(il_msg, buf, sizeof(il_msg));
 	return err;
 }
 

@@ -20,7 +20,8 @@
  * il_errorf() - remember a message for the current thread's last error.
  * @err: a negative errno, returned unchanged so callers can write
  *       "return il_errorf(-EINVAL, ...)".
- * @fmt: printf-style message, no trailing newline.
+ * @fmt: printf-style message, no trailing newline.  Its arguments may
+ *       include il_errmsg(), to wrap the message being replaced.
  */
 int il_errorf(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

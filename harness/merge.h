@@ -6,7 +6,8 @@
  * already in the output (same UUID) is skipped with everything below it,
  * a machine already there keeps its row (first_seen/last_seen widen), and
  * merging the same input twice changes nothing.  Inputs are attached one
- * at a time, read-only (an SQLite URI with mode=ro), and detached before
+ * at a time, read-only (an SQLite URI with mode=ro, or immutable=1 where
+ * il_store_open() needed it: il_store_uri()), and detached before
  * the next, so any number of inputs works despite SQLite's limit of 10
  * attached databases.  Each input is copied in one transaction.
  *
@@ -21,7 +22,12 @@ struct il_merge_stats {
 	int machines_new;
 	int runs_new;
 	int runs_present;
+	int runs_damaged;	/* new to the output, left out: damaged */
 };
+
+/* A run of the input left out because its histograms are damaged. */
+typedef void (*il_merge_left_out_fn)(const char *uuid, const char *why,
+				     void *arg);
 
 /**
  * il_merge_check_input() - refuse what cannot be merged, writing nothing:
@@ -35,8 +41,13 @@ int il_merge_check_input(const char *in_path, const char *out_path);
  * in one transaction.  A run whose campaign key (campaign, plan index,
  * parameter hash) is held by another run already in @out cannot be
  * stored (the schema keeps one run per key): -EEXIST, nothing copied.
+ * A run new to @out whose histograms fail db check's checks
+ * (il_store_run_damaged()) is not copied: it is counted in
+ * @st->runs_damaged and, once the merge is committed, handed to
+ * @left_out (may be NULL) with what is wrong.
  */
 int il_merge_one(struct il_store *out, const char *in_path,
-		 struct il_merge_stats *st);
+		 struct il_merge_stats *st, il_merge_left_out_fn left_out,
+		 void *arg);
 
 #endif

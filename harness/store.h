@@ -23,6 +23,7 @@
 #define IDLELAB_STORE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "counters.h"
@@ -47,7 +48,13 @@ enum il_store_flags {
  *         instead (a new file is still created at the latest version).
  *         IL_STORE_READONLY never creates, migrates or writes the file
  *         (SQLite's WAL reader may leave -wal/-shm side files of an idlelab
- *         database) and makes every write function return -EROFS.
+ *         database) and makes every write function return -EROFS; an older
+ *         schema is opened as it is.  It reads a file the user cannot
+ *         write, in a directory they cannot write, or on a read-only
+ *         mount: a WAL file whose -shm cannot be created is read with
+ *         immutable=1 when no -wal holds pending transactions (no writer
+ *         is live), and refused with -EROFS, saying what to do, when one
+ *         does.
  *
  * Return: 0; -ENOENT for a missing path without CREATE; -EPROTO for a file
  * that is not SQLite or is another application's database; -EPROTONOSUPPORT
@@ -73,6 +80,32 @@ int il_store_migrate(struct il_store *s);
  */
 int il_store_check(struct il_store *s, char **report);
 
+/* A run whose stored histograms il_store_check() would report. */
+struct il_damaged_run {
+	char *uuid;
+	char *why;		/* its first finding: "metric cpu N: ..." */
+	bool left_out;		/* il_store_run_damaged() said 1 for it */
+};
+
+/**
+ * il_store_run_damaged() - whether run @uuid is damaged: one of its
+ * summaries has a histogram that is missing, of another layout, does not
+ * decode, or disagrees with the summary's count or extremes (what
+ * il_store_check() reports of histograms).  Reports, export and merge
+ * leave such a run out whole.  The first call of this or
+ * il_store_damaged_runs() checks every histogram of the file once; the
+ * answer 1 marks the run left_out, so the CLI can name what it left out.
+ * Return: 1 damaged, 0 not, or -errno when the histograms cannot be read.
+ */
+int il_store_run_damaged(struct il_store *s, const char *uuid);
+/**
+ * il_store_damaged_runs() - every damaged run of the file, sorted by UUID,
+ * in @v (valid until il_store_close()), @n of them.
+ * Return: 0, or -errno when the histograms cannot be read.
+ */
+int il_store_damaged_runs(struct il_store *s, const struct il_damaged_run **v,
+			  size_t *n);
+
 /**
  * il_sqlite_uri() - the SQLite file: URI naming @path, for every place
  * that opens or attaches a dataset by URI.
@@ -83,6 +116,14 @@ int il_store_check(struct il_store *s, char **report);
  * Return: a malloc()ed string, or NULL when out of memory.
  */
 char *il_sqlite_uri(const char *path, const char *query);
+
+/**
+ * il_store_uri() - the file: URI that opens @s's file the way @s reads it:
+ * "mode=ro", or "immutable=1" where il_store_open() needed it; for ATTACH
+ * of a read-only input (merge).
+ * Return: a malloc()ed string, or NULL when out of memory.
+ */
+char *il_store_uri(struct il_store *s);
 
 /**
  * il_store_put_machine() - insert or update the machine row.

@@ -104,64 +104,33 @@ static void foreign_key_row(sqlite3_stmt *st, struct findings *fd)
 /* "run UUID metric cpu 3->5 grp 4", naming a summary in a finding. */
 static void series_label(sqlite3_stmt *st, int col, char *buf, size_t len)
 {
-	int cpu2 = sqlite3_column_int(st, col + 3);
-	int64_t grp = sqlite3_column_int64(st, col + 4);
-	size_t n;
+	char rest[200];
 
-	n = (size_t)snprintf(buf, len, "run %s %s cpu %d",
-			     sqlite3_column_text(st, col),
-			     sqlite3_column_text(st, col + 1),
-			     sqlite3_column_int(st, col + 2));
-	if (cpu2 >= 0 && n < len)
-		n += (size_t)snprintf(buf + n, len - n, "->%d", cpu2);
-	if (grp >= 0 && n < len)
-		snprintf(buf + n, len - n, " grp %" PRId64, grp);
+	store_series_label(st, col, rest, sizeof(rest));
+	snprintf(buf, len, "run %s %s", sqlite3_column_text(st, col), rest);
 }
 
-/* The columns series_label() reads, first in each query that uses it. */
-#define SERIES_COLS	"s.run_uuid, s.metric, s.cpu, s.cpu2, s.grp"
+/* A histogram finding, with the summary it is about. */
+struct hist_ctx {
+	struct findings *fd;
+	const char *label;
+};
 
-static const char histograms_sql[] =
-	"SELECT " SERIES_COLS ", s.count, s.min, s.max,"
-	" h.summary_id IS NOT NULL, h.layout, h.blob"
-	" FROM summaries s LEFT JOIN histograms h ON h.summary_id = s.id"
-	" ORDER BY s.id";
+static void hist_finding(void *ctx, const char *msg)
+{
+	struct hist_ctx *h = ctx;
 
+	finding(h->fd, "%s: %s", h->label, msg);
+}
+
+/* The checks themselves are store_hist_check(), which reports share. */
 static void histogram_row(sqlite3_stmt *st, struct findings *fd)
 {
-	uint64_t count = (uint64_t)sqlite3_column_int64(st, 5);
-	struct il_hist *h = NULL;
 	char label[256];
+	struct hist_ctx h = { fd, label };
 
 	series_label(st, 0, label, sizeof(label));
-	if (!sqlite3_column_int(st, 8)) {
-		finding(fd, "%s: summary has no histogram", label);
-		return;
-	}
-	if (sqlite3_column_int64(st, 9) != IL_HIST_LAYOUT)
-		finding(fd, "%s: histogram layout %" PRId64 ", expected %d",
-			label, (int64_t)sqlite3_column_int64(st, 9),
-			IL_HIST_LAYOUT);
-	if (il_hist_decode(sqlite3_column_blob(st, 10),
-			   (size_t)sqlite3_column_bytes(st, 10), &h)) {
-		finding(fd, "%s: histogram does not decode: %s", label,
-			il_errmsg());
-		return;
-	}
-	if (il_hist_count(h) != count) {
-		finding(fd, "%s: histogram holds %" PRIu64 " samples, summary says %" PRIu64,
-			label, il_hist_count(h), count);
-	} else if (count) {
-		/* The exact extremes lie in the histogram's end buckets. */
-		uint64_t min = (uint64_t)sqlite3_column_int64(st, 6);
-		uint64_t max = (uint64_t)sqlite3_column_int64(st, 7);
-
-		if (min < il_hist_min(h) || max > il_hist_max(h) || min > max)
-			finding(fd, "%s: min %" PRIu64 " / max %" PRIu64 " outside the histogram's range %" PRIu64 "..%" PRIu64,
-				label, min, max, il_hist_min(h),
-				il_hist_max(h));
-	}
-	il_hist_free(h);
+	store_hist_check(st, 5, hist_finding, &h);
 }
 
 static const char raw_sql[] =
@@ -241,7 +210,8 @@ int il_store_check(struct il_store *s, char **report)
 		   integrity_row);
 	check_rows(s, &fd, "PRAGMA foreign_key_check", "foreign keys",
 		   foreign_key_row);
-	check_rows(s, &fd, histograms_sql, "histograms", histogram_row);
+	check_rows(s, &fd, STORE_HIST_SELECT " ORDER BY s.id", "histograms",
+		   histogram_row);
 	check_rows(s, &fd, raw_sql, "raw samples", raw_row);
 	if (il_store_causes_check(s->db, causes_finding, &fd) < 0)
 		finding(&fd, "causes: %s", il_errmsg());

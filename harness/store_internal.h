@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * store_internal.h - what the store's files (store_open.c, store_migrate.c,
- * store_run.c, store_check.c) share and nothing outside them sees: the
+ * store_run.c, store_check.c, store_damaged.c) share and nothing outside them sees: the
  * handle's layout, its prepared-statement slots and the SQLite helpers.
  */
 #ifndef IDLELAB_STORE_INTERNAL_H
@@ -9,6 +9,7 @@
 
 #include <sqlite3.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct il_store;
@@ -40,8 +41,14 @@ struct il_store {
 	sqlite3 *db;
 	char *path;
 	bool readonly;
+	bool immutable;		/* read-only through immutable=1 (store_open.c) */
 	/* Prepared on first use, kept until close or a schema change. */
 	sqlite3_stmt *st[ST_COUNT];
+	/* The damaged runs, sorted by UUID, once scanned (store_damaged.c). */
+	struct il_damaged_run *damaged;
+	size_t ndamaged;
+	size_t damaged_cap;
+	bool damaged_scanned;
 };
 
 /* The SQL of each cached statement, by its ST_ slot (store_stmts.c). */
@@ -57,5 +64,27 @@ int store_exec(struct il_store *s, const char *sql, const char *what);
 int store_query_i64(sqlite3 *db, const char *sql, int64_t *out);
 /* Drop the cached statements, e.g. before a migration changes tables. */
 void store_finalize_all(struct il_store *s);
+
+/*
+ * A summary named in a finding, and every summary with its histogram:
+ * columns 0-4 are SERIES_COLS, 5-7 the summary's count, min and max, 8
+ * whether a histograms row exists, 9 its layout, 10 its BLOB.
+ */
+#define SERIES_COLS	"s.run_uuid, s.metric, s.cpu, s.cpu2, s.grp"
+#define STORE_HIST_SELECT						\
+	"SELECT " SERIES_COLS ", s.count, s.min, s.max,"		\
+	" h.summary_id IS NOT NULL, h.layout, h.blob"			\
+	" FROM summaries s LEFT JOIN histograms h ON h.summary_id = s.id"
+/* "metric cpu 3->5 grp 4" from SERIES_COLS at column @col of @st. */
+void store_series_label(sqlite3_stmt *st, int col, char *buf, size_t len);
+/*
+ * db check's histogram checks of one STORE_HIST_SELECT row, from its
+ * column @col (the count): each finding, in db check's words, goes to @fn.
+ * Return: the number of findings, 0 for a sound histogram.
+ */
+int store_hist_check(sqlite3_stmt *st, int col,
+		     void (*fn)(void *ctx, const char *msg), void *ctx);
+/* Forget the damaged runs found (store_damaged.c); at close. */
+void store_damaged_free(struct il_store *s);
 
 #endif

@@ -75,11 +75,14 @@ static const char drops_old[] =
 	"CASE WHEN dropped = 0 THEN 0 END, CASE WHEN dropped = 0 THEN 0 END,"
 	" CASE WHEN dropped = 0 THEN 0 END, CASE WHEN dropped = 0 THEN 0 END";
 
-/* printf format: %s is the input's drop-reason columns. */
-static const char copy_sql[] =
+/* The runs to copy; the damaged ones leave it before the copy. */
+static const char new_runs_sql[] =
 	"CREATE TEMP TABLE il_new_runs (uuid TEXT PRIMARY KEY);"
 	"INSERT INTO il_new_runs SELECT uuid FROM il_src.runs"
-	"  WHERE uuid NOT IN (SELECT uuid FROM main.runs);"
+	"  WHERE uuid NOT IN (SELECT uuid FROM main.runs);";
+
+/* printf format: %s is the input's drop-reason columns. */
+static const char copy_sql[] =
 	"INSERT INTO main.machines (uuid, hostname, first_seen, last_seen,"
 	"  fingerprint, hwloc_xml, is_reference, source)"
 	"  SELECT uuid, hostname, first_seen, last_seen, fingerprint, hwloc_xml,"
@@ -128,16 +131,13 @@ static const char copy_sql[] =
 	"  AND ms.grp = ss.grp"
 	"  WHERE ss.run_uuid IN (SELECT uuid FROM il_new_runs);";
 
-int il_merge_one(struct il_store *out, const char *in_path,
-		 struct il_merge_stats *st)
+/* ATTACH @in as il_src, read the way its store reads it (il_store_uri()). */
+static int attach(sqlite3 *db, struct il_store *in, const char *in_path)
 {
-	sqlite3 *db = il_store_db(out);
+	char *uri = il_store_uri(in);
 	sqlite3_stmt *at;
-	char *uri = il_sqlite_uri(in_path, "mode=ro");
-	char *sql = NULL;
-	int ret, m0, rc;
+	int rc;
 
-	memset(st, 0, sizeof(*st));
 	if (!uri)
 		return il_errorf(-ENOMEM, "out of memory");
 	rc = sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS il_src", -1, &at, NULL);
@@ -150,6 +150,89 @@ int il_merge_one(struct il_store *out, const char *in_path,
 	free(uri);
 	if (rc != SQLITE_OK)
 		return il_errorf(-EIO, "%s: cannot attach: %s", in_path, sqlite3_errmsg(db));
+	return 0;
+}
+
+/*
+ * The input's damaged runs (what db check finds in their histograms) leave
+ * temp.il_new_runs, so nothing of them is copied; each one that was new to
+ * the output is marked left_out (il_store_run_damaged()) and counted.
+ */
+static int leave_out_damaged(sqlite3 *db, struct il_store *in,
+			     struct il_merge_stats *st)
+{
+	const struct il_damaged_run *v;
+	sqlite3_stmt *del;
+	size_t n, i;
+	int rc, ret;
+
+	ret = il_store_damaged_runs(in, &v, &n);
+	if (ret || !n)
+		return ret;
+	rc = sqlite3_prepare_v2(db, "DELETE FROM temp.il_new_runs WHERE uuid = ?1",
+				-1, &del, NULL);
+	for (i = 0; rc == SQLITE_OK && i < n; i++) {
+		sqlite3_bind_text(del, 1, v[i].uuid, -1, SQLITE_STATIC);
+		rc = sqlite3_step(del);
+		if (rc != SQLITE_DONE)
+			break;
+		rc = SQLITE_OK;
+		if (sqlite3_changes(db) > 0) {
+			il_store_run_damaged(in, v[i].uuid);
+			st->runs_damaged++;
+		}
+		sqlite3_reset(del);
+	}
+	sqlite3_finalize(del);
+	if (rc != SQLITE_OK)
+		return il_errorf(-EIO, "leaving out the damaged runs: %s",
+				 sqlite3_errmsg(db));
+	return 0;
+}
+
+/* Everything below the runs left in temp.il_new_runs, in the transaction. */
+static int copy(sqlite3 *db, const char *in_path)
+{
+	char *sql;
+	int ret;
+
+	if (asprintf(&sql, copy_sql,
+		     count(db, "PRAGMA il_src.user_version") >= 4 ? drops_v4 : drops_old) < 0)
+		return il_errorf(-ENOMEM, "out of memory");
+	ret = exec(db, sql, in_path);
+	free(sql);
+	if (!ret)
+		ret = il_store_causes_merge(db, in_path);
+	/* Stored plans (schema 6): a campaign's row is its start, never
+	 * rewritten, so the output keeps the one it has. */
+	if (!ret && count(db, "PRAGMA il_src.user_version") >= 6)
+		ret = exec(db, "INSERT OR IGNORE INTO main.campaigns (machine_uuid,"
+			   " name, file, file_sha256, scale, nplan, plan,"
+			   " idlelab_version, created_ns) SELECT machine_uuid, name,"
+			   " file, file_sha256, scale, nplan, plan, idlelab_version,"
+			   " created_ns FROM il_src.campaigns", in_path);
+	return ret;
+}
+
+int il_merge_one(struct il_store *out, const char *in_path,
+		 struct il_merge_stats *st, il_merge_left_out_fn left_out,
+		 void *arg)
+{
+	sqlite3 *db = il_store_db(out);
+	const struct il_damaged_run *v;
+	struct il_store *in;
+	size_t n, i;
+	int ret, m0;
+
+	memset(st, 0, sizeof(*st));
+	ret = il_store_open(in_path, IL_STORE_READONLY, &in);
+	if (ret)
+		return ret;
+	ret = attach(db, in, in_path);
+	if (ret) {
+		il_store_close(in);
+		return ret;
+	}
 	m0 = count(db, "SELECT count(*) FROM main.machines");
 	ret = exec(db, "BEGIN IMMEDIATE", "starting the merge");
 	if (ret)
@@ -165,23 +248,11 @@ int il_merge_one(struct il_store *out, const char *in_path,
 				in_path);
 		goto rollback;
 	}
-	if (asprintf(&sql, copy_sql,
-		     count(db, "PRAGMA il_src.user_version") >= 4 ? drops_v4 : drops_old) < 0) {
-		sql = NULL;
-		ret = il_errorf(-ENOMEM, "out of memory");
-		goto rollback;
-	}
-	ret = exec(db, sql, in_path);
+	ret = exec(db, new_runs_sql, in_path);
 	if (!ret)
-		ret = il_store_causes_merge(db, in_path);
-	/* Stored plans (schema 6): a campaign's row is its start, never
-	 * rewritten, so the output keeps the one it has. */
-	if (!ret && count(db, "PRAGMA il_src.user_version") >= 6)
-		ret = exec(db, "INSERT OR IGNORE INTO main.campaigns (machine_uuid,"
-			   " name, file, file_sha256, scale, nplan, plan,"
-			   " idlelab_version, created_ns) SELECT machine_uuid, name,"
-			   " file, file_sha256, scale, nplan, plan, idlelab_version,"
-			   " created_ns FROM il_src.campaigns", in_path);
+		ret = leave_out_damaged(db, in, st);
+	if (!ret)
+		ret = copy(db, in_path);
 	if (ret)
 		goto rollback;
 	st->runs_new = count(db, "SELECT count(*) FROM temp.il_new_runs");
@@ -189,13 +260,18 @@ int il_merge_one(struct il_store *out, const char *in_path,
 	if (ret)
 		goto rollback;
 	st->machines_new = count(db, "SELECT count(*) FROM main.machines") - m0;
+	/* Named only once the merge holds: a rollback leaves nothing out. */
+	if (left_out && !il_store_damaged_runs(in, &v, &n))
+		for (i = 0; i < n; i++)
+			if (v[i].left_out)
+				left_out(v[i].uuid, v[i].why, arg);
 	goto detach;
 rollback:
 	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	sqlite3_exec(db, "DROP TABLE IF EXISTS temp.il_new_runs", NULL, NULL, NULL);
 detach:
-	free(sql);
 	if (sqlite3_exec(db, "DETACH DATABASE il_src", NULL, NULL, NULL) != SQLITE_OK && !ret)
 		ret = il_errorf(-EIO, "%s: cannot detach: %s", in_path, sqlite3_errmsg(db));
+	il_store_close(in);
 	return ret;
 }

@@ -32,13 +32,29 @@
  *      -EPROTONOSUPPORT, ours but older with IL_STORE_NO_MIGRATE is
  *      -ESTALE.  Nothing has been written up to here.
  *   5. Only now the handle we keep.  IL_STORE_READONLY opens it with
- *      SQLITE_OPEN_READONLY and stops (the main file is never written,
- *      though SQLite's WAL reader may leave our database's -wal/-shm side
- *      files).  Otherwise it is read-write: journal_mode=WAL (the first
- *      write), synchronous=NORMAL, and the migrations if IL_STORE_CREATE.
+ *      SQLITE_OPEN_READONLY, never migrates, and stops (the main file is
+ *      never written, though SQLite's WAL reader may leave our database's
+ *      -wal/-shm side files); an older schema is read as it is, and the
+ *      reports read what it has.  Otherwise it is read-write:
+ *      journal_mode=WAL (the first write), synchronous=NORMAL, and the
+ *      migrations if IL_STORE_CREATE.
+ *   6. Read-only, a WAL file may still be unreadable: SQLite's WAL reader
+ *      needs a -shm it can create or map, and cannot make one in a
+ *      directory the user may not write (a colleague's file), on a
+ *      read-only mount or on a full disk.  So the read-only handle reads
+ *      sqlite_master at once; when that fails for want of a -shm and no
+ *      -wal holds pending transactions, the handle is reopened with
+ *      immutable=1, which reads the main file alone.  That is right only
+ *      while no writer is live, and it is: a live WAL writer has a -wal
+ *      (and a -shm, through which the first try would have read).  One
+ *      that starts during the read may checkpoint under it, which
+ *      immutable=1 cannot see (idlelab-report(1) says so).  With pending
+ *      transactions in a -wal the file is refused with what to do: its
+ *      main file alone is not the database.
  *
  * Every handle gets foreign_keys=ON (SQLite's default is off, per
  * connection) and a busy timeout, so two writers into one file queue up.
+ * Every handle, the probe's too, is opened by store_sqlite_open().
  */
 #include "store.h"
 #include "err.h"
@@ -62,6 +78,8 @@ struct probe {
 	bool exists;
 	bool empty;		/* zero length, or SQLite with nothing in it */
 	bool ours;
+	bool wal;		/* the header says WAL */
+	bool wal_pending;	/* and a non-empty -wal lies beside it */
 	uint32_t app_id;
 	int version;
 };
@@ -159,11 +177,64 @@ char *il_sqlite_uri(const char *path, const char *query)
 	return u;
 }
 
+/*
+ * Every connection the store opens, the probe's included, is opened here.
+ * Under ASan, SQLite's lookaside allocator is turned off on it: lookaside
+ * serves small allocations from a per-connection arena and takes them
+ * back without free(), so a pointer kept past sqlite3_finalize() (issue
+ * 20: export's column names) reads a stale slot that ASan cannot see
+ * instead of freed heap it reports.  Per connection rather than
+ * sqlite3_config(SQLITE_CONFIG_LOOKASIDE): that is process-wide and works
+ * only before sqlite3_initialize(), which a library cannot promise of its
+ * caller.  Debian's libsqlite3 is built with SQLITE_OMIT_LOOKASIDE, where
+ * this changes nothing; an SQLite with lookaside (the amalgamation, other
+ * distributions) needs it.  A database ATTACHed to the connection shares
+ * its allocator, so merge's inputs are covered too.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define IL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define IL_ASAN 1
+#endif
+#endif
+
+static int store_sqlite_open(const char *name, int flags, sqlite3 **db)
+{
+	int rc = sqlite3_open_v2(name, db, flags, NULL);
+
+#ifdef IL_ASAN
+	if (rc == SQLITE_OK)
+		rc = sqlite3_db_config(*db, SQLITE_DBCONFIG_LOOKASIDE, NULL, 0, 0);
+#endif
+	return rc;
+}
+
 static bool nonempty_file(const char *path)
 {
 	struct stat st;
 
 	return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+/* How SQLite's WAL reader fails when it cannot create or map a -shm. */
+static bool shm_refused(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_READONLY:
+	case SQLITE_CANTOPEN:
+	case SQLITE_FULL:
+		return true;
+	}
+	return rc == SQLITE_IOERR_SHMOPEN || rc == SQLITE_IOERR_SHMSIZE ||
+	       rc == SQLITE_IOERR_SHMMAP;
+}
+
+/* Step 6's refusal: transactions in a -wal we cannot read here. */
+static int wal_unreadable(const char *path, const char *why)
+{
+	return il_errorf(-EROFS, "%s: cannot read it here (%s): its -wal holds transactions not yet in the file, and SQLite reads them only through a -shm it can create, which it cannot here; read it where its directory is writable, or copy the file and its -wal together into a directory you can write",
+			 path, why);
 }
 
 /* Steps 1-3 of the open protocol (see the design notes); writes nothing. */
@@ -213,16 +284,18 @@ static int probe_file(const char *path, struct probe *p)
 	wal = hdr[18] == 2 || hdr[19] == 2;
 	if (asprintf(&walpath, "%s-wal", path) < 0)
 		return il_errorf(-ENOMEM, "out of memory");
-	if (wal && !nonempty_file(walpath)) {
+	p->wal = wal;
+	p->wal_pending = wal && nonempty_file(walpath);
+	if (wal && !p->wal_pending) {
 		uri = il_sqlite_uri(path, "immutable=1");
 		if (!uri) {
 			ret = il_errorf(-ENOMEM, "out of memory");
 			goto out;
 		}
-		rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY |
-				     SQLITE_OPEN_URI, NULL);
+		rc = store_sqlite_open(uri, SQLITE_OPEN_READONLY |
+				       SQLITE_OPEN_URI, &db);
 	} else {
-		rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+		rc = store_sqlite_open(path, SQLITE_OPEN_READONLY, &db);
 	}
 	if (rc != SQLITE_OK) {
 		ret = il_errorf(store_sql_errno(rc), "%s: cannot open: %s", path,
@@ -236,6 +309,8 @@ static int probe_file(const char *path, struct probe *p)
 	if (rc != SQLITE_ROW) {
 		if ((rc & 0xff) == SQLITE_NOTADB)
 			ret = il_errorf(-EPROTO, "%s: not an SQLite database", path);
+		else if (p->wal_pending && shm_refused(sqlite3_extended_errcode(db)))
+			ret = wal_unreadable(path, sqlite3_errmsg(db));
 		else
 			ret = il_errorf(store_sql_errno(rc), "%s: cannot read: %s",
 					path, sqlite3_errmsg(db));
@@ -274,10 +349,58 @@ void il_store_close(struct il_store *s)
 	if (!s)
 		return;
 	store_finalize_all(s);
+	store_damaged_free(s);
 	/* The last WAL connection to close checkpoints and removes -wal. */
 	sqlite3_close_v2(s->db);
 	free(s->path);
 	free(s);
+}
+
+/* The first read of a read-only handle: an (extended) SQLite code. */
+static int first_read(sqlite3 *db)
+{
+	int64_t n;
+
+	sqlite3_extended_result_codes(db, 1);
+	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
+	return store_query_i64(db, "SELECT count(*) FROM sqlite_master", &n);
+}
+
+/* Steps 5 and 6 of the open protocol for IL_STORE_READONLY. */
+static int open_reader(struct il_store *s, const struct probe *p)
+{
+	char *uri;
+	int rc;
+
+	rc = store_sqlite_open(s->path, SQLITE_OPEN_READONLY, &s->db);
+	if (rc == SQLITE_OK)
+		rc = first_read(s->db);
+	if (rc == SQLITE_OK)
+		return 0;
+	if (!p->wal || !shm_refused(rc) || !s->db)
+		return il_errorf(store_sql_errno(rc), "%s: cannot read: %s", s->path,
+				 s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+	if (p->wal_pending)
+		return wal_unreadable(s->path, sqlite3_errmsg(s->db));
+	sqlite3_close_v2(s->db);
+	s->db = NULL;
+	uri = il_sqlite_uri(s->path, "immutable=1");
+	if (!uri)
+		return il_errorf(-ENOMEM, "out of memory");
+	rc = store_sqlite_open(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, &s->db);
+	free(uri);
+	if (rc == SQLITE_OK)
+		rc = first_read(s->db);
+	if (rc != SQLITE_OK)
+		return il_errorf(store_sql_errno(rc), "%s: cannot read: %s", s->path,
+				 s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+	s->immutable = true;
+	return 0;
+}
+
+char *il_store_uri(struct il_store *s)
+{
+	return il_sqlite_uri(s->path, s->immutable ? "immutable=1" : "mode=ro");
 }
 
 int il_store_open(const char *path, int flags, struct il_store **out)
@@ -316,19 +439,22 @@ int il_store_open(const char *path, int flags, struct il_store **out)
 		free(s);
 		return il_errorf(-ENOMEM, "out of memory");
 	}
-	if (ro)
-		oflags = SQLITE_OPEN_READONLY;
-	else
+	if (ro) {
+		ret = open_reader(s, &p);
+		if (ret)
+			goto fail;
+	} else {
 		oflags = SQLITE_OPEN_READWRITE |
 			 (p.exists ? 0 : SQLITE_OPEN_CREATE);
-	rc = sqlite3_open_v2(path, &s->db, oflags, NULL);
-	if (rc != SQLITE_OK) {
-		ret = il_errorf(store_sql_errno(rc), "%s: cannot open: %s", path,
-				s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
-		goto fail;
+		rc = store_sqlite_open(path, oflags, &s->db);
+		if (rc != SQLITE_OK) {
+			ret = il_errorf(store_sql_errno(rc), "%s: cannot open: %s", path,
+					s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+			goto fail;
+		}
+		sqlite3_extended_result_codes(s->db, 1);
+		sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
 	}
-	sqlite3_extended_result_codes(s->db, 1);
-	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
 	ret = store_exec(s, "PRAGMA foreign_keys = ON", "enabling foreign keys");
 	if (ret)
 		goto fail;

@@ -13,6 +13,7 @@
 #include "err.h"
 #include "outfile.h"
 #include "run_status.h"
+#include "store.h"
 
 #include <getopt.h>
 #include <signal.h>
@@ -54,6 +55,24 @@ int cli_error(int code, const char *fmt, ...)
 	vmessage(fmt, ap);
 	va_end(ap);
 	return code;
+}
+
+void cli_warn_damaged(const char *cmd, const char *uuid, const char *why)
+{
+	cli_error(0, "%s: left out run %s, its stored data is damaged: %s (idlelab db check lists every finding)",
+		  cmd, uuid, why);
+}
+
+void cli_warn_left_out(const char *cmd, struct il_store *store)
+{
+	const struct il_damaged_run *v;
+	size_t n, i;
+
+	if (il_store_damaged_runs(store, &v, &n))
+		return;
+	for (i = 0; i < n; i++)
+		if (v[i].left_out)
+			cli_warn_damaged(cmd, v[i].uuid, v[i].why);
 }
 
 int cli_usage_error(const char *fmt, ...)

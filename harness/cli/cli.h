@@ -59,6 +59,15 @@ int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3
  * interrupted 4, anything else 1.
  */
 int cli_exit_for_status(const char *status);
+struct il_store;
+/**
+ * cli_warn_left_out() - one line on stderr for each damaged run that a
+ * report or export of @store left out (il_store_run_damaged()), with
+ * what is wrong.  The exit status stays 0: what was printed is right.
+ */
+void cli_warn_left_out(const char *cmd, struct il_store *store);
+/** cli_warn_damaged() - that one line, for damaged run @uuid: @why. */
+void cli_warn_damaged(const char *cmd, const char *uuid, const char *why);
 /** cli_default_db() - $IDLELAB_DB or ./idlelab.db. */
 const char *cli_default_db(void);
 /**

@@ -32,7 +32,7 @@ int cmd_db(int argc, char **argv)
 	const struct cli_command cmd = { "db", db_usage, options };
 	struct il_store *store;
 	char *report = NULL;
-	int argi, ret, before;
+	int argi, ret, before, version;
 
 	ret = cli_parse_options(&cmd, argc, argv, &argi);
 	if (ret != CLI_CONTINUE)
@@ -47,8 +47,14 @@ int cmd_db(int argc, char **argv)
 		if (ret)
 			return cli_usage_error("db check: %s", il_errmsg());
 		ret = il_store_check(store, &report);
-		printf("%s: schema version %d\n%s", db, il_store_schema_version(store),
-		       report ? report : "");
+		version = il_store_schema_version(store);
+		/* Never a negative errno as a version (issue 20: "-30"). */
+		if (version < 0)
+			printf("%s: schema version unreadable: %s\n%s", db,
+			       il_errmsg(), report ? report : "");
+		else
+			printf("%s: schema version %d\n%s", db, version,
+			       report ? report : "");
 		if (report && report[0] && report[strlen(report) - 1] != '\n')
 			putchar('\n');
 		free(report);

@@ -69,6 +69,8 @@ int cmd_export(int argc, char **argv)
 		return cli_usage_error("export: --output: %s", il_errmsg());
 	}
 	ret = il_export(store, what, fmt, of.f ?: stdout);
+	if (!ret)
+		cli_warn_left_out("export", store);
 	il_store_close(store);
 	if (output)
 		ret = ret ?: il_outfile_commit(&of);

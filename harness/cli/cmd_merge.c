@@ -19,6 +19,14 @@ static const char merge_usage[] =
 	"changes nothing.  Inputs are opened read-only.  A foreign or\n"
 	"newer-schema input refuses the whole merge before anything is written.\n\n";
 
+static void warn_left_out(const char *uuid, const char *why, void *arg)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "merge: %s", (const char *)arg);
+	cli_warn_damaged(cmd, uuid, why);
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	bool quiet = false;
@@ -50,13 +58,17 @@ int cmd_merge(int argc, char **argv)
 	if (ret)
 		return cli_usage_error("merge: output: %s", il_errmsg());
 	for (i = argi + 1; i < argc; i++) {
-		ret = il_merge_one(out, argv[i], &st);
+		ret = il_merge_one(out, argv[i], &st, warn_left_out, argv[i]);
 		if (ret) {
 			il_store_close(out);
 			return cli_error(IL_EXIT_FAIL, "merge: %s (inputs before it are merged)",
 					 il_errmsg());
 		}
-		if (!quiet)
+		if (!quiet && st.runs_damaged)
+			printf("%s: %d new runs, %d already present, %d new machines, %d damaged left out\n",
+			       argv[i], st.runs_new, st.runs_present, st.machines_new,
+			       st.runs_damaged);
+		else if (!quiet)
 			printf("%s: %d new runs, %d already present, %d new machines\n",
 			       argv[i], st.runs_new, st.runs_present, st.machines_new);
 	}

@@ -269,6 +269,8 @@ int cmd_report(int argc, char **argv)
 		if (output && !ret)
 			ret = il_outfile_commit(&of);
 	}
+	if (!ret)
+		cli_warn_left_out("report", store);
 	if (ret)
 		code = cli_error(IL_EXIT_FAIL, "report: %s", il_errmsg());
 out:
