@@ -248,6 +248,10 @@ int il_run_execute(struct il_store *store, const char *machine_uuid,
 		ret = il_counters_start(counters);
 	if (!ret)
 		ret = ops->run(run);
+	/* The failing step's message is the reason: what runs below (the
+	 * counters' stop, teardown, the closing snapshot) may set others. */
+	if (ret)
+		snprintf(out->reason, sizeof(out->reason), "%s", il_errmsg());
 	if (counters)
 		il_counters_stop(counters);
 	if (set_up && ops->teardown)
@@ -259,10 +263,8 @@ int il_run_execute(struct il_store *store, const char *machine_uuid,
 	if (ret == -EOPNOTSUPP) {
 		/* Only running could tell (e.g. MWAIT faulted in the module). */
 		out->status = "unsupported";
-		snprintf(out->reason, sizeof(out->reason), "%s", il_errmsg());
 	} else if (ret) {
 		out->status = "failed";
-		snprintf(out->reason, sizeof(out->reason), "%s", il_errmsg());
 	} else if (il_stop_requested()) {
 		out->status = "interrupted";
 		snprintf(out->reason, sizeof(out->reason),
