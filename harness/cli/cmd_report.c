@@ -244,6 +244,13 @@ int cmd_report(int argc, char **argv)
 		code = cli_usage_error("report: %s", il_errmsg());
 		goto out;
 	}
+	/* A typo in --bench, --run or --compare is a usage error. */
+	ret = il_report_check(store, &ro, &ao);
+	if (ret) {
+		code = ret == -EINVAL ? cli_usage_error("report: %s", il_errmsg()) :
+		       cli_error(IL_EXIT_FAIL, "report: %s", il_errmsg());
+		goto out;
+	}
 	if (ro.format == IL_FMT_HTML) {
 		ret = il_report_html(store, &ao, output);
 		if (ret == -ENOENT) {
