@@ -12,7 +12,7 @@
  * is known when the dataset holds it.  Each kind is one row of known[]:
  * the SQL that lists its names.  A known name that selects nothing the
  * reports would show is not an error (a campaign not run yet, a run that
- * failed).
+ * failed); the caller is told, to say so on stderr.
  */
 #include "analysis.h"
 #include "bench_registry.h"
@@ -21,6 +21,7 @@
 #include "opts.h"
 #include "store.h"
 #include "store_sqlite.h"
+#include "grow.h"
 
 #include <sqlite3.h>
 #include <stdio.h>
@@ -168,10 +169,98 @@ static int check_side_names(sqlite3 *db, const struct il_filter *f,
 	return 0;
 }
 
+/* The sorted UUIDs of the ok runs the reports take from side @f. */
+struct uuids {
+	int n, cap;
+	char (*v)[37];
+};
+
+static int side_runs(sqlite3 *db, const char *bench, const struct il_filter *f,
+		     struct uuids *out)
+{
+	static const char head[] =
+		"SELECT DISTINCT r.uuid FROM summaries s"
+		" JOIN runs r ON r.uuid = s.run_uuid"
+		" JOIN machines m ON m.uuid = r.machine_uuid"
+		" WHERE r.status = 'ok' AND (? IS NULL OR r.bench = ?)";
+	char cond[4096], *sql;
+	sqlite3_stmt *st;
+	int rc, ret;
+
+	ret = il_filter_sql(f, cond, sizeof(cond));
+	if (ret)
+		return ret;
+	if (asprintf(&sql, "%s%s ORDER BY r.uuid", head, cond) < 0)
+		return il_errorf(-ENOMEM, "out of memory");
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	free(sql);
+	if (rc != SQLITE_OK)
+		return il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, bench, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, bench, -1, SQLITE_STATIC);
+	il_filter_bind(f, st, 3);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (IL_GROW(out->v, out->cap, (size_t)out->n + 1, 64)) {
+			sqlite3_finalize(st);
+			return il_errorf(-ENOMEM, "out of memory");
+		}
+		snprintf(out->v[out->n++], 37, "%s",
+			 (const char *)sqlite3_column_text(st, 0));
+	}
+	ret = rc == SQLITE_DONE ? 0 :
+	      il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* A side that selects no run is reported through @notice. */
+static int check_sides(sqlite3 *db, const struct il_analysis_opts *ao,
+			 il_report_notice_fn notice, void *arg)
+{
+	struct uuids u[8] = { { 0, 0, NULL } };
+	char msg[400];
+	int i, ret = 0;
+
+	if (ao->ncompare > (int)(sizeof(u) / sizeof(u[0])))
+		return il_errorf(-EINVAL, "--compare: at most %d sides",
+				 (int)(sizeof(u) / sizeof(u[0])));
+	for (i = 0; !ret && i < ao->ncompare; i++) {
+		ret = side_runs(db, ao->bench, ao->compare[i], &u[i]);
+		if (!ret && !u[i].n && notice) {
+			snprintf(msg, sizeof(msg), "--compare '%s' matches no run with status ok%s%s",
+				 ao->compare_text[i], ao->bench ? " of --bench " : "",
+				 ao->bench ? ao->bench : "");
+			notice(msg, arg);
+		}
+	}
+	for (i = 0; i < ao->ncompare; i++)
+		free(u[i].v);
+	return ret;
+}
+
+/* 1 if the dataset holds a run of @bench, 0 if not, or -EIO. */
+static int has_runs_of(sqlite3 *db, const char *bench)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM runs WHERE bench = ?1 LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, bench, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
+	return rc == SQLITE_ROW;
+}
+
 int il_report_check(struct il_store *s, const struct il_report_opts *ro,
-		    const struct il_analysis_opts *ao)
+		    const struct il_analysis_opts *ao,
+		    il_report_notice_fn notice, void *arg)
 {
 	sqlite3 *db = il_store_db(s);
+	char msg[300];
 	int i, ret = 0;
 
 	if (ro->bench)
@@ -180,5 +269,16 @@ int il_report_check(struct il_store *s, const struct il_report_opts *ro,
 		ret = check_name(db, known_kind("run"), "--run", ro->run_uuid);
 	for (i = 0; !ret && i < ao->ncompare; i++)
 		ret = check_side_names(db, ao->compare[i], ao->compare_text[i]);
+	if (!ret && ro->bench) {
+		ret = has_runs_of(db, ro->bench);
+		if (ret == 0 && notice) {
+			snprintf(msg, sizeof(msg), "--bench '%s': the dataset holds no run of it",
+				 ro->bench);
+			notice(msg, arg);
+		}
+		ret = ret < 0 ? ret : 0;
+	}
+	if (!ret && ao->ncompare)
+		ret = check_sides(db, ao, notice, arg);
 	return ret;
 }

@@ -3,8 +3,9 @@
 # A report's selection is checked against the dataset before any table
 # is made (issue 20, defect 11).  A misspelled --compare key or name,
 # `--bench nosuch` or `--run nosuch` gave empty tables with exit 0; they
-# are usage errors (exit 2) naming the nearest known name.  On the fixed
-# fixture database (tests/helpers/mkfixture.c).
+# are usage errors (exit 2) naming the nearest known name.  A valid
+# selection that matches no run says so on stderr and exits 0.  On the
+# fixed fixture database (tests/helpers/mkfixture.c).
 . tests/lib.sh
 
 DB=$T_TMP/f.db
@@ -52,4 +53,10 @@ valid "--run of a stored run" --run "$run1"
 check "--run: its row" grep -q timer_wake "$T_TMP/out"
 valid "--bench of a stored benchmark" --bench timer_wake
 check "--bench: no notice" [ ! -s "$T_TMP/err" ]
+valid "--bench of a benchmark with no runs" --bench wbinvd
+check "--bench with no runs: says so" grep -q "notice: --bench 'wbinvd': the dataset holds no run" "$T_TMP/err"
+valid "a side that matches nothing" --compare params.irq_mode=early \
+	--compare params.irq_mode=none
+check "a side that matches nothing: says so" \
+	grep -q "notice: --compare 'params.irq_mode=none' matches no run" "$T_TMP/err"
 t_done
