@@ -99,7 +99,7 @@ typedef void (*il_report_notice_fn)(const char *msg, void *arg);
  * (@ro->run_uuid) a stored run, and each --compare term's name (bench,
  * metric, run, host, machine, campaign, source values; params.NAME,
  * attr.NAME and fp.PATH keys) one the dataset (for parameters, also a
- * registered benchmark) knows.
+ * registered benchmark) knows; two sides may not select the same run.
  * @notice (may be NULL) is called with a message for a --bench with no
  * runs and for each side that selects no run with status ok.
  * Return: 0; -EINVAL with a message naming the nearest known name (a

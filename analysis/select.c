@@ -213,13 +213,37 @@ static int side_runs(sqlite3 *db, const char *bench, const struct il_filter *f,
 	return ret;
 }
 
-/* A side that selects no run is reported through @notice. */
+/* How many UUIDs two sorted lists share; the first of them into @first. */
+static int shared(const struct uuids *a, const struct uuids *b,
+		  const char **first)
+{
+	int i = 0, j = 0, n = 0, c;
+
+	*first = NULL;
+	while (i < a->n && j < b->n) {
+		c = strcmp(a->v[i], b->v[j]);
+		if (!c) {
+			if (!n++)
+				*first = a->v[i];
+			i++;
+			j++;
+		} else if (c < 0) {
+			i++;
+		} else {
+			j++;
+		}
+	}
+	return n;
+}
+
+/* No run on two sides; a side with no run is reported through @notice. */
 static int check_sides(sqlite3 *db, const struct il_analysis_opts *ao,
 			 il_report_notice_fn notice, void *arg)
 {
 	struct uuids u[8] = { { 0, 0, NULL } };
+	const char *first;
 	char msg[400];
-	int i, ret = 0;
+	int i, j, n, ret = 0;
 
 	if (ao->ncompare > (int)(sizeof(u) / sizeof(u[0])))
 		return il_errorf(-EINVAL, "--compare: at most %d sides",
@@ -233,6 +257,14 @@ static int check_sides(sqlite3 *db, const struct il_analysis_opts *ao,
 			notice(msg, arg);
 		}
 	}
+	for (i = 0; !ret && i < ao->ncompare; i++)
+		for (j = i + 1; !ret && j < ao->ncompare; j++) {
+			n = shared(&u[i], &u[j], &first);
+			if (n)
+				ret = il_errorf(-EINVAL, "--compare '%s' and --compare '%s' both select run %s (%d in all): a run can be on one side only; make the filters disjoint",
+						ao->compare_text[i],
+						ao->compare_text[j], first, n);
+		}
 	for (i = 0; i < ao->ncompare; i++)
 		free(u[i].v);
 	return ret;

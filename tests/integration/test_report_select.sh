@@ -4,8 +4,9 @@
 # is made (issue 20, defect 11).  A misspelled --compare key or name,
 # `--bench nosuch` or `--run nosuch` gave empty tables with exit 0; they
 # are usage errors (exit 2) naming the nearest known name.  A valid
-# selection that matches no run says so on stderr and exits 0.  On the
-# fixed fixture database (tests/helpers/mkfixture.c).
+# selection that matches no run says so on stderr and exits 0, and two
+# --compare sides that select the same run are refused.  On the fixed
+# fixture database (tests/helpers/mkfixture.c).
 . tests/lib.sh
 
 DB=$T_TMP/f.db
@@ -38,6 +39,8 @@ refused "--bench near miss" "did you mean 'timer_wake'?" --bench timer_wak
 refused "--run nosuch" "unknown run 'nosuch'" --run nosuch
 near=$(echo "$run1" | sed 's/.$/x/')
 refused "--run near miss" "did you mean '$run1'?" --run "$near"
+refused "overlapping --compare sides" "both select run" \
+	--compare params.irq_mode=early --compare params.interval_us=200
 
 # valid NAME ARGS...: exit 0 with a table.
 valid() {
