@@ -17,10 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The source tree's, then the one `make install` put under the PREFIX
+ * this binary was built with (the Makefile's IL_PREFIX). */
 static const char *const ref_paths[] = {
 	"data/reference/seeds.json",
-	"/usr/local/share/idlelab/reference/seeds.json",
-	"/usr/share/idlelab/reference/seeds.json",
+	IL_PREFIX "/share/idlelab/reference/seeds.json",
 };
 
 static const char import_usage[] =
@@ -29,7 +30,7 @@ static const char import_usage[] =
 	"cyclictest: one run from rt-tests' cyclictest --json (run it with -h N so\n"
 	"it writes a histogram); reference: the seeds' published figures as\n"
 	"reference machines (default file: data/reference/seeds.json, then\n"
-	"$PREFIX/share/idlelab/reference/seeds.json).  See idlelab-import(1).\n\n";
+	IL_PREFIX "/share/idlelab/reference/seeds.json).  See idlelab-import(1).\n\n";
 
 static int set_machine(const struct cli_option *o, const char *arg)
 {
