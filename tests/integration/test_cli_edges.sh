@@ -4,6 +4,8 @@
 # passed, or was refused with the wrong words:
 #  - a --param given twice: the last one silently won.  A value with more
 #    digits than 64 bits hold: "not a non-negative integer".
+#  - `run --name` took 96 characters and ':', where the file's `name`
+#    takes 64 and no ':'; both now go through one check.
 . tests/lib.sh
 
 DB=$T_TMP/e.db
@@ -17,4 +19,30 @@ check "bench: nothing stored" [ ! -e "$DB" ]
 expect_exit "bench: out-of-range --param" 2 \
 	"$IDLELAB" bench timer_wake -p samples=99999999999999999999999 --db "$DB"
 check "bench: out of range, not 'not an integer'" grep -q "is out of range" "$T_TMP/err"
+
+# --- run --name and the file's name: one rule ------------------------------
+cat >"$T_TMP/n.yaml" <<'YAML'
+name: edges
+groups:
+  - bench: timer_wake
+    cpus: "0"
+    params: {samples: 20}
+YAML
+long65=$(printf 'a%.0s' $(seq 65))
+long64=$(printf 'a%.0s' $(seq 64))
+for bad in "a:b" "a b" "$long65"; do
+	label="'$bad'"
+	[ ${#bad} -gt 60 ] && label="of 65 characters"
+	expect_exit "run --name $label refused" 2 \
+		"$IDLELAB" run "$T_TMP/n.yaml" --dry-run --name "$bad" --db "$DB"
+	check "run --name $label: the file's rule" grep -q "use 1-64 of A-Z a-z 0-9 . _ -" "$T_TMP/err"
+	sed "s/^name: edges/name: \"$bad\"/" "$T_TMP/n.yaml" >"$T_TMP/bad.yaml"
+	expect_exit "the file's name $label refused alike" 2 \
+		"$IDLELAB" run "$T_TMP/bad.yaml" --dry-run --db "$DB"
+done
+"$IDLELAB" run "$T_TMP/n.yaml" --dry-run --name "$long64" --db "$DB" >/dev/null 2>&1
+check "run --name of 64 characters accepted" [ $? -eq 0 ]
+sed "s/^name: edges/name: $long64/" "$T_TMP/n.yaml" >"$T_TMP/ok.yaml"
+"$IDLELAB" run "$T_TMP/ok.yaml" --dry-run --db "$DB" >/dev/null 2>&1
+check "the file's name of 64 characters accepted alike" [ $? -eq 0 ]
 t_done
