@@ -6,6 +6,8 @@
 #    digits than 64 bits hold: "not a non-negative integer".
 #  - `run --name` took 96 characters and ':', where the file's `name`
 #    takes 64 and no ':'; both now go through one check.
+#  - `idlelab help`, `idlelab help CMD` and `idlelab -V` were unknown
+#    commands; they are --help, `CMD --help` and --version.
 . tests/lib.sh
 
 DB=$T_TMP/e.db
@@ -45,4 +47,26 @@ check "run --name of 64 characters accepted" [ $? -eq 0 ]
 sed "s/^name: edges/name: $long64/" "$T_TMP/n.yaml" >"$T_TMP/ok.yaml"
 "$IDLELAB" run "$T_TMP/ok.yaml" --dry-run --db "$DB" >/dev/null 2>&1
 check "the file's name of 64 characters accepted alike" [ $? -eq 0 ]
+
+# --- help and -V ------------------------------------------------------------
+"$IDLELAB" --help >"$T_TMP/want" 2>&1
+"$IDLELAB" help >"$T_TMP/got" 2>&1
+check "help: exit 0" [ $? -eq 0 ]
+check "help is --help" cmp "$T_TMP/want" "$T_TMP/got"
+for c in bench report run; do
+	"$IDLELAB" $c --help >"$T_TMP/want" 2>&1
+	w=$?
+	"$IDLELAB" help $c >"$T_TMP/got" 2>&1
+	g=$?
+	check "help $c is $c --help" sh -c "[ $w -eq 0 ] && [ $g -eq 0 ] && cmp -s '$T_TMP/want' '$T_TMP/got'"
+done
+expect_exit "help of an unknown command" 2 "$IDLELAB" help nosuch
+check "help nosuch: says unknown command" grep -q "unknown command 'nosuch'" "$T_TMP/err"
+expect_exit "help with two commands" 2 "$IDLELAB" help bench run
+"$IDLELAB" --version >"$T_TMP/want" 2>&1
+"$IDLELAB" -V >"$T_TMP/got" 2>&1
+check "-V: exit 0" [ $? -eq 0 ]
+check "-V is --version" cmp "$T_TMP/want" "$T_TMP/got"
+expect_exit "a near miss suggests help" 2 "$IDLELAB" hepl
+check "hepl: did you mean 'help'" grep -q "did you mean 'help'" "$T_TMP/err"
 t_done
