@@ -28,6 +28,9 @@ GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(s
 CC ?= cc
 CPPFLAGS += -D_GNU_SOURCE -Iharness -Ianalysis -Ikmod/include -I$(BUILD)/gen \
 	-DIL_VERSION='"$(VERSION)"' -DIL_GIT_REV='"$(GIT_REV)"'
+# Where `make install` puts the data the CLI reads (the reference
+# figures, harness/cli/cmd_import.c); see $(PREFIX_STAMP) below.
+CPPFLAGS += -DIL_PREFIX='"$(PREFIX)"'
 CFLAGS ?= $(OPT) -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -pthread $(SANFLAGS) -MMD -MP
 LDFLAGS += $(SANFLAGS) -pthread
@@ -62,8 +65,17 @@ TEST_HELPER_BINS := $(TEST_HELPERS:tests/helpers/%.c=$(BUILD)/tests/%)
 MIGRATIONS := $(sort $(wildcard schemas/[0-9]*.sql))
 MANPAGES := $(wildcard man/*.1)
 
-.PHONY: all tests test install clean vmtest tools
+.PHONY: all tests test install clean vmtest tools FORCE
 all: $(BUILD)/idlelab
+
+# The PREFIX the CLI was compiled with, rewritten only when it changes,
+# so that `make install PREFIX=/opt/x` after a plain `make` recompiles
+# the CLI rather than installing one that looks under /usr/local.
+PREFIX_STAMP := $(BUILD)/gen/prefix
+$(PREFIX_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(PREFIX)' | cmp -s - $@ 2>/dev/null || echo '$(PREFIX)' > $@
+$(CLI_OBJS): $(PREFIX_STAMP)
 
 $(BUILD)/idlelab: $(CLI_OBJS) $(BUILD)/libidlelab.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -89,6 +89,26 @@ struct il_analysis_opts {
 					 * function, one row per decile */
 };
 
+/* Told of a selection that is valid but selects nothing (select.c). */
+typedef void (*il_report_notice_fn)(const char *msg, void *arg);
+
+/**
+ * il_report_check() - the selection of a report checked against the
+ * dataset before any table is made: --bench (@ro->bench) must name a
+ * benchmark this build registers or the dataset holds, --run
+ * (@ro->run_uuid) a stored run, and each --compare term's name (bench,
+ * metric, run, host, machine, campaign, source values; params.NAME,
+ * attr.NAME and fp.PATH keys) one the dataset (for parameters, also a
+ * registered benchmark) knows; two sides may not select the same run.
+ * @notice (may be NULL) is called with a message for a --bench with no
+ * runs and for each side that selects no run with status ok.
+ * Return: 0; -EINVAL with a message naming the nearest known name (a
+ * usage error); -EIO or -ENOMEM.
+ */
+int il_report_check(struct il_store *s, const struct il_report_opts *ro,
+		    const struct il_analysis_opts *ao,
+		    il_report_notice_fn notice, void *arg);
+
 /** il_report_states() - seed 002's per idle state x wake source table. */
 int il_report_states(struct il_store *s, const struct il_analysis_opts *o,
 		     struct il_table **out);

@@ -85,6 +85,13 @@ int il_filter_parse(const char *s, struct il_filter **out)
 					s, tok);
 			break;
 		}
+		/* Anything else would CAST to 0 and select the measured. */
+		if (!strcmp(tok, "reference") && strcmp(eq + 1, "0") &&
+		    strcmp(eq + 1, "1")) {
+			ret = il_errorf(-EINVAL, "filter '%s': reference=%s: use 0 or 1",
+					s, eq + 1);
+			break;
+		}
 		t = realloc(f->t, (f->n + 1) * sizeof(*t));
 		if (!t) {
 			ret = il_errorf(-ENOMEM, "out of memory");
@@ -148,4 +155,16 @@ int il_filter_bind(const struct il_filter *f, sqlite3_stmt *st, int idx)
 		sqlite3_bind_text(st, idx++, f->t[i].val, -1, SQLITE_STATIC);
 	}
 	return idx;
+}
+
+int il_filter_nterms(const struct il_filter *f)
+{
+	return f ? f->n : 0;
+}
+
+void il_filter_term(const struct il_filter *f, int i, const char **key,
+		    const char **val)
+{
+	*key = f->t[i].key;
+	*val = f->t[i].val;
 }

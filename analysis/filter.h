@@ -15,5 +15,10 @@ struct il_filter;
 int il_filter_sql(const struct il_filter *f, char *buf, size_t len);
 /** il_filter_bind() - bind the terms' values from @idx; returns next idx. */
 int il_filter_bind(const struct il_filter *f, sqlite3_stmt *st, int idx);
+/** il_filter_nterms() - how many KEY=VALUE terms @f holds. */
+int il_filter_nterms(const struct il_filter *f);
+/** il_filter_term() - term @i's key and value (owned by @f). */
+void il_filter_term(const struct il_filter *f, int i, const char **key,
+		    const char **val);
 
 #endif

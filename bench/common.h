@@ -305,12 +305,15 @@ static inline uint64_t il_targets_estimate_ns(const struct il_u64_list *t,
 }
 
 /**
- * il_check_targets() - validate a list of target counts against @nspin
- * available spinner CPUs: each at most @nspin and no value twice.
+ * il_check_targets() - validate a list of target counts against the
+ * distinct CPUs of @place, one of them the timer's: each count at most
+ * the others and no value twice.  The check op of the spinning-target
+ * benchmarks, so il_run_prepare() refuses a count the placement cannot
+ * hold before anything is stored; @place NULL checks the list alone.
  * Return: 0, or -EINVAL with a message naming the value and the placement.
  */
-int il_check_targets(struct il_run *run, const struct il_u64_list *targets,
-		     int nspin);
+int il_check_targets(const struct il_placement *place,
+		     const struct il_u64_list *targets);
 
 /* ---- spinning targets for the IPI benchmarks ------------------------- */
 

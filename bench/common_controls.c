@@ -333,19 +333,22 @@ int il_check_not_below(const char *name, uint64_t v, const char *lo_name,
 	return 0;
 }
 
-int il_check_targets(struct il_run *run, const struct il_u64_list *t,
-		     int nspin)
+int il_check_targets(const struct il_placement *place,
+		     const struct il_u64_list *t)
 {
+	int n = place ? il_place_cpus(place, NULL, 0) : 0;
 	int i, j;
 
+	if (n < 0)
+		n = 0;
 	if (t->n <= 0)
 		return il_errorf(-EINVAL, "parameter 'targets': empty list");
 	for (i = 0; i < t->n; i++) {
-		if (t->v[i] > (uint64_t)nspin)
+		/* One of the n placed CPUs is the timer's. */
+		if (place && t->v[i] >= (uint64_t)n)
 			return il_errorf(-EINVAL,
 					 "parameter 'targets': %" PRIu64 " targets need %" PRIu64 " placed CPUs (one timer + the targets), but --cpus '%s' places %d",
-					 t->v[i], t->v[i] + 1, run->place.spec,
-					 nspin + 1);
+					 t->v[i], t->v[i] + 1, place->spec, n);
 		for (j = 0; j < i; j++)
 			if (t->v[j] == t->v[i])
 				return il_errorf(-EINVAL,

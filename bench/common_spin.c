@@ -190,7 +190,7 @@ int il_spin_bench_init(struct il_spin_bench *b, struct il_run *run,
 	if (ret < 0)
 		return ret;
 	b->n = ret;
-	ret = il_check_targets(run, targets, b->n - 1);
+	ret = il_check_targets(&run->place, targets);
 	if (ret)
 		return ret;
 	for (i = 0; i < targets->n; i++)

@@ -91,7 +91,8 @@ struct is_state {
 };
 
 /* A sender, a target, and no target count beyond the CPUs after the
- * sender: the check op on a CPU list's CPUs, setup on any placement's. */
+ * sender, among the distinct CPUs of any placement (the check op, again
+ * in setup). */
 static int is_check_cpus(const void *params, int ncpus)
 {
 	const struct is_params *p = params;
@@ -366,9 +367,9 @@ static int is_check(const void *params, const struct il_placement *place)
 
 	ret = il_kcheck_run_us("(3 x rounds + 1) x timeout_us",
 			       (3 * p->rounds + 1) * p->timeout_us);
-	if (ret || !place || place->kind != IL_PLACE_CPUS)
+	if (ret || !place)
 		return ret;
-	return is_check_cpus(params, place->ncpus);
+	return is_check_cpus(params, il_place_cpus(place, NULL, 0));
 }
 
 const struct il_bench_ops il_bench_ipi_storm = {

@@ -171,6 +171,14 @@ static int mb_run(struct il_run *run)
 	return il_pool_run(&b->pool);
 }
 
+/* A target count the placement cannot hold is refused before the run. */
+static int mb_check(const void *params, const struct il_placement *place)
+{
+	const struct mb_params *p = params;
+
+	return il_check_targets(place, &p->targets);
+}
+
 /* About 20 us per timed call, for each entry of the targets list. */
 static uint64_t mb_estimate_ns(const void *params,
 			       const struct il_placement *place)
@@ -197,4 +205,5 @@ const struct il_bench_ops il_bench_membarrier_ipi = {
 	.run = mb_run,
 	.teardown = mb_teardown,
 	.estimate_ns = mb_estimate_ns,
+	.check = mb_check,
 };

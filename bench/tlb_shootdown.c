@@ -176,6 +176,14 @@ static int ts_run(struct il_run *run)
 	return il_pool_run(&st->b.pool);
 }
 
+/* A target count the placement cannot hold is refused before the run. */
+static int ts_check(const void *params, const struct il_placement *place)
+{
+	const struct ts_params *p = params;
+
+	return il_check_targets(place, &p->targets);
+}
+
 /* About 20 us per timed shootdown, for each entry of the targets list. */
 static uint64_t ts_estimate_ns(const void *params,
 			       const struct il_placement *place)
@@ -202,4 +210,5 @@ const struct il_bench_ops il_bench_tlb_shootdown = {
 	.run = ts_run,
 	.teardown = ts_teardown,
 	.estimate_ns = ts_estimate_ns,
+	.check = ts_check,
 };

@@ -110,8 +110,8 @@ struct wb_state {
 	struct il_bench_placed pl;	/* first: il_bench_state_new() */
 };
 
-/* blast needs an aggressor and a victim: the check op on a CPU list's
- * CPUs, setup on any placement's. */
+/* blast needs an aggressor and a victim, among the distinct CPUs of any
+ * placement (the check op, again in setup). */
 static int wb_check_cpus(const void *params, int ncpus)
 {
 	const struct wb_params *p = params;
@@ -394,9 +394,9 @@ static int wb_check(const void *params, const struct il_placement *place)
 			       IDLELAB_BLAST_START_US + p->reps *
 			       (p->interval_us + p->interval_us / 8 + 1) +
 			       p->window_us);
-	if (ret || !place || place->kind != IL_PLACE_CPUS)
+	if (ret || !place)
 		return ret;
-	return wb_check_cpus(p, place->ncpus);
+	return wb_check_cpus(p, il_place_cpus(place, NULL, 0));
 }
 
 const struct il_bench_ops il_bench_wbinvd = {

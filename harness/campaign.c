@@ -38,9 +38,9 @@ static const char *const top_keys[] = {
 	"name", "description", "defaults", "environment", "groups", NULL,
 };
 
-static bool valid_name(const char *s)
+bool il_campaign_name_valid(const char *s)
 {
-	if (!*s || strlen(s) > 64)
+	if (!*s || strlen(s) > IL_CAMPAIGN_NAME_MAX)
 		return false;
 	for (; *s; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
@@ -80,9 +80,9 @@ static int parse_root(struct ctx *x, yaml_node_t *root)
 	ret = cy_get_string(x, name, "name", &x->c->name);
 	if (ret)
 		return ret;
-	if (!valid_name(x->c->name))
+	if (!il_campaign_name_valid(x->c->name))
 		return cy_fail(x, cy_line_of(name), "name",
-			       "'%s' is not a valid name (1-64 of A-Z a-z 0-9 . _ -)",
+			       "'%s' is not a valid name (" IL_CAMPAIGN_NAME_RULE ")",
 			       x->c->name);
 	if (defaults && (ret = cs_parse_defaults(x, defaults)))
 		return ret;

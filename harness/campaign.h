@@ -126,6 +126,17 @@ struct il_campaign {
 	struct il_plan_entry *plan;
 };
 
+/*
+ * A campaign's name, the key of its runs in the dataset: the file's
+ * `name` and `idlelab run --name` alike, so either can name what the
+ * other made.  IL_CAMPAIGN_NAME_RULE says it in the messages.
+ */
+#define IL_CAMPAIGN_NAME_MAX	64
+#define IL_CAMPAIGN_NAME_RULE	"1-64 of A-Z a-z 0-9 . _ -"
+
+/** il_campaign_name_valid() - whether @s keeps IL_CAMPAIGN_NAME_RULE. */
+bool il_campaign_name_valid(const char *s);
+
 /* The smallest and largest factor il_campaign_load_scaled() takes. */
 #define IL_SCALE_MIN	1e-6
 #define IL_SCALE_MAX	1.0

@@ -107,7 +107,10 @@ const char *il_opts_suggest(const struct il_opt *t, const char *key)
 	return s.best;
 }
 
-/* Strict unsigned decimal: digits only, no overflow. */
+/*
+ * Strict unsigned decimal: digits only.  Return: 0, -EINVAL for anything
+ * else, -ERANGE for digits beyond 64 bits.
+ */
 static int parse_u64(const char *s, uint64_t *out)
 {
 	char *end;
@@ -117,8 +120,10 @@ static int parse_u64(const char *s, uint64_t *out)
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || *end)
+	if (*end)
 		return -EINVAL;
+	if (errno)
+		return -ERANGE;
 	*out = v;
 	return 0;
 }
@@ -126,11 +131,15 @@ static int parse_u64(const char *s, uint64_t *out)
 static int set_u64(const struct il_opt *o, uint64_t *dst, const char *val)
 {
 	uint64_t v;
+	int ret = parse_u64(val, &v);
 
-	if (parse_u64(val, &v))
+	/* Digits too many for 64 bits are an integer, out of range. */
+	if (ret == -ERANGE)
+		v = UINT64_MAX;
+	else if (ret)
 		return il_errorf(-EINVAL, "parameter '%s': '%s' is not a non-negative integer",
 				 o->name, val);
-	if (v < o->min || v > o->max)
+	if (ret || v < o->min || v > o->max)
 		return il_errorf(-EINVAL, "parameter '%s': %s is out of range [%" PRIu64 ", %" PRIu64 "]",
 				 o->name, val, o->min, o->max);
 	*dst = v;

@@ -23,6 +23,33 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The key of a "key=value" string: its length, up to '=' or the end. */
+static size_t kv_keylen(const char *kv)
+{
+	return strcspn(kv, "=");
+}
+
+/*
+ * A key given twice: the last would silently win, where a campaign file
+ * refuses the duplicate key.  Return: 0, or -EINVAL naming both.
+ */
+static int check_dup_params(const struct il_run_request *req)
+{
+	size_t n;
+	int i, j;
+
+	for (i = 1; i < req->nparams; i++) {
+		n = kv_keylen(req->params[i]);
+		for (j = 0; j < i; j++)
+			if (kv_keylen(req->params[j]) == n &&
+			    !strncmp(req->params[j], req->params[i], n))
+				return il_errorf(-EINVAL, "parameter '%.*s' is given twice ('%s' and '%s')",
+						 (int)n, req->params[i],
+						 req->params[j], req->params[i]);
+	}
+	return 0;
+}
+
 /*
  * The request's parameters into @params: a copy of the plan's block, or
  * the defaults with the "key=value" strings over them - the one place
@@ -37,7 +64,7 @@ static int fill_params(const struct il_run_request *req, void *params)
 		memcpy(params, req->block, ops->params_size);
 		return 0;
 	}
-	ret = il_opts_defaults(ops->opts, params);
+	ret = check_dup_params(req) ?: il_opts_defaults(ops->opts, params);
 	for (i = 0; !ret && i < req->nparams; i++)
 		ret = il_opts_set_kv(ops->opts, params, req->params[i]);
 	return ret;
@@ -248,6 +275,10 @@ int il_run_execute(struct il_store *store, const char *machine_uuid,
 		ret = il_counters_start(counters);
 	if (!ret)
 		ret = ops->run(run);
+	/* The failing step's message is the reason: what runs below (the
+	 * counters' stop, teardown, the closing snapshot) may set others. */
+	if (ret)
+		snprintf(out->reason, sizeof(out->reason), "%s", il_errmsg());
 	if (counters)
 		il_counters_stop(counters);
 	if (set_up && ops->teardown)
@@ -259,10 +290,8 @@ int il_run_execute(struct il_store *store, const char *machine_uuid,
 	if (ret == -EOPNOTSUPP) {
 		/* Only running could tell (e.g. MWAIT faulted in the module). */
 		out->status = "unsupported";
-		snprintf(out->reason, sizeof(out->reason), "%s", il_errmsg());
 	} else if (ret) {
 		out->status = "failed";
-		snprintf(out->reason, sizeof(out->reason), "%s", il_errmsg());
 	} else if (il_stop_requested()) {
 		out->status = "interrupted";
 		snprintf(out->reason, sizeof(out->reason),

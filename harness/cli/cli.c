@@ -174,13 +174,14 @@ static void usage(FILE *f)
 {
 	const struct il_cmd *c;
 
-	fprintf(f, "usage: idlelab [--version] [--help] COMMAND [ARGS]\n\n"
+	fprintf(f, "usage: idlelab [-V|--version] [-h|--help] COMMAND [ARGS]\n"
+		   "       idlelab help [COMMAND]\n\n"
 		   "Idle-state and IPI microbenchmarks into an SQLite dataset.\n\n"
 		   "Commands:\n");
 	for (c = il_cmds; c->name; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->summary);
-	fprintf(f, "\nRun 'idlelab COMMAND --help' for a command's options; "
-		   "see idlelab(1) for exit codes.\n");
+	fprintf(f, "\nRun 'idlelab help COMMAND' (or 'idlelab COMMAND --help') for a\n"
+		   "command's options; see idlelab(1) for exit codes.\n");
 }
 
 static int finish(int code)
@@ -193,32 +194,51 @@ static int finish(int code)
 	return code;
 }
 
-int main(int argc, char **argv)
+/* The command named @argv[0], with the nearest name when there is none. */
+static int dispatch(int argc, char **argv)
 {
 	const struct il_cmd *c;
 	struct il_suggester near;
+
+	il_suggest_init(&near, argv[0]);
+	for (c = il_cmds; c->name; c++) {
+		if (!strcmp(c->name, argv[0]))
+			return finish(c->fn(argc, argv));
+		il_suggest_consider(&near, c->name);
+	}
+	il_suggest_consider(&near, "help");
+	if (near.best)
+		return cli_usage_error("unknown command '%s' (did you mean '%s'?)",
+				       argv[0], near.best);
+	return cli_usage_error("unknown command '%s' (see idlelab --help)", argv[0]);
+}
+
+int main(int argc, char **argv)
+{
+	char help_opt[] = "--help";
 
 	save_cmdline(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return IL_EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(stdout);
 		return finish(IL_EXIT_OK);
 	}
-	if (!strcmp(argv[1], "--version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("idlelab %s (%s)\n", IL_VERSION, IL_GIT_REV);
 		return finish(IL_EXIT_OK);
 	}
-	il_suggest_init(&near, argv[1]);
-	for (c = il_cmds; c->name; c++) {
-		if (!strcmp(c->name, argv[1]))
-			return finish(c->fn(argc - 1, argv + 1));
-		il_suggest_consider(&near, c->name);
+	/* `idlelab help CMD` is `idlelab CMD --help`, as git and perf have it. */
+	if (!strcmp(argv[1], "help")) {
+		char *av[] = { argv[2], help_opt, NULL };
+
+		if (argc > 3)
+			return cli_usage_error("help: expected one command, got '%s' after '%s' (see idlelab --help)",
+					       argv[3], argv[2]);
+		return dispatch(2, av);
 	}
-	if (near.best)
-		return cli_usage_error("unknown command '%s' (did you mean '%s'?)",
-				       argv[1], near.best);
-	return cli_usage_error("unknown command '%s' (see idlelab --help)", argv[1]);
+	return dispatch(argc - 1, argv + 1);
 }

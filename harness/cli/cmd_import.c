@@ -17,10 +17,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The source tree's, then the one `make install` put under the PREFIX
+ * this binary was built with (the Makefile's IL_PREFIX). */
 static const char *const ref_paths[] = {
 	"data/reference/seeds.json",
-	"/usr/local/share/idlelab/reference/seeds.json",
-	"/usr/share/idlelab/reference/seeds.json",
+	IL_PREFIX "/share/idlelab/reference/seeds.json",
 };
 
 static const char import_usage[] =
@@ -29,7 +30,7 @@ static const char import_usage[] =
 	"cyclictest: one run from rt-tests' cyclictest --json (run it with -h N so\n"
 	"it writes a histogram); reference: the seeds' published figures as\n"
 	"reference machines (default file: data/reference/seeds.json, then\n"
-	"$PREFIX/share/idlelab/reference/seeds.json).  See idlelab-import(1).\n\n";
+	IL_PREFIX "/share/idlelab/reference/seeds.json).  See idlelab-import(1).\n\n";
 
 static int set_machine(const struct cli_option *o, const char *arg)
 {
@@ -53,6 +54,10 @@ static bool same_host(const char *path)
 	return same;
 }
 
+/*
+ * The machine row and the run in one transaction: a file the import
+ * refuses leaves the database as it was, this machine's last_seen too.
+ */
 static int import_cyclictest(struct il_store *store, const char *path, const char *which)
 {
 	char machine[37], run[37];
@@ -61,16 +66,26 @@ static int import_cyclictest(struct il_store *store, const char *path, const cha
 	int ret;
 
 	this = !strcmp(which, "this") || (!strcmp(which, "auto") && same_host(path));
+	ret = il_store_begin(store);
+	if (ret)
+		return cli_error(IL_EXIT_FAIL, "import: %s", il_errmsg());
 	if (this) {
 		ret = il_topo_open(&topo);
 		if (!ret) {
 			ret = il_machine_register(store, topo, machine);
 			il_topo_close(topo);
 		}
-		if (ret)
+		if (ret) {
+			il_store_end(store, false);
 			return cli_error(IL_EXIT_FAIL, "import: cannot record this machine: %s", il_errmsg());
+		}
 	}
 	ret = il_import_cyclictest(store, path, this ? machine : NULL, run, &already);
+	/* Committed only when whole; the first error's message is kept. */
+	if (!ret)
+		ret = il_store_end(store, true);
+	else
+		il_store_end(store, false);
 	if (ret == -EINVAL || ret == -ENOENT || ret == -EACCES)
 		return cli_usage_error("import: %s", il_errmsg());
 	if (ret)

@@ -102,6 +102,13 @@ static int set_equivalence(const struct cli_option *o, const char *arg)
 	return 0;
 }
 
+/* A selection that is valid but selects nothing: said, not an error. */
+static void report_notice(const char *msg, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "idlelab: report: notice: %s\n", msg);
+}
+
 static int push(struct il_table ***v, int *n, struct il_table *t)
 {
 	struct il_table **nv = realloc(*v, (*n + 1) * sizeof(*nv));
@@ -242,6 +249,13 @@ int cmd_report(int argc, char **argv)
 	ret = il_store_open(db, IL_STORE_READONLY, &store);
 	if (ret) {
 		code = cli_usage_error("report: %s", il_errmsg());
+		goto out;
+	}
+	/* A typo in --bench, --run or --compare is a usage error. */
+	ret = il_report_check(store, &ro, &ao, report_notice, NULL);
+	if (ret) {
+		code = ret == -EINVAL ? cli_usage_error("report: %s", il_errmsg()) :
+		       cli_error(IL_EXIT_FAIL, "report: %s", il_errmsg());
 		goto out;
 	}
 	if (ro.format == IL_FMT_HTML) {

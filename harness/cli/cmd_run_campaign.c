@@ -260,16 +260,10 @@ static int run_prepare(struct run_ctx *r)
 	ps->c = c;
 	ps->env_missing = r->o.env_missing;
 	ps->name = r->o.name ? r->o.name : c->name;
-	if (r->o.name) {
-		/* The key of the dataset's runs; keep it shell- and SQL-tame. */
-		const char *name = r->o.name;
-		size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyz"
-				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:");
-
-		if (!*name || name[n] || n > 96)
-			return cli_usage_error("run: --name '%s': use 1-96 of A-Z a-z 0-9 . _ - :",
-					       name);
-	}
+	/* The file's name rule, so either can name what the other made. */
+	if (r->o.name && !il_campaign_name_valid(r->o.name))
+		return cli_usage_error("run: --name '%s': use " IL_CAMPAIGN_NAME_RULE,
+				       r->o.name);
 	ret = plan_select(r);
 	if (ret)
 		return ret;

@@ -95,6 +95,31 @@ check "overflow: db check passes" "$IDLELAB" db check --db "$DB"
 "$IDLELAB" report --db "$DB" >"$T_TMP/r.md"
 check "overflow: the report shows the drops by reason" grep -q "| cyclictest | .* | $((cycles - inhist)) | range $((cycles - inhist)) |" "$T_TMP/r.md"
 
+# --- a refused import changes nothing -----------------------------------
+# Not even this machine's last_seen (issue 20, defect 12): the machine row
+# was written before the file was read, and stayed when it was refused.
+export IDLELAB_STATE_DIR=$T_TMP/state
+DB=$T_TMP/seen.db
+rm -f "$DB"
+"$IDLELAB" import cyclictest "$FIX/us.json" --db "$DB" --machine this >/dev/null 2>&1
+check "refused: a first import files the run under this machine" \
+	[ "$(q "SELECT count(*) FROM machines WHERE source = 'local'")" -eq 1 ]
+seen=$(q "SELECT last_seen FROM machines WHERE source = 'local'")
+before=$(q "SELECT count(*) FROM machines")/$(q "SELECT count(*) FROM runs")
+echo '{"thread": {}}' >"$T_TMP/bad.json"
+jq '.thread[].histogram["-1"] = 5' "$FIX/us.json" >"$T_TMP/badhist.json"
+for f in bad badhist; do
+	for m in this json; do
+		expect_exit "refused: $f.json --machine $m exits 2" 2 \
+			"$IDLELAB" import cyclictest "$T_TMP/$f.json" --db "$DB" --machine $m
+		check "refused: $f.json --machine $m leaves last_seen" \
+			[ "$(q "SELECT last_seen FROM machines WHERE source = 'local'")" = "$seen" ]
+		check "refused: $f.json --machine $m adds no machine or run" \
+			[ "$(q "SELECT count(*) FROM machines")/$(q "SELECT count(*) FROM runs")" = "$before" ]
+	done
+done
+unset IDLELAB_STATE_DIR
+
 # --- a live -N run, where cyclictest runs here ----------------------------
 if command -v cyclictest >/dev/null 2>&1 &&
 	timeout 60 cyclictest -m -N -i 200 -l 500 -t1 -a 0 -q -h 20000000 --json="$T_TMP/live.json" >/dev/null 2>&1 &&

@@ -56,7 +56,13 @@ TEST(u64_strict)
 	CHECK(il_opts_set(table, &p, "samples", "1e3") == -EINVAL);
 	CHECK(il_opts_set(table, &p, "samples", "12 ") == -EINVAL);
 	CHECK(il_opts_set(table, &p, "samples", "") == -EINVAL);
+	/* Digits beyond 64 bits: an integer out of range, and said so. */
 	CHECK(il_opts_set(table, &p, "samples", "99999999999999999999999") == -EINVAL);
+	CHECKF(strstr(il_errmsg(), "out of range [1, 1000000]") &&
+	       !strstr(il_errmsg(), "not a non-negative integer"),
+	       "message: %s", il_errmsg());
+	CHECK(il_opts_set(table, &p, "targets", "1,99999999999999999999999") == -EINVAL);
+	CHECKF(strstr(il_errmsg(), "out of range"), "message: %s", il_errmsg());
 	CHECK(il_opts_set(table, &p, "samples", "0") == -EINVAL);
 	CHECK(strstr(il_errmsg(), "out of range"));
 	CHECK(il_opts_set(table, &p, "samples", "1000001") == -EINVAL);
