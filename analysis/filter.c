@@ -168,3 +168,17 @@ void il_filter_term(const struct il_filter *f, int i, const char **key,
 	*key = f->t[i].key;
 	*val = f->t[i].val;
 }
+
+int il_filter_prepare(sqlite3 *db, char *sql, const char *bench,
+		      const struct il_filter *f, sqlite3_stmt **st)
+{
+	int rc = sqlite3_prepare_v2(db, sql, -1, st, NULL);
+
+	free(sql);
+	if (rc != SQLITE_OK)
+		return il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
+	sqlite3_bind_text(*st, 1, bench, -1, SQLITE_STATIC);
+	sqlite3_bind_text(*st, 2, bench, -1, SQLITE_STATIC);
+	il_filter_bind(f, *st, 3);
+	return 0;
+}

@@ -75,13 +75,9 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 	if (asprintf(&sql, "%s%s%s%s%s", head, il_drop_cols(s, "s.", cols, sizeof(cols)),
 		     from, cond, tail) < 0)
 		return il_errorf(-ENOMEM, "out of memory");
-	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-	free(sql);
-	if (rc != SQLITE_OK)
-		return il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
-	sqlite3_bind_text(st, 1, bench, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, bench, -1, SQLITE_STATIC);
-	il_filter_bind(filter, st, 3);
+	ret = il_filter_prepare(db, sql, bench, filter, &st);
+	if (ret)
+		return ret;
 	ret = 0;
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		double sd = sqlite3_column_double(st, 16);

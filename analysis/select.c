@@ -192,13 +192,9 @@ static int side_runs(sqlite3 *db, const char *bench, const struct il_filter *f,
 		return ret;
 	if (asprintf(&sql, "%s%s ORDER BY r.uuid", head, cond) < 0)
 		return il_errorf(-ENOMEM, "out of memory");
-	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-	free(sql);
-	if (rc != SQLITE_OK)
-		return il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
-	sqlite3_bind_text(st, 1, bench, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, bench, -1, SQLITE_STATIC);
-	il_filter_bind(f, st, 3);
+	ret = il_filter_prepare(db, sql, bench, f, &st);
+	if (ret)
+		return ret;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (IL_GROW(out->v, out->cap, (size_t)out->n + 1, 64)) {
 			sqlite3_finalize(st);
