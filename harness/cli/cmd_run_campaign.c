@@ -274,6 +274,100 @@ static int run_prepare(struct run_ctx *r)
 	return 0;
 }
 
+/*
+ * --resume without --scale continues at the scale the campaign was
+ * planned with: loading the file unscaled would otherwise look like a
+ * changed plan.  Return: 0 or an exit code.
+ */
+static int run_rescale_to_stored(struct run_ctx *r)
+{
+	double scale;
+	int ret;
+
+	if (!r->o.resume || r->o.scale_s)
+		return 0;
+	ret = run_plan_stored_scale(r->store, r->host, r->ps.name, &scale);
+	if (ret < 0)
+		return -ret;
+	if (!ret || scale == r->o.scale)
+		return 0;
+	if (!il_scale_valid(scale))
+		return cli_error(IL_EXIT_FAIL, "run: campaign '%s' was stored with --scale %g, which this idlelab does not accept",
+				 r->ps.name, scale);
+	il_campaign_free(r->c);
+	r->c = NULL;
+	ret = il_campaign_load_scaled(r->o.file, r->topo, scale, &r->c);
+	if (ret)
+		return cli_usage_error("run: %s", il_errmsg());
+	r->o.scale = scale;
+	r->ps.c = r->c;
+	r->ps.name = r->o.name ? r->o.name : r->c->name;
+	fprintf(stderr, "idlelab: run: notice: campaign '%s' resumes at the --scale %g it was started with\n",
+		r->ps.name, scale);
+	return plan_select(r);
+}
+
+/*
+ * Append " --FLAG VALUE" to @buf, VALUE in single quotes unless it is
+ * plainly safe, so that the hint pastes back into a shell as it is.
+ */
+static void hint_arg(char *buf, size_t size, const char *flag,
+		     const char *value)
+{
+	size_t n = strlen(buf);
+	const char *p;
+
+	if (!value || n + 1 >= size)
+		return;
+	if (flag)
+		n += (size_t)snprintf(buf + n, size - n, " %s", flag);
+	if (n + 1 >= size)
+		return;
+	if (*value && strspn(value, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_./=:,+@%") == strlen(value)) {
+		snprintf(buf + n, size - n, " %s", value);
+		return;
+	}
+	n += (size_t)snprintf(buf + n, size - n, " '");
+	for (p = value; *p && n + 5 < size; p++) {
+		if (*p == '\'') {
+			memcpy(buf + n, "'\\''", 4);
+			n += 4;
+		} else {
+			buf[n++] = *p;
+		}
+	}
+	if (n + 2 <= size) {
+		buf[n++] = '\'';
+		buf[n] = '\0';
+	}
+}
+
+/*
+ * The command that finishes an interrupted campaign: every flag that
+ * decides its plan (--scale, --only), where it goes (--db, --name) and
+ * what an absent control means (--env-missing).  --resume would read the
+ * stored scale anyway; it is spelled out so the line says what it does.
+ */
+static void resume_hint(const struct run_ctx *r, char *buf, size_t size)
+{
+	char scale[32];
+
+	snprintf(buf, size, "idlelab run");
+	hint_arg(buf, size, NULL, r->c->file);
+	hint_arg(buf, size, NULL, "--resume");
+	hint_arg(buf, size, "--db", r->o.db);
+	if (r->o.name)
+		hint_arg(buf, size, "--name", r->o.name);
+	if (r->o.scale != 1.0) {
+		snprintf(scale, sizeof(scale), "%.17g", r->o.scale);
+		hint_arg(buf, size, "--scale", scale);
+	}
+	if (r->o.only)
+		hint_arg(buf, size, "--only", r->o.only);
+	if (r->o.env_missing_s)
+		hint_arg(buf, size, "--env-missing", r->o.env_missing_s);
+}
+
 /* The entry's estimate: the dataset's history, else the benchmark's op. */
 static uint64_t estimate(const struct run_ctx *r, int i)
 {
@@ -324,6 +418,10 @@ static int run_open(struct run_ctx *r)
 	ret = il_store_open(r->o.db, IL_STORE_CREATE, &r->store);
 	if (ret)
 		return cli_usage_error("run: %s", il_errmsg());
+	ret = run_rescale_to_stored(r);
+	if (ret)
+		return ret;
+	c = r->c;	/* a rescale loaded it again */
 	ret = run_plan_check(r->store, r->host, ps->name, c, r->o.resume,
 			     r->o.scale_s != NULL, &stored, &replayed);
 	if (!ret && replayed)
@@ -494,11 +592,13 @@ static int run_summary(struct run_ctx *r, int code)
 		fprintf(stderr, "idlelab: run: warning: %d entr%s differ from the runs stored at the same plan index (was the campaign file edited?)\n",
 			r->t.changed, r->t.changed == 1 ? "y" : "ies");
 	if (r->stopped) {
+		char hint[8192];
+
+		resume_hint(r, hint, sizeof(hint));
 		if (!code)
 			code = cli_error(IL_EXIT_INTERRUPTED,
-					 "run: stopped by a signal; the environment is restored; finish with: idlelab run %s --resume%s%s",
-					 r->c->file, r->o.name ? " --name " : "",
-					 r->o.name ? r->o.name : "");
+					 "run: stopped by a signal; the environment is restored; finish with: %s",
+					 hint);
 	} else if (!code && r->t.failed) {
 		code = cli_error(IL_EXIT_FAIL, "run: %d run%s failed", r->t.failed,
 				 r->t.failed == 1 ? "" : "s");

@@ -94,5 +94,13 @@ int run_plan_check(struct il_store *s, const char *host, const char *name,
 		   bool *stored, bool *replayed);
 int run_plan_store(struct il_store *s, const char *host, const char *name,
 		   const struct il_campaign *c);
+/*
+ * run_plan_stored_scale() - the --scale campaign @name on @host was
+ * planned with, so that --resume without --scale continues at it.
+ * Return: 1 with *@scale set, 0 if nothing is stored, or an exit code < 0
+ * negated (-IL_EXIT_FAIL) with the message printed.
+ */
+int run_plan_stored_scale(struct il_store *s, const char *host,
+			  const char *name, double *scale);
 
 #endif

@@ -95,3 +95,22 @@ int run_plan_store(struct il_store *s, const char *host, const char *name,
 	free(json);
 	return ret ? cli_error(IL_EXIT_FAIL, "run: %s", il_errmsg()) : IL_EXIT_OK;
 }
+
+int run_plan_stored_scale(struct il_store *s, const char *host,
+			  const char *name, double *scale)
+{
+	struct il_stored_campaign sc;
+	int ret;
+
+	if (!host)
+		return 0;
+	ret = il_store_campaign_get(s, host, name, &sc);
+	if (ret < 0) {
+		cli_error(IL_EXIT_FAIL, "run: %s", il_errmsg());
+		return -IL_EXIT_FAIL;
+	}
+	if (ret)
+		*scale = sc.scale;
+	il_stored_campaign_free(&sc);
+	return ret;
+}
