@@ -15,6 +15,7 @@
 #include "kmod_frame.h"
 #include "run_status.h"
 #include "store_causes.h"
+#include "store_pending.h"
 #include "tsc.h"
 
 #include <inttypes.h>
@@ -230,6 +231,12 @@ static int store_run(struct il_store *store, const char *machine_uuid,
 		ret = il_errorf(-ENOMEM, "out of memory storing the run");
 	else
 		ret = il_store_save_run_causes(store, &rec, run->causes);
+	/* The measurement is done: a refusal must not lose it.  The error
+	 * is still returned, so the caller stops and says where it went. */
+	out->kept[0] = '\0';
+	if (ret && ret != -ENOMEM && ret != -EINVAL)
+		il_store_pending_save(store, &rec, run->causes, out->kept,
+				      sizeof(out->kept));
 	free(attrs);
 	free(cres);
 	free(params_s);

@@ -71,6 +71,12 @@ struct il_run_outcome {
 	char uuid[37];
 	const char *status;		/* ok, failed, unsupported, interrupted */
 	char reason[256];
+	/*
+	 * Set when the database refused to store the finished run: the file
+	 * it was kept in instead (store_pending.h), for `idlelab import
+	 * pending`.  Empty when it was stored, or could not be kept either.
+	 */
+	char kept[4096];
 };
 
 /**

@@ -16,6 +16,8 @@ struct il_store;
 
 /* Long enough for another process's run transaction (a big raw BLOB). */
 #define BUSY_TIMEOUT_MS		30000
+/* $IDLELAB_BUSY_TIMEOUT_MS (0 to 3600000), else BUSY_TIMEOUT_MS. */
+int store_busy_timeout_ms(void);
 
 enum {
 	ST_MACHINE,
@@ -49,6 +51,9 @@ struct il_store {
 	size_t ndamaged;
 	size_t damaged_cap;
 	bool damaged_scanned;
+	/* The last machine row il_store_put_machine() stored, so a run this
+	 * database refuses can be kept with it (store_pending.c). */
+	char *machine_uuid, *machine_host, *machine_fp, *machine_xml;
 };
 
 /* The SQL of each cached statement, by its ST_ slot (store_stmts.c). */

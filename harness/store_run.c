@@ -149,8 +149,21 @@ int il_store_put_machine(struct il_store *s, const char *uuid,
 			 const char *hostname, const char *fingerprint_json,
 			 const char *hwloc_xml)
 {
-	return put_machine_row(s, ST_MACHINE, uuid, hostname, fingerprint_json,
-			       hwloc_xml, "local");
+	int ret = put_machine_row(s, ST_MACHINE, uuid, hostname,
+				  fingerprint_json, hwloc_xml, "local");
+
+	if (ret)
+		return ret;
+	/* Best effort: without the copy a kept run has a bare machine row. */
+	free(s->machine_uuid);
+	free(s->machine_host);
+	free(s->machine_fp);
+	free(s->machine_xml);
+	s->machine_uuid = strdup(uuid);
+	s->machine_host = hostname ? strdup(hostname) : NULL;
+	s->machine_fp = fingerprint_json ? strdup(fingerprint_json) : NULL;
+	s->machine_xml = hwloc_xml ? strdup(hwloc_xml) : NULL;
+	return 0;
 }
 
 int il_store_put_machine_source(struct il_store *s, const char *uuid,

@@ -128,8 +128,13 @@ int cmd_bench(int argc, char **argv)
 	cli_install_signals();
 	ret = il_run_execute(store, machine, &req, &run, counters, &out);
 	if (ret) {
-		code = cli_error(IL_EXIT_FAIL, "bench %s: cannot store the run: %s",
-				 req.ops->name, il_errmsg());
+		if (out.kept[0])
+			code = cli_error(IL_EXIT_FAIL, "bench %s: cannot store the run: %s; the measurement (%s, run %s) is kept in %s: once %s can be written, load it with: idlelab import pending --db %s",
+					 req.ops->name, il_errmsg(), out.status,
+					 out.uuid, out.kept, db, db);
+		else
+			code = cli_error(IL_EXIT_FAIL, "bench %s: cannot store the run: %s",
+					 req.ops->name, il_errmsg());
 		goto out;
 	}
 	code = cli_exit_for_status(out.status);

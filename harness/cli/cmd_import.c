@@ -9,11 +9,16 @@
 #include "cli_opts.h"
 #include "err.h"
 #include "import.h"
+#include "merge.h"
 #include "run_execute.h"
 #include "store.h"
+#include "store_pending.h"
 #include "topo.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -26,11 +31,13 @@ static const char *const ref_paths[] = {
 
 static const char import_usage[] =
 	"usage: idlelab import cyclictest FILE.json [--db FILE] [--machine auto|this|json]\n"
-	"       idlelab import reference [FILE] [--db FILE]\n\n"
+	"       idlelab import reference [FILE] [--db FILE]\n"
+	"       idlelab import pending [--db FILE]\n\n"
 	"cyclictest: one run from rt-tests' cyclictest --json (run it with -h N so\n"
 	"it writes a histogram); reference: the seeds' published figures as\n"
 	"reference machines (default file: data/reference/seeds.json, then\n"
-	IL_PREFIX "/share/idlelab/reference/seeds.json).  See idlelab-import(1).\n\n";
+	IL_PREFIX "/share/idlelab/reference/seeds.json); pending: the runs a\n"
+	"database refused to store, kept in DB.pending/.  See idlelab-import(1).\n\n";
 
 static int set_machine(const struct cli_option *o, const char *arg)
 {
@@ -94,6 +101,81 @@ static int import_cyclictest(struct il_store *store, const char *path, const cha
 	return IL_EXIT_OK;
 }
 
+static void warn_left_out(const char *uuid, const char *why, void *arg)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "import pending: %s", (const char *)arg);
+	cli_warn_damaged(cmd, uuid, why);
+}
+
+/* A kept run's name in the pending directory: UUID.db, no dot first. */
+static bool pending_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] != '.' && n == 36 + 3 && !strcmp(name + 36, ".db");
+}
+
+static void remove_db(const char *path)
+{
+	char side[4500];
+
+	unlink(path);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	unlink(side);
+}
+
+/*
+ * The runs a refusing database left beside @db (store_pending.h): each
+ * merged in (merge.h, so checked as any input is) and then removed.  A
+ * kept run whose plan entry was measured again since (a --resume before
+ * the import) stays where it is, named, and the exit is 1.
+ */
+static int import_pending(struct il_store *store, const char *db)
+{
+	char dir[4096], path[4400];
+	struct il_merge_stats st;
+	struct dirent *de;
+	int ret, n = 0, kept = 0;
+	DIR *d;
+
+	if (!il_store_pending_dir(db, dir, sizeof(dir)))
+		return cli_usage_error("import pending: %s: path too long", db);
+	d = opendir(dir);
+	if (!d && errno == ENOENT) {
+		printf("%s: no pending runs\n", db);
+		return IL_EXIT_OK;
+	}
+	if (!d)
+		return cli_error(IL_EXIT_FAIL, "import pending: %s: %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		if (!pending_name(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		ret = il_merge_check_input(path, db);
+		if (!ret)
+			ret = il_merge_one(store, path, &st, warn_left_out, path);
+		if (ret) {
+			cli_error(IL_EXIT_FAIL, "import pending: %s: %s; left in place",
+				  path, il_errmsg());
+			kept++;
+			continue;
+		}
+		printf("%s: %s\n", path, st.runs_new ? "imported" :
+		       st.runs_damaged ? "damaged, left out" : "already present");
+		remove_db(path);
+		n++;
+	}
+	closedir(d);
+	rmdir(dir);	/* only once empty */
+	printf("%s: %d pending run%s imported, %d left\n", db, n,
+	       n == 1 ? "" : "s", kept);
+	return kept ? IL_EXIT_FAIL : IL_EXIT_OK;
+}
+
 int cmd_import(int argc, char **argv)
 {
 	const char *db = cli_default_db(), *which = "auto", *what, *file = NULL;
@@ -116,7 +198,7 @@ int cmd_import(int argc, char **argv)
 	if (ret != CLI_CONTINUE)
 		return ret;
 	if (argi == argc)
-		return cli_usage_error("import: what to import? cyclictest FILE.json or reference [FILE] (see idlelab import --help)");
+		return cli_usage_error("import: what to import? cyclictest FILE.json, reference [FILE] or pending (see idlelab import --help)");
 	what = argv[argi++];
 	if (argi < argc)
 		file = argv[argi++];
@@ -135,14 +217,19 @@ int cmd_import(int argc, char **argv)
 			return cli_usage_error("import reference: no reference file found (give its path)");
 		if (access(file, R_OK))
 			return cli_usage_error("import reference: %s: %s", file, strerror(errno));
+	} else if (!strcmp(what, "pending")) {
+		if (file)
+			return cli_usage_error("import pending: takes no FILE; it reads %s.pending/ (give --db)", db);
 	} else {
-		return cli_usage_error("import: unknown source '%s' (use cyclictest or reference)", what);
+		return cli_usage_error("import: unknown source '%s' (use cyclictest, reference or pending)", what);
 	}
 	ret = il_store_open(db, IL_STORE_CREATE, &store);
 	if (ret)
 		return cli_usage_error("import: %s", il_errmsg());
 	if (!strcmp(what, "cyclictest")) {
 		ret = import_cyclictest(store, file, which);
+	} else if (!strcmp(what, "pending")) {
+		ret = import_pending(store, db);
 	} else {
 		ret = il_import_reference(store, file, &n);
 		if (ret == -EINVAL || ret == -ENOENT)

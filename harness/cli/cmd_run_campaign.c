@@ -110,6 +110,8 @@ int cli_envctl_recover(const char *cmd)
 
 struct tally {
 	int ok, failed, unsupported, skipped, interrupted, done, changed;
+	int unstored;		/* measured, refused by the database */
+	char store_error[512];	/* the first refusal, for the summary */
 };
 
 /* What the command line asked for. */
@@ -506,6 +508,26 @@ static enum il_run_status count_outcome(struct tally *t, const char *status)
 	return st;
 }
 
+/*
+ * The database refused a run: say why, where the measurement was kept
+ * (store_pending.h) and how to load it, then stop, because the next run
+ * would meet the same refusal.  Return: the exit code.
+ */
+static int run_not_stored(struct run_ctx *r, const struct il_plan_entry *e,
+			  const struct il_run_outcome *o)
+{
+	struct tally *t = &r->t;
+
+	t->unstored++;
+	snprintf(t->store_error, sizeof(t->store_error), "%s", il_errmsg());
+	if (!o->kept[0])
+		return cli_error(IL_EXIT_FAIL, "run: #%" PRId64 " %s: the run (%s) is lost: cannot store it: %s",
+				 e->index, e->ops->name, o->status, il_errmsg());
+	return cli_error(IL_EXIT_FAIL, "run: #%" PRId64 " %s: cannot store the run: %s; the measurement (%s, run %s) is kept in %s: once %s can be written, load it with: idlelab import pending --db %s",
+			 e->index, e->ops->name, il_errmsg(), o->status, o->uuid,
+			 o->kept, r->o.db, r->o.db);
+}
+
 /* Step 5: each entry not yet done runs and commits.  Return: 0 or an
  * exit code; r->stopped tells a signal from the end of the plan. */
 static int run_loop(struct run_ctx *r)
@@ -549,8 +571,7 @@ static int run_loop(struct run_ctx *r)
 		prog->est_left -= ps->est[i] < prog->est_left ? ps->est[i] : prog->est_left;
 		run_progress_clear(prog);
 		if (ret) {
-			code = cli_error(IL_EXIT_FAIL, "run: #%" PRId64 " %s: cannot store the run: %s",
-					 e->index, e->ops->name, il_errmsg());
+			code = run_not_stored(r, e, &o);
 			break;
 		}
 		printf("[%d/%d] #%" PRId64 " %s cpus=%s %s rep %d/%d: %s%s%s\n",
@@ -588,6 +609,10 @@ static int run_summary(struct run_ctx *r, int code)
 	printf("campaign %s: %d ok, %d failed, %d unsupported, %d skipped, %d interrupted; %d already done; %s\n",
 	       r->ps.name, r->t.ok, r->t.failed, r->t.unsupported, r->t.skipped,
 	       r->t.interrupted, r->t.done, d);
+	if (r->t.unstored)
+		printf("campaign %s: %d run%s measured but NOT stored: %s\n",
+		       r->ps.name, r->t.unstored, r->t.unstored == 1 ? "" : "s",
+		       r->t.store_error);
 	if (r->t.changed)
 		fprintf(stderr, "idlelab: run: warning: %d entr%s differ from the runs stored at the same plan index (was the campaign file edited?)\n",
 			r->t.changed, r->t.changed == 1 ? "y" : "ies");
