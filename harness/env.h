@@ -84,10 +84,12 @@ json_t *il_env_delta(json_t *before, json_t *after);
  * il_host_uuid() - this host's stable identity, 36 chars + NUL.
  *
  * Read from $IDLELAB_STATE_DIR/host-uuid (default /var/lib/idlelab), and
- * created there (random, version 4) on first use, so machines with
- * identical hardware stay distinct.  Falls back to a fresh UUID in memory
- * (the same one for the rest of the process) if the directory cannot be
- * written.  Return: 0, or -EINVAL if the file exists but holds no UUID
+ * created there on first use: derived from /etc/machine-id (an HMAC,
+ * version 8), so a fresh state directory on the same installation is the
+ * same host and machines with identical hardware stay distinct; random
+ * (version 4, with a notice) where there is no machine ID.  Without a
+ * writable directory the machine ID's UUID is still returned; failing
+ * both, a fresh UUID in memory, the same one for the rest of the process.  Return: 0, or -EINVAL if the file exists but holds no UUID
  * (it is never overwritten: that would split one host's data in two).
  */
 int il_host_uuid(char out[37]);

@@ -42,4 +42,11 @@ expect_exit() {
 	fi
 }
 
+# A simulated host of its own: a state directory holding a random host
+# UUID, which idlelab reads before deriving one from /etc/machine-id (so
+# two state directories on one machine are otherwise one host).
+t_new_host() {
+	mkdir -p "$1"
+	[ -s "$1/host-uuid" ] || cat /proc/sys/kernel/random/uuid >"$1/host-uuid"
+}
 t_done() { echo "1..$T_N"; [ "$T_FAILED" -eq 0 ]; }

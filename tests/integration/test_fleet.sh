@@ -143,6 +143,7 @@ inventory() {  # inventory FILE [GHOST]
 				echo "          ansible_connection: local"
 			fi
 			echo "          idlelab_state_dir: $T_TMP/state-$h"
+			t_new_host "$T_TMP/state-$h"
 			# host-c asks for the kmods; without headers for the
 			# running kernel that is a recorded skip.
 			[ "$h" = c ] && [ "$KMOD_SKIP" = 1 ] &&
@@ -153,6 +154,7 @@ inventory() {  # inventory FILE [GHOST]
 			echo "          ansible_host: $2"
 			echo "          ansible_connection: ssh"
 			echo "          idlelab_state_dir: $T_TMP/state-ghost"
+			t_new_host "$T_TMP/state-ghost"
 		fi
 	} >"$1"
 }

@@ -278,18 +278,43 @@ TEST(uuid_v4_format)
 	CHECK(!il_uuid_valid(NULL));
 }
 
+/* A usable /etc/machine-id: 32 hex digits, not all zero. */
+static bool have_machine_id(void)
+{
+	char buf[64] = "";
+	FILE *f = fopen("/etc/machine-id", "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, sizeof(buf), f) && strspn(buf, "0123456789abcdefABCDEF") >= 32 &&
+	     strspn(buf, "0") < 32;
+	fclose(f);
+	return ok;
+}
+
+/* A host's UUID: random (version 4), or from its machine ID (8). */
+static int host_uuid_ok(const char *u, bool from_id)
+{
+	return from_id ? il_uuid_valid(u) && u[14] == '8' && strchr("89ab", u[19]) :
+			 uuid_v4_ok(u);
+}
+
 TEST(host_uuid_persistence)
 {
 	char tmp[] = "/tmp/idlelab-state-XXXXXX", dir[200], path[300], bad[400];
 	char u1[37], u2[37], u3[37], ondisk[64] = "";
+	bool id = have_machine_id();
 	FILE *f;
 
+	printf("# /etc/machine-id %s: the host UUID is %s\n", id ? "present" : "absent",
+	       id ? "derived from it (version 8)" : "random (version 4)");
 	CHECK(mkdtemp(tmp) != NULL);
 	snprintf(dir, sizeof(dir), "%s/nested/state", tmp);
 	setenv("IDLELAB_STATE_DIR", dir, 1);
 	CHECK(il_host_uuid(u1) == 0);
 	CHECK(il_host_uuid(u2) == 0);
-	CHECK(uuid_v4_ok(u1));
+	CHECK(host_uuid_ok(u1, id));
 	CHECK(!strcmp(u1, u2));
 	snprintf(path, sizeof(path), "%s/host-uuid", dir);
 	f = fopen(path, "r");
@@ -300,10 +325,27 @@ TEST(host_uuid_persistence)
 	}
 	CHECK(!strncmp(ondisk, u1, 36) && ondisk[36] == '\n');
 
-	/* Another state directory is another host. */
+	/* Another state directory: the same host where the machine ID says
+	 * so (issue 20, defect 8), else another random identity. */
 	snprintf(dir, sizeof(dir), "%s/other", tmp);
 	setenv("IDLELAB_STATE_DIR", dir, 1);
-	CHECK(il_host_uuid(u3) == 0 && uuid_v4_ok(u3) && strcmp(u1, u3));
+	CHECK(il_host_uuid(u3) == 0 && host_uuid_ok(u3, id));
+	CHECK(id ? !strcmp(u1, u3) : strcmp(u1, u3) != 0);
+
+	/* A host-uuid file already there wins over the machine ID, so an
+	 * identity stored before keeps the host's history together. */
+	snprintf(dir, sizeof(dir), "%s/kept", tmp);
+	CHECK(il_mkdir_p(dir) == 0);
+	snprintf(path, sizeof(path), "%s/host-uuid", dir);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("123e4567-e89b-42d3-a456-426614174000\n", f);
+		fclose(f);
+	}
+	setenv("IDLELAB_STATE_DIR", dir, 1);
+	CHECK(il_host_uuid(u3) == 0 && !strcmp(u3, "123e4567-e89b-42d3-a456-426614174000"));
+	snprintf(dir, sizeof(dir), "%s/other", tmp);
+	setenv("IDLELAB_STATE_DIR", dir, 1);
 
 	/* A damaged file is refused, not replaced. */
 	snprintf(path, sizeof(path), "%s/host-uuid", dir);
@@ -320,7 +362,7 @@ TEST(host_uuid_persistence)
 	snprintf(path, sizeof(path), "%s/other/host-uuid", tmp);
 	snprintf(bad, sizeof(bad), "%s/below", path);
 	setenv("IDLELAB_STATE_DIR", bad, 1);
-	CHECK(il_host_uuid(u1) == 0 && uuid_v4_ok(u1));
+	CHECK(il_host_uuid(u1) == 0 && host_uuid_ok(u1, id));
 	CHECK(il_host_uuid(u2) == 0 && !strcmp(u1, u2));
 	unsetenv("IDLELAB_STATE_DIR");
 	rm_tree(tmp);
