@@ -7,6 +7,7 @@
  */
 #include "analysis.h"
 #include "err.h"
+#include "machine_label.h"
 #include "filter.h"
 
 #include <stdlib.h>
@@ -23,7 +24,7 @@ struct il_filter {
 };
 
 static const char *const plain_keys[][2] = {
-	{ "host", "m.hostname = ?" },
+	{ "host", "? IN (m.hostname, " IL_MACHINE_LABEL_M ")" },
 	{ "machine", "m.uuid = ?" },
 	{ "source", "m.source = ?" },
 	{ "reference", "m.is_reference = CAST(? AS INTEGER)" },

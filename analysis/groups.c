@@ -12,6 +12,7 @@
 #include "bench_registry.h"
 #include "drops.h"
 #include "err.h"
+#include "machine_label.h"
 #include "filter.h"
 #include "store.h"
 #include "store_sqlite.h"
@@ -41,7 +42,7 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 		    int (*fn)(const struct il_srow *r, void *arg), void *arg)
 {
 	static const char head[] =
-		"SELECT r.uuid, m.uuid, m.hostname, m.is_reference, coalesce(m.source, ''),"
+		"SELECT r.uuid, m.uuid, " IL_MACHINE_LABEL_M ", m.is_reference, coalesce(m.source, ''),"
 		" r.bench, r.params, s.metric, s.unit, s.cpu, s.cpu2, s.grp,"
 		" s.count, s.min, s.max, s.mean, s.stddev, s.dropped, s.early,"
 		" s.p50, s.p99, s.p999, h.blob,"

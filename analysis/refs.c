@@ -9,6 +9,7 @@
  */
 #include "analysis.h"
 #include "err.h"
+#include "machine_label.h"
 #include "store.h"
 #include "store_sqlite.h"
 
@@ -19,7 +20,7 @@ int il_report_refs(struct il_store *s, const struct il_analysis_opts *o,
 		   struct il_table **out)
 {
 	static const char sql[] =
-		"SELECT m.hostname, coalesce(m.source, ''), r.bench, r.params,"
+		"SELECT " IL_MACHINE_LABEL_M ", coalesce(m.source, ''), r.bench, r.params,"
 		" substr(a.key, 11), a.value FROM run_attrs a"
 		" JOIN runs r ON r.uuid = a.run_uuid JOIN machines m ON m.uuid = r.machine_uuid"
 		" WHERE m.is_reference = 1 AND a.key LIKE 'published:%'"

@@ -14,6 +14,7 @@
 #include "csv.h"
 #include "drops.h"
 #include "err.h"
+#include "machine_label.h"
 #include "groups.h"
 #include "stats.h"
 #include "store.h"
@@ -395,20 +396,20 @@ static int not_measured(sqlite3 *db, const struct il_report_opts *o,
 			json_t **runs_out, json_t **cnt_out)
 {
 	static const char runs_sql[] =
-		"SELECT m.hostname, r.bench, r.status, coalesce(r.status_reason, ''), count(*), "
+		"SELECT " IL_MACHINE_LABEL_M ", r.bench, r.status, coalesce(r.status_reason, ''), count(*), "
 		"sum((SELECT coalesce(sum(s.count), 0) FROM summaries s WHERE s.run_uuid = r.uuid)) "
 		"FROM runs r JOIN machines m ON m.uuid = r.machine_uuid "
 		"WHERE r.status NOT IN ('ok') AND (?1 IS NULL OR r.uuid = ?1) "
 		"AND (?2 IS NULL OR r.bench = ?2) "
 		"GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4";
 	static const char cnt_sql[] =
-		"SELECT m.hostname, group_concat(DISTINCT r.bench), c.event, c.status, "
+		"SELECT " IL_MACHINE_LABEL_M ", group_concat(DISTINCT r.bench), c.event, c.status, "
 		"coalesce(c.reason, ''), count(DISTINCT r.uuid) "
 		"FROM counters c JOIN runs r ON r.uuid = c.run_uuid "
 		"JOIN machines m ON m.uuid = r.machine_uuid "
 		"WHERE c.status <> 'ok' AND (?1 IS NULL OR r.uuid = ?1) "
 		"AND (?2 IS NULL OR r.bench = ?2) "
-		"GROUP BY m.hostname, c.event, c.status, c.reason ORDER BY 1, 3";
+		"GROUP BY 1, c.event, c.status, c.reason ORDER BY 1, 3";
 	static const char *const runs_keys[] = {
 		"machine", "benchmark", "status", "reason", "runs", "samples", NULL
 	};
@@ -470,7 +471,7 @@ static void print_not_measured_md(json_t *runs, json_t *cnts, FILE *out)
 int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 {
 	static const char sql_fmt[] =
-		"SELECT hostname, bench, params, metric, unit, cpu, cpu2, grp, "
+		"SELECT " IL_MACHINE_LABEL_SQL("hostname", "machine_uuid") ", bench, params, metric, unit, cpu, cpu2, grp, "
 		"count, min, max, mean, stddev, dropped, early, hist, run_uuid, %s "
 		"FROM v_report_hist WHERE status = 'ok' "
 		"AND (?1 IS NULL OR run_uuid = ?1) AND (?2 IS NULL OR bench = ?2) "

@@ -17,6 +17,7 @@
 #include "analysis.h"
 #include "bench_registry.h"
 #include "err.h"
+#include "machine_label.h"
 #include "filter.h"
 #include "opts.h"
 #include "store.h"
@@ -40,7 +41,8 @@ static const struct known known[] = {
 	{ "bench", "benchmark", "SELECT DISTINCT bench FROM runs", true },
 	{ "metric", "metric", "SELECT DISTINCT metric FROM summaries", false },
 	{ "run", "run", "SELECT uuid FROM runs", false },
-	{ "host", "host", "SELECT DISTINCT hostname FROM machines", false },
+	{ "host", "host", "SELECT DISTINCT hostname FROM machines UNION"
+	  " SELECT " IL_MACHINE_LABEL_M " FROM machines m", false },
 	{ "machine", "machine", "SELECT uuid FROM machines", false },
 	{ "campaign", "campaign",
 	  "SELECT DISTINCT campaign FROM runs WHERE campaign IS NOT NULL",

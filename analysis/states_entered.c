@@ -12,6 +12,7 @@
 #include "analysis.h"
 #include "bench.h"
 #include "err.h"
+#include "machine_label.h"
 #include "groups.h"
 #include "stats.h"
 #include "store.h"
@@ -68,7 +69,7 @@ int il_states_entered(struct il_store *s, const struct il_analysis_opts *o,
 		      struct il_table *t)
 {
 	static const char sql[] =
-		"SELECT m.hostname, m.uuid, r.bench, c.metric, c.state_name, c.unit,"
+		"SELECT " IL_MACHINE_LABEL_M ", m.uuid, r.bench, c.metric, c.state_name, c.unit,"
 		" c.count, c.min, c.max, c.mean, c.stddev, c.hist FROM cause_states c"
 		" JOIN runs r ON r.uuid = c.run_uuid JOIN machines m ON m.uuid = r.machine_uuid"
 		" WHERE (?1 IS NULL OR r.bench = ?1)"
