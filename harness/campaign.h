@@ -79,11 +79,20 @@ enum il_plan_order {
 	IL_ORDER_SEQUENTIAL,
 	IL_ORDER_INTERLEAVED,
 	IL_ORDER_RANDOM,
+	IL_ORDER_BLOCKS,	/* the default; last, so stored numbers hold */
 };
 
+#define IL_ORDER_LAST		IL_ORDER_BLOCKS
+#define IL_ORDER_DEFAULT	IL_ORDER_BLOCKS
 #define IL_ORDER_SEED_DEFAULT	1
 
-/** il_plan_order_name() - "sequential", "interleaved" or "random". */
+/* il_plan_order_seeded() - whether @o draws from order_seed. */
+static inline bool il_plan_order_seeded(enum il_plan_order o)
+{
+	return o == IL_ORDER_RANDOM || o == IL_ORDER_BLOCKS;
+}
+
+/** il_plan_order_name() - "sequential", "interleaved", "random", "blocks". */
 const char *il_plan_order_name(enum il_plan_order o);
 
 /* One planned run. */

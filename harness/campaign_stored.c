@@ -298,10 +298,10 @@ static int entry_fields(const json_t *o, struct il_plan_entry *e)
 	if (!e->group || !e->cpus || !e->params_json || !e->params || !ord ||
 	    !seed || !hash || strlen(hash) != 16)
 		return -EINVAL;
-	for (k = 0; k <= IL_ORDER_RANDOM; k++)
+	for (k = 0; k <= IL_ORDER_LAST; k++)
 		if (!strcmp(ord, il_plan_order_name((enum il_plan_order)k)))
 			break;
-	if (k > IL_ORDER_RANDOM)
+	if (k > IL_ORDER_LAST)
 		return -EINVAL;
 	e->order = (enum il_plan_order)k;
 	e->order_seed = strtoull(seed, NULL, 16);

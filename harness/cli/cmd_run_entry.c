@@ -100,8 +100,9 @@ int run_entry(struct il_store *store, struct il_topo *topo,
 	}
 	il_envctl_run_attrs(ctl, &run);
 	/* The plan's run order, so a dataset says how its arms alternated. */
-	if (e->order == IL_ORDER_RANDOM)
-		il_run_attr(&run, -1, "plan_order", "random seed=%" PRIu64, e->order_seed);
+	if (il_plan_order_seeded(e->order))
+		il_run_attr(&run, -1, "plan_order", "%s seed=%" PRIu64,
+			    il_plan_order_name(e->order), e->order_seed);
 	else
 		il_run_attr(&run, -1, "plan_order", "%s", il_plan_order_name(e->order));
 	ret = il_run_execute(store, machine, &req, &run, counters, out);

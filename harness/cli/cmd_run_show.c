@@ -53,9 +53,9 @@ void run_dry_run(const struct plan_state *ps, bool resume)
 		if (e->order == IL_ORDER_SEQUENTIAL ||
 		    (i && c->plan[i - 1].group_no == e->group_no))
 			continue;
-		if (e->order == IL_ORDER_RANDOM)
-			printf("order: group %s random, seed %" PRIu64 "\n", e->group,
-			       e->order_seed);
+		if (il_plan_order_seeded(e->order))
+			printf("order: group %s %s, seed %" PRIu64 "\n", e->group,
+			       il_plan_order_name(e->order), e->order_seed);
 		else
 			printf("order: group %s %s\n", e->group, il_plan_order_name(e->order));
 	}
