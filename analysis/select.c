@@ -234,7 +234,38 @@ static int shared(const struct uuids *a, const struct uuids *b,
 	return n;
 }
 
-/* No run on two sides; a side with no run is reported through @notice. */
+/*
+ * How many of @u's runs a campaign planned in sequential order (the run
+ * attribute plan_order, harness/campaign_order.c), or -EIO.
+ */
+static int sequential_runs(sqlite3 *db, const struct uuids *u)
+{
+	sqlite3_stmt *st;
+	int i, rc = SQLITE_DONE, n = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM run_attrs WHERE run_uuid = ?1"
+			       " AND key = 'plan_order' AND value = 'sequential' LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
+	for (i = 0; i < u->n; i++) {
+		sqlite3_bind_text(st, 1, u->v[i], -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			break;
+		n += rc == SQLITE_ROW;
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
+	return n;
+}
+
+/*
+ * No run on two sides; a side with no run, and a side whose runs were
+ * planned sequentially (a slow drift of the machine then reads as a
+ * difference between the sides: issue 22), are reported through @notice.
+ */
 static int check_sides(sqlite3 *db, const struct il_analysis_opts *ao,
 			 il_report_notice_fn notice, void *arg)
 {
@@ -252,6 +283,14 @@ static int check_sides(sqlite3 *db, const struct il_analysis_opts *ao,
 			snprintf(msg, sizeof(msg), "--compare '%s' matches no run with status ok%s%s",
 				 ao->compare_text[i], ao->bench ? " of --bench " : "",
 				 ao->bench ? ao->bench : "");
+			notice(msg, arg);
+		}
+		n = ret || !u[i].n || !notice ? 0 : sequential_runs(db, &u[i]);
+		if (n < 0)
+			ret = n;
+		else if (n) {
+			snprintf(msg, sizeof(msg), "warning: --compare '%s': %d of its %d runs were planned in sequential order, so a drift of the machine over time reads as a difference between the sides; plan A/B campaigns with order: blocks (the default)",
+				 ao->compare_text[i], n, u[i].n);
 			notice(msg, arg);
 		}
 	}

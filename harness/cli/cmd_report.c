@@ -102,11 +102,15 @@ static int set_equivalence(const struct cli_option *o, const char *arg)
 	return 0;
 }
 
-/* A selection that is valid but selects nothing: said, not an error. */
+/* A selection that is valid but selects nothing, or a design that can
+ * mislead (a message starting "warning: "): said, not an error. */
 static void report_notice(const char *msg, void *arg)
 {
 	(void)arg;
-	fprintf(stderr, "idlelab: report: notice: %s\n", msg);
+	if (!strncmp(msg, "warning: ", 9))
+		fprintf(stderr, "idlelab: report: %s\n", msg);
+	else
+		fprintf(stderr, "idlelab: report: notice: %s\n", msg);
 }
 
 static int push(struct il_table ***v, int *n, struct il_table *t)
