@@ -17,7 +17,10 @@
 #define IL_MACHINE_LABEL_SQL(H, U)					\
 	"(CASE WHEN " H " IN (SELECT hostname FROM machines"		\
 	" GROUP BY hostname HAVING count(*) > 1)"			\
-	" THEN " H " || '/' || substr(" U ", 1, 8) ELSE " H " END)"
+	" THEN " H " || '/' || (CASE WHEN substr(" U ", 1, 8) IN"	\
+	" (SELECT substr(uuid, 1, 8) FROM machines"			\
+	" GROUP BY hostname, substr(uuid, 1, 8) HAVING count(*) > 1)"	\
+	" THEN " U " ELSE substr(" U ", 1, 8) END) ELSE " H " END)"
 
 /* The usual case: machines joined as m. */
 #define IL_MACHINE_LABEL_M IL_MACHINE_LABEL_SQL("m.hostname", "m.uuid")
