@@ -68,7 +68,7 @@ static int row_config(const struct il_srow *r, char *cfg, size_t cfglen,
 static int add_point(struct ipi_ctx *c, const char *cfg, const struct il_srow *r)
 {
 	int64_t med = r->hist && il_hist_count(r->hist) ?
-		(int64_t)il_hist_percentile(r->hist, 50) : r->p50;
+		(int64_t)il_hist_percentile_in(r->hist, 50, r->sum.min, r->sum.max) : r->p50;
 
 	if (med < 0 || r->is_ref)
 		return 0;

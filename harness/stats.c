@@ -188,9 +188,41 @@ uint64_t il_hist_percentile(const struct il_hist *h, double p)
 	for (i = 0; i < NCOUNTS; i++) {
 		seen += h->counts[i];
 		if (seen >= rank)
-			return highest_of(i);
+			return lowest_of(i) + (highest_of(i) - lowest_of(i)) / 2;
 	}
 	return 0;	/* unreachable while total == sum(counts) */
+}
+
+uint64_t il_hist_percentile_in(const struct il_hist *h, double p,
+			       uint64_t min, uint64_t max)
+{
+	uint64_t v = il_hist_percentile(h, p);
+
+	if (!h->total || min > max)
+		return v;
+	return v < min ? min : v > max ? max : v;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+uint64_t il_percentile_exact(uint64_t *v, size_t n, double p)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[rank_of(n, p) - 1];
+}
+
+bool il_tail_estimable(uint64_t n, double p)
+{
+	/* The 1e-9 keeps 1000 samples at p99 estimable despite 0.99's
+	 * binary rounding (1000 * 0.01 = 9.99999...). */
+	return (double)n * (1 - p / 100) + 1e-9 >= 10;
 }
 
 int il_hist_foreach(const struct il_hist *h,

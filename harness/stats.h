@@ -51,12 +51,38 @@ uint64_t il_hist_max(const struct il_hist *h);	/* bucket-equivalent */
 /**
  * il_hist_percentile() - the value at percentile @p (0 < p <= 100).
  *
- * Returns the highest value equivalent to the bucket that holds the sample
- * of rank ceil(p/100 * count) (HdrHistogram's convention), so the result is
- * within 0.1 % of the exact order statistic.  Returns 0 for an empty
- * histogram.
+ * Returns the midpoint of the bucket that holds the sample of rank
+ * ceil(p/100 * count), so the result is within 0.05 % of the exact order
+ * statistic and agrees with the Harrell-Davis estimates, which weigh
+ * bucket midpoints.  HdrHistogram's convention, the bucket's highest
+ * value, biased every percentile upwards and could exceed the exact Max
+ * (issue 22).  Returns 0 for an empty histogram.  Prefer
+ * il_hist_percentile_in() where the exact extremes are known.
  */
 uint64_t il_hist_percentile(const struct il_hist *h, double p);
+
+/**
+ * il_hist_percentile_in() - il_hist_percentile() clamped to [@min, @max],
+ * the exact extremes a summary keeps, so no percentile lies outside them
+ * and one sample gives its own value.
+ */
+uint64_t il_hist_percentile_in(const struct il_hist *h, double p,
+			       uint64_t min, uint64_t max);
+
+/**
+ * il_percentile_exact() - the order statistic of rank ceil(p/100 * n)
+ * among @n values (sorted in place), the same rank il_hist_percentile()
+ * uses.  For a run whose raw samples are kept.  Return: 0 when n is 0.
+ */
+uint64_t il_percentile_exact(uint64_t *v, size_t n, double p);
+
+/**
+ * il_tail_estimable() - whether percentile @p of @n samples says more
+ * than the few largest samples do: at least 10 samples lie beyond it,
+ * n * (1 - p/100) >= 10.  p99 needs 1000 samples, p99.9 10000; below,
+ * a table prints "-" instead of what is the maximum in all but name.
+ */
+bool il_tail_estimable(uint64_t n, double p);
 
 /**
  * il_hist_foreach() - visit every non-empty bucket in increasing order.

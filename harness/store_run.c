@@ -303,6 +303,30 @@ static int put_summary_row(struct il_store *s, const char *run,
 	return ret;
 }
 
+/*
+ * The stored percentiles of one run's series: exact order statistics
+ * where every sample was kept raw (issue 22: the bucket's top had stood
+ * for them), else the bucket midpoint clamped to the exact Min and Max.
+ */
+static void exact_percentiles(const struct il_series *se, const double *pct,
+			      int n, uint64_t *out)
+{
+	size_t k, nv = se->raw_layout == IL_RAW_TIMED ? se->raw_len / 2 : se->raw_len;
+	uint64_t *v = NULL;
+	int i;
+
+	/* Only when the raw samples are the histogram's samples, all of them. */
+	if (se->raw && nv && nv == se->sum.count && !se->dropped_raw)
+		v = malloc(nv * sizeof(*v));
+	for (k = 0; v && k < nv; k++)
+		v[k] = se->raw_layout == IL_RAW_TIMED ? se->raw[2 * k + 1] : se->raw[k];
+	for (i = 0; i < n; i++)
+		out[i] = v ? il_percentile_exact(v, nv, pct[i]) :
+		     il_hist_percentile_in(se->hist, pct[i], se->sum.min,
+					   se->sum.max);
+	free(v);
+}
+
 static int put_summary(struct il_store *s, const char *run,
 		       const struct il_series *se, uint64_t dropped_raw,
 		       int64_t *id)
@@ -335,8 +359,7 @@ static int put_summary(struct il_store *s, const char *run,
 		row.has_stddev = sum->count > 1;
 		row.stddev = row.has_stddev ? il_summary_stddev(sum) : 0;
 		row.npct = (int)(sizeof(pct) / sizeof(pct[0]));
-		for (i = 0; i < row.npct; i++)
-			row.pct[i] = il_hist_percentile(se->hist, pct[i]);
+		exact_percentiles(se, pct, row.npct, row.pct);
 	}
 	return put_summary_row(s, run, &row, id);
 }

@@ -43,13 +43,15 @@ static uint64_t exact_pct(const uint64_t *sorted, uint64_t n, uint64_t pm)
 
 /* The histogram value @got stands for exact value @e: at or above it,
  * equal below 2048, within 0.1 % above. */
-static int close_above(uint64_t got, uint64_t e)
+/* Within half a bucket of the exact value: a percentile is its bucket's
+ * midpoint (issue 22), never the bucket's top. */
+static int close_mid(uint64_t got, uint64_t e)
 {
-	if (got < e)
-		return 0;
+	uint64_t d = got > e ? got - e : e - got;
+
 	if (e < 2048)
 		return got == e;
-	return (double)(got - e) <= (double)e * 0.001;
+	return (double)d <= (double)e * 0.0005 + 1;
 }
 
 static const uint64_t pcts_m[] = {
@@ -81,12 +83,19 @@ static void check_percentiles(const char *what, uint64_t *v, size_t n)
 	for (i = 0; i < sizeof(pcts_m) / sizeof(pcts_m[0]); i++) {
 		got = il_hist_percentile(h, pcts_m[i] / 1e4);
 		e = exact_pct(v, n, pcts_m[i]);
-		CHECKF(close_above(got, e), "%s p%g: got %llu, exact %llu",
+		CHECKF(close_mid(got, e), "%s p%g: got %llu, exact %llu",
 		       what, pcts_m[i] / 1e4, (unsigned long long)got,
 		       (unsigned long long)e);
+		/* Clamped to the exact extremes, never outside them. */
+		got = il_hist_percentile_in(h, pcts_m[i] / 1e4, v[0], v[n - 1]);
+		CHECKF(got >= v[0] && got <= v[n - 1] && close_mid(got, e),
+		       "%s p%g clamped: got %llu, exact %llu, max %llu", what,
+		       pcts_m[i] / 1e4, (unsigned long long)got,
+		       (unsigned long long)e, (unsigned long long)v[n - 1]);
 	}
 	got = il_hist_max(h);
-	CHECKF(close_above(got, v[n - 1]), "%s max %llu, exact %llu", what,
+	CHECKF(got >= v[n - 1] && (double)(got - v[n - 1]) <= (double)v[n - 1] * 0.001,
+	       "%s max %llu, exact %llu", what,
 	       (unsigned long long)got, (unsigned long long)v[n - 1]);
 	lo = il_hist_min(h);
 	CHECKF(lo <= v[0] && (v[0] < 2048 ? lo == v[0] :
@@ -180,7 +189,8 @@ TEST(record_range)
 	CHECK(il_hist_min(h) == 0);
 	CHECK(il_hist_max(h) >= HIGHEST);
 	CHECK(il_hist_percentile(h, 50) == 0);
-	CHECK(il_hist_percentile(h, 100) == il_hist_max(h));
+	CHECK(il_hist_percentile(h, 100) <= il_hist_max(h));
+	CHECK(il_hist_percentile_in(h, 100, 0, HIGHEST) == HIGHEST);
 	/* A total that would wrap is refused, not silently corrupted. */
 	CHECK(il_hist_record_n(h, 7, UINT64_MAX - 2) == 0);
 	CHECK(il_hist_record_n(h, 7, 1) == -EOVERFLOW);
@@ -232,8 +242,11 @@ TEST(percentiles_constant)
 		v[i] = 123456789;
 	check_percentiles("constant", v, N);
 	h = hist_of(v, N);
+	/* One value: every percentile, clamped, is that value (issue 22
+	 * saw Min 2579000, Max 2579000, Median 2580479). */
 	for (k = 0; k < sizeof(pcts_m) / sizeof(pcts_m[0]); k++)
-		CHECK(il_hist_percentile(h, pcts_m[k] / 1e4) == il_hist_max(h));
+		CHECK(il_hist_percentile_in(h, pcts_m[k] / 1e4, 123456789, 123456789) ==
+		      123456789);
 	il_hist_free(h);
 	free(v);
 }
@@ -294,6 +307,24 @@ TEST(percentiles_huge)
 	v[0] = HIGHEST;
 	check_percentiles("huge", v, N);
 	free(v);
+}
+
+/* Exact order statistics from raw samples, and where a tail says more
+ * than the largest few samples. */
+TEST(percentile_exact_and_tails)
+{
+	uint64_t v[] = { 9, 1, 5, 7, 3 };
+
+	CHECK(il_percentile_exact(v, 5, 50) == 5);
+	CHECK(il_percentile_exact(v, 5, 100) == 9);
+	CHECK(il_percentile_exact(v, 5, 1) == 1);
+	CHECK(il_percentile_exact(v, 0, 50) == 0);
+	CHECK(!il_tail_estimable(999, 99));
+	CHECK(il_tail_estimable(1000, 99));
+	CHECK(!il_tail_estimable(9999, 99.9));
+	CHECK(il_tail_estimable(10000, 99.9));
+	CHECK(il_tail_estimable(20, 50));
+	CHECK(!il_tail_estimable(0, 50));
 }
 
 TEST(percentile_rank_convention)
@@ -391,6 +422,7 @@ int main(void)
 	RUN(percentiles_pareto);
 	RUN(percentiles_lognormal);
 	RUN(percentiles_huge);
+	RUN(percentile_exact_and_tails);
 	RUN(percentile_rank_convention);
 	RUN(record_n_equals_records);
 	RUN(merge_equals_union);
