@@ -222,7 +222,10 @@ int64_t il_grp_pct(const struct il_grp *g, double p)
 		return p == 50 ? g->p50 : p == 99 ? g->p99 : p == 99.9 ? g->p999 : -1;
 	if (!il_hist_count(g->hist))
 		return -1;
-	return (int64_t)il_hist_percentile(g->hist, p);
+	/* A tail with fewer than 10 samples beyond it is the max renamed. */
+	if (p > 50 && !il_tail_estimable(il_hist_count(g->hist), p))
+		return -1;
+	return (int64_t)il_hist_percentile_in(g->hist, p, g->sum.min, g->sum.max);
 }
 
 static int key_cmp(const void *a, const void *b)

@@ -79,7 +79,9 @@ void il_grps_free(struct il_grps *g);
 void il_fmt_u64(char *buf, size_t len, int64_t v);
 void il_fmt_f1(char *buf, size_t len, double v);
 
-/** il_grp_stat() - median/p99/p99.9 of a group (published for refs). */
+/** il_grp_pct() - median/p99/p99.9 of a group (published for refs), -1
+ * where none can be given: no samples, or a tail il_tail_estimable()
+ * refuses. */
 int64_t il_grp_pct(const struct il_grp *g, double p);
 
 /* A row's CPU for a table: "-" (run-wide), "0", or "0->1" (a pair). */

@@ -41,7 +41,71 @@ struct row {
 	int runs;
 	struct il_summary sum;
 	struct il_hist *hist;
+	/* The range of the runs' own medians, over the runs with samples. */
+	int nmed;
+	uint64_t med_lo, med_hi;
 };
+
+/* One more run's median into @r's range. */
+static void note_run_median(struct row *r, const struct il_hist *h,
+			    const struct il_summary *sum)
+{
+	uint64_t m;
+
+	if (!h || !sum->count)
+		return;
+	m = il_hist_percentile_in(h, 50, sum->min, sum->max);
+	if (!r->nmed++ || m < r->med_lo)
+		r->med_lo = m;
+	if (r->nmed == 1 || m > r->med_hi)
+		r->med_hi = m;
+}
+
+/*
+ * A row's pooled statistic, as the table prints it: the percentiles
+ * clamped to the exact Min and Max; a tail percentile only where at least
+ * ten samples lie beyond it (il_tail_estimable()), a standard deviation
+ * only from two samples.  Return: false where the table shows "-".
+ */
+static bool row_pct(const struct row *r, double p, uint64_t *v)
+{
+	if (!r->sum.count || (p > 50 && !il_tail_estimable(r->sum.count, p)))
+		return false;
+	*v = il_hist_percentile_in(r->hist, p, r->sum.min, r->sum.max);
+	return true;
+}
+
+static bool row_stddev(const struct row *r, double *v)
+{
+	if (r->sum.count < 2)
+		return false;
+	*v = il_summary_stddev(&r->sum);
+	return true;
+}
+
+/* Percentile @p of @r as text, or "-" where row_pct() gives none. */
+static const char *pct_or_dash(const struct row *r, double p, char *buf,
+			       size_t len)
+{
+	uint64_t v;
+
+	if (!row_pct(r, p, &v))
+		return "-";
+	snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
+/* The runs' medians as "lo-hi", one value for one run, else "-". */
+static const char *run_medians(const struct row *r, char *buf, size_t len)
+{
+	if (!r->nmed)
+		return "-";
+	if (r->nmed == 1 || r->med_lo == r->med_hi)
+		snprintf(buf, len, "%" PRIu64, r->med_lo);
+	else
+		snprintf(buf, len, "%" PRIu64 "-%" PRIu64, r->med_lo, r->med_hi);
+	return buf;
+}
 
 struct rows {
 	int n;
@@ -122,6 +186,7 @@ static int add_row(struct il_store *s, struct rows *rows, sqlite3_stmt *st)
 	stored_summary(st, &sum);
 	if (rows->n && same_key(&rows->v[rows->n - 1], st)) {
 		r = &rows->v[rows->n - 1];
+		note_run_median(r, h, &sum);
 		il_summary_merge(&r->sum, &sum);
 		if (h) {
 			ret = il_hist_merge(r->hist, h);
@@ -148,6 +213,7 @@ static int add_row(struct il_store *s, struct rows *rows, sqlite3_stmt *st)
 	r->grp = sqlite3_column_int64(st, 7);
 	r->runs = 1;
 	r->sum = sum;
+	note_run_median(r, h, &sum);
 	r->hist = h ? h : il_hist_new();
 	return r->hist ? 0 : il_errorf(-ENOMEM, "out of memory");
 }
@@ -216,11 +282,13 @@ static void grp_label(const struct row *r, char *buf, size_t len)
 
 static void print_md(const struct rows *rows, FILE *out)
 {
-	char cpu[32], grp[32], metric[80];
+	char cpu[32], grp[32], metric[80], med[24], meds[48], sd[32];
+	char p99[24], p999[24];
+	double d;
 	int i;
 
-	fprintf(out, "| Machine | Benchmark | Config | Metric | CPU | Targets | Nr samples | Min | Max | Median | Avg | Stddev | p99 | p99.9 |\n");
-	fprintf(out, "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	fprintf(out, "| Machine | Benchmark | Config | Metric | CPU | Targets | Runs | Nr samples | Min | Max | Median | Avg | Stddev | p99 | p99.9 | Run medians |\n");
+	fprintf(out, "|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (i = 0; i < rows->n; i++) {
 		const struct row *r = &rows->v[i];
 
@@ -228,19 +296,25 @@ static void print_md(const struct rows *rows, FILE *out)
 		grp_label(r, grp, sizeof(grp));
 		snprintf(metric, sizeof(metric), "%s (%s)", r->metric, r->unit);
 		if (!r->sum.count) {
-			fprintf(out, "| %s | %s | %s | %s | %s | %s | 0 | - | - | - | - | - | - | - |\n",
-				r->host, r->bench, r->config, metric, cpu, grp);
+			fprintf(out, "| %s | %s | %s | %s | %s | %s | %d | 0 | - | - | - | - | - | - | - | - |\n",
+				r->host, r->bench, r->config, metric, cpu, grp, r->runs);
 			continue;
 		}
-		fprintf(out, "| %s | %s | %s | %s | %s | %s | %" PRIu64 " | %" PRIu64 " | %" PRIu64
-			" | %" PRIu64 " | %.1f | %.2f | %" PRIu64 " | %" PRIu64 " |\n",
-			r->host, r->bench, r->config, metric, cpu, grp,
+		if (row_stddev(r, &d))
+			snprintf(sd, sizeof(sd), "%.2f", d);
+		else
+			snprintf(sd, sizeof(sd), "-");
+		fprintf(out, "| %s | %s | %s | %s | %s | %s | %d | %" PRIu64 " | %" PRIu64 " | %" PRIu64
+			" | %s | %.1f | %s | %s | %s | %s |\n",
+			r->host, r->bench, r->config, metric, cpu, grp, r->runs,
 			r->sum.count, r->sum.min, r->sum.max,
-			il_hist_percentile(r->hist, 50), r->sum.mean,
-			il_summary_stddev(&r->sum),
-			il_hist_percentile(r->hist, 99),
-			il_hist_percentile(r->hist, 99.9));
+			pct_or_dash(r, 50, med, sizeof(med)), r->sum.mean, sd,
+			pct_or_dash(r, 99, p99, sizeof(p99)),
+			pct_or_dash(r, 99.9, p999, sizeof(p999)),
+			run_medians(r, meds, sizeof(meds)));
 	}
+	if (rows->n)
+		fprintf(out, "\nEach row pools the samples of its runs (Runs): Median, p99 and p99.9 are of the pooled samples, each the midpoint of its histogram bucket (within 0.05 %%) clamped to Min and Max; Run medians is the range of the runs' own medians, the spread between runs.  A tail percentile is \"-\" where fewer than 10 samples lie beyond it (p99 needs 1000 samples, p99.9 10000), Stddev where there is one sample.\n");
 }
 
 /*
@@ -282,11 +356,30 @@ static void print_drops_csv(const struct il_summary *sum, FILE *out)
 			fputc(',', out);
 }
 
+/* ",V", or "," alone where the table shows "-". */
+static void csv_u64(FILE *out, bool ok, uint64_t v)
+{
+	if (ok)
+		fprintf(out, ",%" PRIu64, v);
+	else
+		fputc(',', out);
+}
+
+/* Percentile @p of @r as a CSV field. */
+static void csv_pct(FILE *out, const struct row *r, double p)
+{
+	uint64_t v = 0;
+	bool ok = row_pct(r, p, &v);
+
+	csv_u64(out, ok, v);
+}
+
 static void print_csv(const struct rows *rows, FILE *out)
 {
+	double d;
 	int i;
 
-	fprintf(out, "machine,benchmark,params,metric,unit,cpu,cpu2,targets,runs,nr_samples,min,max,median,avg,stddev,p99,p99_9,dropped,early,dropped_range,dropped_overrun,dropped_race,dropped_lost\n");
+	fprintf(out, "machine,benchmark,params,metric,unit,cpu,cpu2,targets,runs,nr_samples,min,max,median,avg,stddev,p99,p99_9,dropped,early,dropped_range,dropped_overrun,dropped_race,dropped_lost,run_median_min,run_median_max\n");
 	for (i = 0; i < rows->n; i++) {
 		const struct row *r = &rows->v[i];
 
@@ -297,16 +390,23 @@ static void print_csv(const struct rows *rows, FILE *out)
 		il_csv_field(out, r->params, IL_CSV_ALWAYS);
 		fprintf(out, ",%s,%s,%d,%d,%" PRId64 ",%d,%" PRIu64, r->metric,
 			r->unit, r->cpu, r->cpu2, r->grp, r->runs, r->sum.count);
-		if (r->sum.count)
-			fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.3f,%.3f,%" PRIu64 ",%" PRIu64,
-				r->sum.min, r->sum.max, il_hist_percentile(r->hist, 50),
-				r->sum.mean, il_summary_stddev(&r->sum),
-				il_hist_percentile(r->hist, 99),
-				il_hist_percentile(r->hist, 99.9));
-		else
+		if (r->sum.count) {
+			fprintf(out, ",%" PRIu64 ",%" PRIu64, r->sum.min, r->sum.max);
+			csv_pct(out, r, 50);
+			fprintf(out, ",%.3f", r->sum.mean);
+			if (row_stddev(r, &d))
+				fprintf(out, ",%.3f", d);
+			else
+				fputc(',', out);
+			csv_pct(out, r, 99);
+			csv_pct(out, r, 99.9);
+		} else {
 			fprintf(out, ",,,,,,,");
+		}
 		fprintf(out, ",%" PRIu64 ",%" PRIu64, r->sum.dropped, r->sum.early);
 		print_drops_csv(&r->sum, out);
+		csv_u64(out, r->nmed > 0, r->med_lo);
+		csv_u64(out, r->nmed > 0, r->med_hi);
 		fputc('\n', out);
 	}
 }
@@ -345,14 +445,25 @@ static json_t *rows_json(const struct rows *rows)
 
 		json_object_set_new(o, "dropped_by_reason", drops_json(&r->sum));
 		if (r->sum.count) {
+			uint64_t v;
+			double d;
+
 			json_object_set_new(o, "min", json_integer((json_int_t)r->sum.min));
 			json_object_set_new(o, "max", json_integer((json_int_t)r->sum.max));
-			json_object_set_new(o, "median", json_integer((json_int_t)il_hist_percentile(r->hist, 50)));
+			json_object_set_new(o, "median", row_pct(r, 50, &v) ?
+					    json_integer((json_int_t)v) : json_null());
 			json_object_set_new(o, "avg", json_real(r->sum.mean));
-			json_object_set_new(o, "stddev", json_real(il_summary_stddev(&r->sum)));
-			json_object_set_new(o, "p99", json_integer((json_int_t)il_hist_percentile(r->hist, 99)));
-			json_object_set_new(o, "p99_9", json_integer((json_int_t)il_hist_percentile(r->hist, 99.9)));
+			json_object_set_new(o, "stddev", row_stddev(r, &d) ?
+					    json_real(d) : json_null());
+			json_object_set_new(o, "p99", row_pct(r, 99, &v) ?
+					    json_integer((json_int_t)v) : json_null());
+			json_object_set_new(o, "p99_9", row_pct(r, 99.9, &v) ?
+					    json_integer((json_int_t)v) : json_null());
 		}
+		json_object_set_new(o, "run_medians", r->nmed ?
+				    json_pack("{s:I,s:I}", "lo", (json_int_t)r->med_lo,
+					      "hi", (json_int_t)r->med_hi) :
+				    json_null());
 		json_array_append_new(a, o);
 	}
 	return a;

@@ -131,11 +131,13 @@ int il_states_entered(struct il_store *s, const struct il_analysis_opts *o,
 		il_fmt_u64(cnt, sizeof(cnt), (int64_t)v[i].sum.count);
 		il_fmt_u64(mn, sizeof(mn), (int64_t)v[i].sum.min);
 		il_fmt_u64(mx, sizeof(mx), (int64_t)v[i].sum.max);
-		il_fmt_u64(med, sizeof(med), (int64_t)il_hist_percentile(v[i].hist, 50));
+		il_fmt_u64(med, sizeof(med), (int64_t)il_hist_percentile_in(v[i].hist, 50, v[i].sum.min, v[i].sum.max));
 		il_fmt_f1(avg, sizeof(avg), v[i].sum.mean);
 		il_fmt_f1(sd, sizeof(sd), il_summary_stddev(&v[i].sum));
-		il_fmt_u64(p99, sizeof(p99), (int64_t)il_hist_percentile(v[i].hist, 99));
-		il_fmt_u64(p999, sizeof(p999), (int64_t)il_hist_percentile(v[i].hist, 99.9));
+		il_fmt_u64(p99, sizeof(p99), il_tail_estimable(v[i].sum.count, 99) ?
+			   (int64_t)il_hist_percentile_in(v[i].hist, 99, v[i].sum.min, v[i].sum.max) : -1);
+		il_fmt_u64(p999, sizeof(p999), il_tail_estimable(v[i].sum.count, 99.9) ?
+			   (int64_t)il_hist_percentile_in(v[i].hist, 99.9, v[i].sum.min, v[i].sum.max) : -1);
 		ret = il_table_add(t, (const char *const[]){ v[i].host, v[i].bench,
 			v[i].metric, v[i].state, br && br->wake_source ?
 			br->wake_source : "-", v[i].unit, cnt, mn, mx, med, avg, sd,
