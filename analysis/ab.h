@@ -99,6 +99,9 @@ struct il_ab_result {
 	enum il_ab_equiv equiv;
 	double eq_lo_pct, eq_hi_pct;	/* the 90 % interval, when computed */
 	bool eq_ci_ok;
+	/* Every run of both sides has one value (at least 2 a side): the
+	 * shift is 0 with the interval [0, 0] and p 1, not "too few runs". */
+	bool all_equal;
 };
 
 /**

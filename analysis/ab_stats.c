@@ -61,9 +61,9 @@ double il_ab_run_stat(enum il_ab_stat s, const struct il_hist *h,
 {
 	switch (s) {
 	case IL_AB_MEDIAN:
-		return (double)il_hist_percentile(h, 50);
+		return (double)il_hist_percentile_in(h, 50, sum->min, sum->max);
 	case IL_AB_P99:
-		return (double)il_hist_percentile(h, 99);
+		return (double)il_hist_percentile_in(h, 99, sum->min, sum->max);
 	case IL_AB_MEAN:
 		return sum->mean;
 	default:
@@ -262,6 +262,22 @@ int il_ab_shift(const double *x, int m, const double *y, int n, double conf,
 	return 0;
 }
 
+/* Every value of @a and @b the same, with at least 2 on each side. */
+static bool all_equal(const double *a, int m, const double *b, int n)
+{
+	int i;
+
+	if (m < 2 || n < 2)
+		return false;
+	for (i = 1; i < m; i++)
+		if (a[i] != a[0])
+			return false;
+	for (i = 0; i < n; i++)
+		if (b[i] != a[0])
+			return false;
+	return true;
+}
+
 int il_ab_compare(const double *a, int m, const double *b, int n,
 		  double conf, double margin_pct, struct il_ab_result *out)
 {
@@ -289,6 +305,21 @@ int il_ab_compare(const double *a, int m, const double *b, int n,
 	}
 	if (!out->positive)
 		goto out;
+	if (all_equal(a, m, b, n)) {
+		/* Ranks carry no information here, and the rank machinery
+		 * would call it "too few runs"; the data say no difference. */
+		out->all_equal = true;
+		out->s.est = out->s.lo = out->s.hi = 0;
+		out->s.ci_ok = true;
+		out->s.p = 1;
+		out->pct = out->lo_pct = out->hi_pct = 0;
+		if (margin_pct > 0) {
+			out->eq_ci_ok = true;
+			out->eq_lo_pct = out->eq_hi_pct = 0;
+			out->equiv = IL_AB_EQUIV_SHOWN;
+		}
+		goto out;
+	}
 	ret = il_ab_shift(la, m, lb, n, conf, &out->s);
 	if (ret)
 		goto out;

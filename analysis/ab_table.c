@@ -33,10 +33,15 @@ static void verdict(const struct ab_row *w, int s, char *buf, size_t len)
 
 	if (!w->runs[0] || !w->runs[s])
 		snprintf(buf, len, "missing on a side");
+	else if (w->thin)
+		snprintf(buf, len, "p99 not estimable: a run holds %" PRIu64 " samples (needs 1000)",
+			 w->thin);
 	else if (w->ref)
 		snprintf(buf, len, "reference figures: no interval");
 	else if (!r->positive)
 		snprintf(buf, len, "a run's value is not positive: no ratio");
+	else if (r->all_equal)
+		snprintf(buf, len, "no difference: every run of both sides has the same value");
 	else if (!r->s.ci_ok)
 		snprintf(buf, len, "too few runs (%d vs %d) for a 95%% interval",
 			 w->runs[0], w->runs[s]);
@@ -143,6 +148,10 @@ int ab_table_row(struct il_table *t, const struct ab_row *w, int ns,
 	for (k = 1; k < ns; k++, i += sc) {
 		const struct il_ab_result *r = &w->res[k];
 
+		if (w->thin) {
+			verdict(w, k, v[i + sc - 1], 96);
+			continue;
+		}
 		if (r->positive && !isnan(r->pct))
 			snprintf(v[i], 96, "%+.2f", r->pct);
 		if (r->positive && r->s.ci_ok)
@@ -180,6 +189,7 @@ void ab_table_notes(struct il_table *t, int ns, const struct il_analysis_opts *o
 		      IL_AB_EXACT_MAX);
 	il_table_note(t, "Sk p: two-sided Mann-Whitney (Wilcoxon rank-sum) p-value of no shift; Sk p (Holm): Holm-adjusted over all %d p-values of this table; the verdict uses the adjusted p.",
 		      ntests);
+	il_table_note(t, "p99 rows are compared only where every run holds at least 1000 samples, so that a run's p99 has 10 samples beyond it; below, the row says so and is not tested.");
 	il_table_note(t, "A CI containing 0 is no evidence of a change; it does not show that the sides are equal%s.",
 		      o->equivalence_pct > 0 ? "" : "; give --equivalence PCT to test for equivalence (TOST)");
 	if (o->deciles)

@@ -25,6 +25,11 @@ struct ab_row {
 	bool ref;			/* a side holds published figures */
 	struct il_ab_result res[AB_MAX_SIDES];
 	double holm[AB_MAX_SIDES];
+	/* p99 rows: the fewest samples in a run of the row, where that is
+	 * too few for a run's p99 to be more than its largest samples
+	 * (il_tail_estimable()); 0 where every run has enough.  Such a row
+	 * is not tested and its p stays out of Holm's family. */
+	uint64_t thin;
 };
 
 /** ab_table_new() - the empty table with its columns, for @ns sides. */

@@ -349,8 +349,15 @@ static int key_rows(const struct key *k, const char *cpu, int ns,
 			if (r[s].n)
 				ret = median_of(vals[s], r[s].n, &w->value[s]);
 		}
+		if (st == IL_AB_P99)
+			for (s = 0; s < ns; s++)
+				for (i = 0; i < r[s].n; i++)
+					if (!r[s].v[i].ref &&
+					    !il_tail_estimable(r[s].v[i].sum.count, 99) &&
+					    (!w->thin || r[s].v[i].sum.count < w->thin))
+						w->thin = r[s].v[i].sum.count ? r[s].v[i].sum.count : 1;
 		for (s = 1; !ret && s < ns; s++)
-			if (r[0].n && r[s].n && !w->ref)
+			if (r[0].n && r[s].n && !w->ref && !w->thin)
 				ret = il_ab_compare(vals[0], r[0].n, vals[s], r[s].n,
 						    0.95, o->equivalence_pct, &w->res[s]);
 	}

@@ -143,6 +143,32 @@ TEST(percent_and_tost)
 	CHECK(!r.positive && isnan(r.pct));
 }
 
+/*
+ * Issue 22, item 5: tsc_gaps' loop_period is the same in every run of
+ * both arms; the table said "too few runs (10 vs 10)" and TOST "not shown
+ * equivalent".  Now: shift 0, interval [0, 0], p 1, equivalent.
+ */
+TEST(all_runs_equal)
+{
+	double a[10], b[10];
+	struct il_ab_result r;
+	int i;
+
+	for (i = 0; i < 10; i++)
+		a[i] = b[i] = 13;
+	CHECK(il_ab_compare(a, 10, b, 10, 0.95, 5, &r) == 0);
+	CHECK(r.all_equal && r.s.ci_ok);
+	CHECK(r.pct == 0 && r.lo_pct == 0 && r.hi_pct == 0 && r.s.p == 1);
+	CHECK(r.equiv == IL_AB_EQUIV_SHOWN);
+	/* One run a side says nothing, equal or not. */
+	CHECK(il_ab_compare(a, 1, b, 1, 0.95, 0, &r) == 0);
+	CHECK(!r.all_equal && !r.s.ci_ok);
+	/* One differing run: the ordinary path. */
+	b[3] = 14;
+	CHECK(il_ab_compare(a, 10, b, 10, 0.95, 0, &r) == 0);
+	CHECK(!r.all_equal && !isnan(r.s.p));
+}
+
 TEST(holm)
 {
 	const double p[] = { 0.01, 0.04, 0.03, NAN, 0.5 };
@@ -202,6 +228,7 @@ int main(void)
 	RUN(normal_with_ties);
 	RUN(exact_matches_normal_roughly);
 	RUN(percent_and_tost);
+	RUN(all_runs_equal);
 	RUN(holm);
 	RUN(harrell_davis);
 	return tap_done();
