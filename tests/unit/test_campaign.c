@@ -44,10 +44,13 @@ TEST(fnv1a64_vectors)
 	CHECK(il_fnv1a64("foobar", 6) == 0x85944171f73967e8ULL);
 }
 
+/* order: sequential keeps the expansion order in view; the default,
+ * blocks, would shuffle each block (test_campaign_order.c). */
 static const char good[] =
 	"name: t1\n"
 	"description: a test\n"
-	"defaults: {repetitions: 1, raw: false, events: null, params: {samples: 100}}\n"
+	"defaults: {repetitions: 1, raw: false, events: null, order: sequential,\n"
+	"  params: {samples: 100}}\n"
 	"groups:\n"
 	"  - bench: timer_wake\n"
 	"    cpus: [\"0\", \"1\"]\n"
