@@ -74,16 +74,22 @@ static inline uint64_t il_xorshift64s(uint64_t *s)
  * already, further periods on the same grid (cyclictest's way), so that a
  * late wake never shifts the schedule.  A period is @fixed_ns plus, when
  * @span is not 0, a uniform draw from [0, @span) of @rng (xorshift64*).
+ * @backfill (may be NULL): each skipped target t gets the sample now - t,
+ * the latency a wake due at t would have had: HdrHistogram's correction
+ * for coordinated omission, since the periods the late wake swallowed are
+ * exactly the ones a stall made slow.
  * Return: the periods skipped, i.e. missed (0 when on time).
  */
 static inline uint64_t il_grid_next(uint64_t *next, uint64_t now,
 				    uint64_t fixed_ns, uint64_t span,
-				    uint64_t *rng)
+				    uint64_t *rng, struct il_series *backfill)
 {
 	uint64_t missed = 0;
 
 	*next += fixed_ns + (span ? il_xorshift64s(rng) % span : 0);
 	while (*next <= now) {
+		if (backfill)
+			il_series_add(backfill, now - *next);
 		*next += fixed_ns + (span ? il_xorshift64s(rng) % span : 0);
 		missed++;
 	}

@@ -33,7 +33,12 @@
  * schedule keeps its grid, as cyclictest does: the target moves on by
  * whole intervals until it lies ahead, and every period skipped is a
  * dropped sample (reason overrun), rather than a burst of immediate,
- * meaningless wakes or a schedule that silently restarts.  The first few
+ * meaningless wakes or a schedule that silently restarts.  Those dropped
+ * periods are the stalls' victims, so leaving them out flatters the tail
+ * (coordinated omission): the series wake_latency_corrected holds every
+ * measured sample plus, for each skipped target t, the latency now - t a
+ * wake due at t would have had (HdrHistogram's correction), so its count
+ * is the measured count plus the overrun drops.  The first few
  * wakes are discarded: they include cold caches and the first touch of the
  * timer's kernel structures.  With `--events none` no counter is open on
  * the measured CPUs (run attribute "counters").
@@ -64,6 +69,7 @@ struct tw_state {
 	struct il_bench_placed pl;	/* first: il_bench_state_new() */
 	const struct tw_params *p;
 	struct il_series **s;		/* one per thread */
+	struct il_series **c;		/* each one's corrected twin */
 	struct il_pool pool;
 	int qos_fd;
 	bool locked;
@@ -126,7 +132,7 @@ static int tw_thread(struct il_worker *w)
 {
 	struct tw_state *st = w->pool->arg;
 	const struct tw_params *p = st->p;
-	struct il_series *s = st->s[w->idx];
+	struct il_series *s = st->s[w->idx], *c = st->c[w->idx];
 	uint64_t lo = (p->interval_us + (uint64_t)w->idx * p->distance_us) * 1000;
 	uint64_t span = 0, rng = 0, missed = 0, skipped;
 	uint64_t next, now, end = UINT64_MAX, overruns = 0, k;
@@ -155,15 +161,18 @@ static int tw_thread(struct il_worker *w)
 			return il_errorf(ret, "clock_nanosleep: %s",
 					 strerror(-ret));
 		if (k >= TW_WARMUP) {
-			if (now < next)
+			if (now < next) {
 				il_series_early(s);
-			else {
+				il_series_early(c);
+			} else {
 				il_series_add(s, now - next);
+				il_series_add(c, now - next);
 				/* --causes: the window [due, wake]. */
 				il_causes_note(w->pool->run, s, next, now - next);
 			}
 		}
-		skipped = il_grid_next(&next, now, lo, span, &rng);
+		skipped = il_grid_next(&next, now, lo, span, &rng,
+				       k >= TW_WARMUP ? c : NULL);
 		if (skipped) {
 			/* Overrun: whole periods passed while we were late. */
 			overruns++;
@@ -191,6 +200,7 @@ static void tw_teardown(struct il_run *run)
 			il_munlock_all();
 		il_pm_qos_release(st->qos_fd);
 		free(st->s);
+		free(st->c);
 	}
 	il_bench_state_free(run);
 }
@@ -257,17 +267,22 @@ static int tw_setup(struct il_run *run)
 	st->p = p;
 	st->qos_fd = -1;
 	st->s = calloc((size_t)st->pl.n, sizeof(*st->s));
-	if (!st->s) {
+	st->c = calloc((size_t)st->pl.n, sizeof(*st->c));
+	if (!st->s || !st->c) {
 		ret = il_errorf(-ENOMEM, "out of memory");
 		goto fail;
 	}
 	for (i = 0; i < st->pl.n; i++) {
 		st->s[i] = il_run_series(run, "wake_latency", "ns",
 					 st->pl.cpus[i], -1, -1, false);
-		if (!st->s[i]) {
+		/* Never raw: a stall would add one sample per period. */
+		st->c[i] = il_run_series(run, "wake_latency_corrected", "ns",
+					 st->pl.cpus[i], -1, -1, false);
+		if (!st->s[i] || !st->c[i]) {
 			ret = il_errorf(-ENOMEM, "out of memory for a series");
 			goto fail;
 		}
+		st->c[i]->keep_raw = false;
 		/* Before mlockall, and never in the timed loop. */
 		ret = il_series_reserve(st->s[i], tw_max_samples(p, i));
 		if (ret)

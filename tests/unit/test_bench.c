@@ -142,7 +142,8 @@ TEST(timer_wake_fixed_interval)
 		goto out;
 	ret = exec(&run);
 	CHECKF(ret == 0, "timer_wake: %d %s", ret, il_errmsg());
-	CHECK(il_run_nseries(&run) == (two_cpus ? 2 : 1));
+	/* wake_latency and its corrected twin per CPU. */
+	CHECK(il_run_nseries(&run) == (two_cpus ? 4 : 2));
 	for (c = 0; c < (two_cpus ? 2 : 1); c++) {
 		struct il_series *s = find_series(&run, "wake_latency", c, -1, -1);
 		const char *pol = il_run_attr_find(&run, c, "sched_policy");
