@@ -313,7 +313,8 @@ static int tw_run(struct il_run *run)
 const struct il_bench_ops il_bench_timer_wake = {
 	.name = "timer_wake",
 	.summary = "timer wake-up latency per CPU, cyclictest's method (absolute clock_nanosleep)",
-	.timestamps = "wake_latency: from the absolute CLOCK_MONOTONIC time the clock_nanosleep(TIMER_ABSTIME) was due, to clock_gettime(CLOCK_MONOTONIC) right after the thread returns from it",
+	.timestamps = "wake_latency: from the absolute CLOCK_MONOTONIC time the clock_nanosleep(TIMER_ABSTIME) was due, to clock_gettime(CLOCK_MONOTONIC) right after the thread returns from it; "
+		      "wake_latency_corrected: the same samples plus, for every period a late wake made the schedule skip (an overrun drop), the latency a wake due then would have had (HdrHistogram's correction for coordinated omission)",
 	.flags = 0,		/* any placement; one thread per distinct CPU */
 	.report = {
 		.wake_source = "timer",	/* clock_nanosleep's hrtimer */
