@@ -195,6 +195,10 @@ void ab_table_notes(struct il_table *t, int ns, const struct il_analysis_opts *o
 	if (o->deciles)
 		il_table_note(t, "HD p10 .. HD p90 (--deciles): the shift function, the Harrell-Davis decile of each run compared like the other statistics; the same shift at every decile is a shift of the whole distribution, a shift growing toward p90 a change of the tail.");
 	if (o->equivalence_pct > 0)
-		il_table_note(t, "Sk TOST +-%g%%: two one-sided tests at 5 %% each: equivalent when the 90 %% Moses interval lies inside -%g%% .. +%g%% (as ratios).",
-			      o->equivalence_pct, o->equivalence_pct, o->equivalence_pct);
+		/* The margin is a ratio both ways, 1/(1+d) .. 1+d (ab_stats.c):
+		 * print the lower bound in use, -4.76 % for 5 %, not -5 %. */
+		il_table_note(t, "Sk TOST +-%g%%: two one-sided tests at 5 %% each: equivalent when the 90 %% Moses interval lies inside %+.2f%% .. %+.2f%%, the ratios 1/(1+d) .. 1+d for d = %g%%; each row is tested on its own, not adjusted across rows.",
+			      o->equivalence_pct,
+			      (1 / (1 + o->equivalence_pct / 100) - 1) * 100,
+			      o->equivalence_pct, o->equivalence_pct);
 }

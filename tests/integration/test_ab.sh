@@ -56,6 +56,8 @@ sed 's/^/#   /' "$T_TMP/null.csv"
 check "no shift: no evidence of a change" sh -c "grep '^timer_wake,wake_latency,-,1,median' '$T_TMP/null.csv' | grep -q 'no evidence of a change (CI contains 0)'"
 check "never the words 'no change'" sh -c "! sed 's/no evidence of a change//g' '$T_TMP/null.csv' | grep -qi 'no change'"
 check "TOST 2 %: equivalent" sh -c "grep '^timer_wake,wake_latency,-,1,median' '$T_TMP/null.csv' | grep -q 'equivalent within +-2%'"
+check "the TOST note prints the bounds in use (-1.96 %, not -2 %)" \
+	grep -q 'inside -1.96% .. +2.00%' "$T_TMP/null.csv"
 report "$T_TMP/shift.db" --equivalence 2 >"$T_TMP/shift2.csv"
 check "TOST 2 % on a 10 % shift: not shown equivalent" sh -c "grep '^timer_wake,wake_latency,-,1,median' '$T_TMP/shift2.csv' | grep -q 'not shown equivalent'"
 
