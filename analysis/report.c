@@ -14,8 +14,9 @@
 #include "csv.h"
 #include "drops.h"
 #include "err.h"
-#include "machine_label.h"
 #include "groups.h"
+#include "machine_label.h"
+#include "report_notes.h"
 #include "stats.h"
 #include "store.h"
 #include "store_sqlite.h"
@@ -469,116 +470,6 @@ static json_t *rows_json(const struct rows *rows)
 	return a;
 }
 
-/*
- * The rows of @sql, a query filtered by --run (?1) and --bench (?2), as
- * objects named by @keys: text columns, the last one an integer count.
- * Return: the array, or NULL when the query could not be prepared.
- */
-static json_t *count_rows(sqlite3 *db, const char *sql,
-			  const struct il_report_opts *o,
-			  const char *const *keys)
-{
-	sqlite3_stmt *st;
-	json_t *a, *row;
-	int i, n = 0;
-
-	while (keys[n])
-		n++;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	sqlite3_bind_text(st, 1, o->run_uuid, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, o->bench, -1, SQLITE_STATIC);
-	a = json_array();
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		row = json_object();
-		for (i = 0; i < n; i++)
-			json_object_set_new(row, keys[i],
-				sqlite3_column_type(st, i) == SQLITE_INTEGER ?
-				json_integer(sqlite3_column_int64(st, i)) :
-				json_string((const char *)sqlite3_column_text(st, i)));
-		json_array_append_new(a, row);
-	}
-	sqlite3_finalize(st);
-	return a;
-}
-
-/* Runs and counters that could not be measured, with their reasons. */
-static int not_measured(sqlite3 *db, const struct il_report_opts *o,
-			json_t **runs_out, json_t **cnt_out)
-{
-	static const char runs_sql[] =
-		"SELECT " IL_MACHINE_LABEL_M ", r.bench, r.status, coalesce(r.status_reason, ''), count(*), "
-		"sum((SELECT coalesce(sum(s.count), 0) FROM summaries s WHERE s.run_uuid = r.uuid)) "
-		"FROM runs r JOIN machines m ON m.uuid = r.machine_uuid "
-		"WHERE r.status NOT IN ('ok') AND (?1 IS NULL OR r.uuid = ?1) "
-		"AND (?2 IS NULL OR r.bench = ?2) "
-		"GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4";
-	static const char cnt_sql[] =
-		"SELECT " IL_MACHINE_LABEL_M ", group_concat(DISTINCT r.bench), c.event, c.status, "
-		"coalesce(c.reason, ''), count(DISTINCT r.uuid) "
-		"FROM counters c JOIN runs r ON r.uuid = c.run_uuid "
-		"JOIN machines m ON m.uuid = r.machine_uuid "
-		"WHERE c.status <> 'ok' AND (?1 IS NULL OR r.uuid = ?1) "
-		"AND (?2 IS NULL OR r.bench = ?2) "
-		"GROUP BY 1, c.event, c.status, c.reason ORDER BY 1, 3";
-	static const char *const runs_keys[] = {
-		"machine", "benchmark", "status", "reason", "runs", "samples", NULL
-	};
-	static const char *const cnt_keys[] = {
-		"machine", "benchmarks", "event", "status", "reason", "runs", NULL
-	};
-
-	*runs_out = count_rows(db, runs_sql, o, runs_keys);
-	*cnt_out = *runs_out ? count_rows(db, cnt_sql, o, cnt_keys) : NULL;
-	if (!*cnt_out)
-		return il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
-	return 0;
-}
-
-/*
- * @rows as a Markdown table after "@title:" and the header lines @head,
- * one column per name in @keys: an integer as a number, anything else as
- * its string.
- */
-static void print_rows_md(FILE *out, const char *title, const char *head,
-			  json_t *rows, const char *const *keys)
-{
-	size_t i;
-	json_t *v, *c;
-	int k;
-
-	if (!json_array_size(rows))
-		return;
-	fprintf(out, "\n%s:\n\n%s", title, head);
-	json_array_foreach(rows, i, v) {
-		for (k = 0; keys[k]; k++) {
-			c = json_object_get(v, keys[k]);
-			if (json_is_integer(c))
-				fprintf(out, "| %d ", (int)json_integer_value(c));
-			else
-				fprintf(out, "| %s ", json_string_value(c));
-		}
-		fputs("|\n", out);
-	}
-}
-
-static void print_not_measured_md(json_t *runs, json_t *cnts, FILE *out)
-{
-	static const char *const runs_cols[] = {
-		"machine", "benchmark", "status", "runs", "samples", "reason", NULL
-	};
-	static const char *const cnt_cols[] = {
-		"machine", "event", "status", "runs", "reason", "benchmarks", NULL
-	};
-
-	print_rows_md(out, "Not measured",
-		      "| Machine | Benchmark | Status | Runs | Samples | Reason |\n|---|---|---|---:|---:|---|\n",
-		      runs, runs_cols);
-	print_rows_md(out, "Counters not counted",
-		      "| Machine | Event | Status | Runs | Reason | Benchmarks |\n|---|---|---|---:|---|---|\n",
-		      cnts, cnt_cols);
-}
-
 int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 {
 	static const char sql_fmt[] =
@@ -588,7 +479,8 @@ int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 		"AND (?1 IS NULL OR run_uuid = ?1) AND (?2 IS NULL OR bench = ?2) "
 		"ORDER BY hostname, machine_uuid, bench, params, metric, unit, grp, cpu, cpu2";
 	sqlite3 *db = il_store_db(s);
-	json_t *runs = NULL, *cnts = NULL, *doc;
+	struct report_notes notes = { 0 };
+	json_t *doc;
 	struct rows rows = { 0 };
 	sqlite3_stmt *st;
 	char cols[200], *sql;
@@ -606,7 +498,7 @@ int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 		ret = add_row(s, &rows, st);
 	sqlite3_finalize(st);
 	if (!ret)
-		ret = not_measured(db, o, &runs, &cnts);
+		ret = report_notes_read(db, o, &notes);
 	if (ret)
 		goto out;
 	make_configs(&rows);
@@ -614,31 +506,32 @@ int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 	case IL_FMT_MD:
 		print_md(&rows, out);
 		print_drops_md(&rows, out);
-		print_not_measured_md(runs, cnts, out);
+		report_notes_md(&notes, out);
 		break;
 	case IL_FMT_HTML:
 		/* The HTML page (html.c) shows this table preformatted. */
 		fputs("<h2>Results</h2>\n<pre>\n", out);
 		print_md(&rows, out);
 		print_drops_md(&rows, out);
-		print_not_measured_md(runs, cnts, out);
+		report_notes_md(&notes, out);
 		fputs("</pre>\n", out);
 		break;
 	case IL_FMT_CSV:
 		print_csv(&rows, out);
 		break;
 	case IL_FMT_JSON:
-		doc = json_pack("{s:s,s:s,s:o,s:O,s:O}", "tool", "idlelab",
+		doc = json_pack("{s:s,s:s,s:o,s:O,s:O,s:O}", "tool", "idlelab",
 				"version", IL_VERSION, "rows", rows_json(&rows),
-				"not_measured", runs, "counters_not_counted", cnts);
+				"not_measured", notes.runs,
+				"counters_not_counted", notes.counters,
+				"flagged", notes.flagged);
 		json_dumpf(doc, out, JSON_INDENT(2));
 		fputc('\n', out);
 		json_decref(doc);
 		break;
 	}
 out:
-	json_decref(runs);
-	json_decref(cnts);
+	report_notes_free(&notes);
 	free_rows(&rows);
 	return ret;
 }

@@ -18,6 +18,7 @@
 #define IDLELAB_ENV_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct il_topo;
@@ -79,6 +80,13 @@ json_t *il_env_snapshot(void);
  * NULL if either argument is NULL.
  */
 json_t *il_env_delta(json_t *before, json_t *after);
+
+/**
+ * il_env_thermal_rose() - whether one CPU's entry of an il_env_delta()
+ * ("cpus": {"N": ...}) shows its thermal-throttle counters rising, with
+ * the rises in *@core and *@pkg (0 where unknown).
+ */
+bool il_env_thermal_rose(json_t *cpu_delta, long long *core, long long *pkg);
 
 /**
  * il_host_uuid() - this host's stable identity, 36 chars + NUL.

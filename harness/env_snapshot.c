@@ -2,7 +2,8 @@
 /*
  * env_snapshot.c - the per-run environment snapshots and their deltas.
  * Snapshots say what moved during a run (cpuidle usage and residency,
- * interrupt counts per CPU); one is taken before and one after every run,
+ * interrupt counts and thermal-throttle events per CPU; the boost state);
+ * one is taken before and one after every run,
  * and il_env_delta() subtracts them.
  */
 #include "env_internal.h"
@@ -45,6 +46,40 @@ static json_t *snap_cpuidle(int cpu)
 		return unknownf("%s has no readable state0/name", path);
 	}
 	return out;
+}
+
+/*
+ * The thermal-throttle event counters of @cpu (the therm_throt driver's
+ * sysfs files): a run during which they rose ran on a CPU slowed by heat,
+ * which no latency figure shows by itself (issue 22, item 9).  Unknown,
+ * with the reason, where the driver is absent (AMD, VMs).
+ */
+static json_t *snap_thermal(int cpu)
+{
+	char dir[128], path[192];
+	json_t *out;
+
+	snprintf(dir, sizeof(dir), CPU_SYS "/cpu%d/thermal_throttle", cpu);
+	if (!il_fs_exists(dir))
+		return unknownf("no %s: no thermal-throttle counters (not an Intel CPU with the therm_throt driver, or a VM)",
+				dir);
+	out = json_object();
+	snprintf(path, sizeof(path), "%s/core_throttle_count", dir);
+	set(out, "core_throttle_count", fs_u64(path));
+	snprintf(path, sizeof(path), "%s/package_throttle_count", dir);
+	set(out, "package_throttle_count", fs_u64(path));
+	return out;
+}
+
+/* Turbo/boost as the cpufreq driver states it, or unknown with why. */
+static json_t *snap_boost(void)
+{
+	if (il_fs_exists(CPU_SYS "/cpufreq/boost"))
+		return fs_str(CPU_SYS "/cpufreq/boost");
+	if (il_fs_exists(CPU_SYS "/intel_pstate/no_turbo"))
+		return json_pack("{s:o}", "intel_pstate_no_turbo",
+				 fs_str(CPU_SYS "/intel_pstate/no_turbo"));
+	return unknownf("no " CPU_SYS "/cpufreq/boost nor intel_pstate/no_turbo: the cpufreq driver says nothing of boost");
 }
 
 /*
@@ -106,6 +141,7 @@ json_t *il_env_snapshot(void)
 	gov = json_object();
 	set(gov, "cpuidle", fs_str(CPU_SYS "/cpuidle/current_governor_ro"));
 	set(snap, "governors", gov);
+	set(snap, "boost", snap_boost());
 
 	n = il_fs_online_cpus(&list);
 	snprintf(why, sizeof(why), "%s", n < 0 ? il_errmsg() : "");
@@ -117,6 +153,7 @@ json_t *il_env_snapshot(void)
 			c = json_object();
 			set(c, "cpuidle", snap_cpuidle(list[i]));
 			set(c, "irq", env_snap_irq(&ic, irq_ok, irq_why, list[i]));
+			set(c, "thermal", snap_thermal(list[i]));
 			snprintf(key, sizeof(key), "%d", list[i]);
 			set(cpus, key, c);
 		}
@@ -167,6 +204,15 @@ static json_t *diff(json_t *b, json_t *a)
 		return NULL;
 	}
 	return out;
+}
+
+bool il_env_thermal_rose(json_t *cpu_delta, long long *core, long long *pkg)
+{
+	json_t *t = json_object_get(cpu_delta, "thermal");
+
+	*core = json_integer_value(json_object_get(t, "core_throttle_count"));
+	*pkg = json_integer_value(json_object_get(t, "package_throttle_count"));
+	return *core > 0 || *pkg > 0;
 }
 
 json_t *il_env_delta(json_t *before, json_t *after)

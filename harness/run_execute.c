@@ -248,6 +248,24 @@ static int store_run(struct il_store *store, const char *machine_uuid,
 	return ret;
 }
 
+/*
+ * Flag a run during which a CPU's thermal-throttle counters rose (run
+ * attribute thermal_throttle_rose, per CPU): its figures were measured on
+ * a CPU slowed by heat, which the report says beside them.
+ */
+static void note_throttling(struct il_run *run, json_t *before, json_t *after)
+{
+	json_t *d = il_env_delta(before, after), *c;
+	const char *key;
+	long long core, pkg;
+
+	json_object_foreach(json_object_get(d, "cpus"), key, c)
+		if (il_env_thermal_rose(c, &core, &pkg))
+			il_run_attr(run, atoi(key), "thermal_throttle_rose",
+				    "core +%lld, package +%lld", core, pkg);
+	json_decref(d);
+}
+
 int il_run_execute(struct il_store *store, const char *machine_uuid,
 		   const struct il_run_request *req, struct il_run *run,
 		   struct il_counters *counters, struct il_run_outcome *out)
@@ -294,6 +312,7 @@ int il_run_execute(struct il_store *store, const char *machine_uuid,
 	il_causes_end(run);
 	after = il_env_snapshot();
 	end = realtime_ns();
+	note_throttling(run, before, after);
 	if (ret == -EOPNOTSUPP) {
 		/* Only running could tell (e.g. MWAIT faulted in the module). */
 		out->status = "unsupported";

@@ -48,6 +48,10 @@ TEST(snapshot_fixture)
 	CHECK(jint(s, "cpus.0.irq.IWI") == 3);
 	CHECK(jint(s, "cpus.0.irq.devices") == 31 + 12034);
 	CHECK(jint(s, "cpus.0.irq.total") == 4260110);
+	/* Thermal-throttle counters per CPU, the boost state (issue 22). */
+	CHECK(jint(s, "cpus.2.thermal.core_throttle_count") == 20);
+	CHECK(jint(s, "cpus.3.thermal.package_throttle_count") == 7);
+	CHECK(json_is_string(jget(s, "boost.intel_pstate_no_turbo")));
 	CHECK(jint(s, "cpus.1.irq.total") == 4230891);
 	CHECK(jget(s, "cpus.0.irq.ERR") == NULL);
 	CHECK(jint(s, "irq_global.ERR") == 0 && jint(s, "irq_global.MIS") == 0);
@@ -63,6 +67,7 @@ TEST(snapshot_fixture)
 	CHECK(is_unknown_at(s, "cpus"));
 	CHECK(is_unknown_at(s, "irq_global"));
 	CHECK(is_unknown_at(s, "governors.cpuidle"));
+	CHECK(is_unknown_at(s, "boost"));
 	walk(s, "snap");
 	json_decref(s);
 }
@@ -84,9 +89,19 @@ TEST(snapshot_delta)
 			  "6012346901\n") == 0);
 	edit_file("/proc/interrupts", "4120334    3998012", "4120334    3998112");
 	edit_file("/proc/interrupts", "69331   IR-PCI", "69336   IR-PCI");
+	/* cpu1 throttled 3 times for heat during the run, cpu0 not. */
+	CHECK(il_fs_write("/sys/devices/system/cpu/cpu1/thermal_throttle/core_throttle_count",
+			  "13\n") == 0);
 	b = il_env_snapshot();
 	d = il_env_delta(a, b);
 	CHECK(d != NULL);
+	{
+		long long core, pkg;
+
+		CHECK(il_env_thermal_rose(jget(d, "cpus.1"), &core, &pkg) &&
+		      core == 3 && pkg == 0);
+		CHECK(!il_env_thermal_rose(jget(d, "cpus.0"), &core, &pkg));
+	}
 	CHECK(jint(d, "cpus.2.cpuidle.C6.usage") == 17);
 	CHECK(jint(d, "cpus.2.cpuidle.C6.time_us") == 12345);
 	CHECK(jint(d, "cpus.2.cpuidle.C1.usage") == 0);
