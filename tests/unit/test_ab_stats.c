@@ -8,6 +8,7 @@
  * percent mapping of the log-scale shift, TOST and Holm.
  */
 #include "ab.h"
+#include "ab_paired.h"
 #include "tap.h"
 
 #include <errno.h>
@@ -169,6 +170,34 @@ TEST(all_runs_equal)
 	CHECK(!r.all_equal && !isnan(r.s.p));
 }
 
+/* The signed-rank test over blocks (ab_paired.c), against hand counts. */
+TEST(signed_rank_paired)
+{
+	double up[8] = { 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8 };
+	double six[6] = { 1, 2, 3, 4, 5, 6 }, zero[6] = { 0 };
+	double mixed[6] = { -1, 2, 3, -4, 5, 6 };
+	struct il_ab_paired r;
+
+	/* All 8 differences positive: W+ = 36, p = 2 / 2^8. */
+	CHECK(il_ab_signed_rank(up, 8, 0.95, &r) == 0);
+	CHECKF(r.exact && fabs(r.p - 2.0 / 256) < 1e-12, "p %g", r.p);
+	CHECK(r.ci_ok && r.lo > 0 && fabs(r.est - 0.45) < 1e-12);
+	/* Six: the smallest n with a 95 % interval, [min, max] Walsh. */
+	CHECK(il_ab_signed_rank(six, 6, 0.95, &r) == 0);
+	CHECK(fabs(r.p - 2.0 / 64) < 1e-12 && r.ci_ok && r.lo == 1 && r.hi == 6);
+	/* Five cannot give one. */
+	CHECK(il_ab_signed_rank(six, 5, 0.95, &r) == 0);
+	CHECK(!r.ci_ok && fabs(r.p - 2.0 / 32) < 1e-12);
+	/* W+ = 2 + 3 + 5 + 6 = 16 of 21: P(W+ >= 16) = P(W+ <= 5) = 10/64
+	 * (the subsets of 1..6 summing to at most 5). */
+	CHECK(il_ab_signed_rank(mixed, 6, 0.95, &r) == 0);
+	CHECKF(fabs(r.p - 2 * 10.0 / 64) < 1e-12, "p %g", r.p);
+	/* Every pair equal: no difference, p 1, estimate 0. */
+	CHECK(il_ab_signed_rank(zero, 6, 0.95, &r) == 0);
+	CHECK(r.p == 1 && r.est == 0);
+	CHECK(il_ab_signed_rank(zero, 0, 0.95, &r) == 0 && isnan(r.p));
+}
+
 TEST(holm)
 {
 	const double p[] = { 0.01, 0.04, 0.03, NAN, 0.5 };
@@ -229,6 +258,7 @@ int main(void)
 	RUN(exact_matches_normal_roughly);
 	RUN(percent_and_tost);
 	RUN(all_runs_equal);
+	RUN(signed_rank_paired);
 	RUN(holm);
 	RUN(harrell_davis);
 	return tap_done();
