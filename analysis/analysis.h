@@ -87,6 +87,8 @@ struct il_analysis_opts {
 	double equivalence_pct;		/* compare: TOST margin in %, 0 none */
 	bool deciles;			/* compare: the Harrell-Davis shift
 					 * function, one row per decile */
+	bool paired;			/* compare: also the paired table
+					 * over blocks (compare_paired.c) */
 };
 
 /* Told of a selection that is valid but selects nothing (select.c). */
@@ -120,6 +122,15 @@ int il_report_states(struct il_store *s, const struct il_analysis_opts *o,
  * the Mann-Whitney p-value, Holm-adjusted over the table, a verdict in
  * words and, with @o->equivalence_pct, TOST (compare.c, ab_stats.c).
  */
+/**
+ * il_report_paired() - the A/B comparison paired over the blocks of a
+ * campaign planned with order: blocks: per benchmark, metric, target
+ * count and statistic (median, mean), the Hodges-Lehmann shift of the
+ * per-block log ratios, its signed-rank interval and Holm-adjusted p.
+ */
+int il_report_paired(struct il_store *s, const struct il_analysis_opts *o,
+		     struct il_table **out);
+
 int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 		      struct il_table **out);
 /**

@@ -26,6 +26,7 @@ static const char report_usage[] =
 	"usage: idlelab report [--db FILE] [--format md|csv|json|html] [--output PATH]\n"
 	"                      [--kind table|states|compare|ipi|pairs|refs|causes|all]\n"
 	"                      [--compare FILTER]... [--equivalence PCT] [--deciles]\n"
+	"                      [--paired]\n"
 	"                      [--bench NAME] [--run UUID]\n\n"
 	"Print tables read from the dataset (see idlelab-report(1)).\n\n";
 
@@ -168,6 +169,8 @@ static int run_kind(struct il_store *store, enum kind k,
 	}
 	if (!ret && (k == K_COMPARE || (k == K_ALL && ao->ncompare))) {
 		ret = il_report_compare(store, ao, &t) ?: push(&v, &n, t);
+		if (!ret && ao->paired)
+			ret = il_report_paired(store, ao, &t) ?: push(&v, &n, t);
 	}
 	if (!ret)
 		il_tables_print(v, n, f, out);
@@ -205,6 +208,9 @@ int cmd_report(int argc, char **argv)
 			     set_equivalence),
 		CLI_FLAG('D', "deciles", &ao.deciles,
 			 "compare: also the shift of each Harrell-Davis decile"),
+		CLI_FLAG('P', "paired", &ao.paired,
+			 "compare: also the test paired over the blocks of a\n"
+			 "campaign planned with order: blocks (signed-rank)"),
 		CLI_STRING('b', "bench", &ro.bench, "NAME", "only this benchmark"),
 		CLI_STRING('u', "run", &ro.run_uuid, "UUID",
 			   "only this run (table kind)"),
@@ -239,6 +245,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (ao.ncompare == 1) {
 		code = cli_usage_error("report: --compare: give at least two sides");
+		goto out;
+	}
+	if (ao.paired && ao.ncompare < 2) {
+		code = cli_usage_error("report: --paired compares --compare sides: give at least two");
 		goto out;
 	}
 	if (ro.format == IL_FMT_HTML && !output) {
