@@ -7,9 +7,10 @@
  * database is opened, and the database is checked to be an idlelab one of
  * a known version before anything is written or measured.
  *
- * It prints the run's table; with --json one JSON line instead
- * (cli_runjson.h), whatever the run's status, so a script never parses
- * the table.
+ * What it prints names the run: a first line with the 8 digits of its
+ * UUID that `report --run` takes back, then the run's table; with --json
+ * one JSON line instead (cli_runjson.h), whatever the run's status, so a
+ * script never parses the table.
  */
 #include "cli.h"
 #include "cli_opts.h"
@@ -190,6 +191,8 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	code = cli_exit_for_status(out.status);
+	if (!json)
+		printf("run %.8s %s: %s\n\n", out.uuid, req.ops->name, out.status);
 	if (!json && (code == IL_EXIT_OK || code == IL_EXIT_INTERRUPTED)) {
 		struct il_report_opts ro = {
 			.format = IL_FMT_MD,
