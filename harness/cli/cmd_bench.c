@@ -10,7 +10,7 @@
  * What it prints names the run: a first line with the 8 digits of its
  * UUID that `report --run` takes back, then the run's table; with --json
  * one JSON line instead (cli_runjson.h), whatever the run's status, so a
- * script never parses the table.
+ * script never parses the table; with --quiet nothing but errors.
  */
 #include "cli.h"
 #include "cli_opts.h"
@@ -29,7 +29,7 @@
 static const char bench_usage[] =
 	"usage: idlelab bench NAME [--cpus SPEC] [--param KEY=VALUE]...\n"
 	"                     [--events LIST] [--counters pfm|papi]\n"
-	"                     [--db FILE] [--raw] [--json]\n"
+	"                     [--db FILE] [--raw] [--json] [--quiet]\n"
 	"                     [--causes [--causes-lean] [--causes-threshold NS] [--causes-buffer-kb KB]]\n\n"
 	"Run one benchmark on this machine and store it.\n\n";
 
@@ -95,7 +95,7 @@ int cmd_bench(int argc, char **argv)
 	struct il_run_outcome out;
 	struct il_run run;
 	char machine[37];
-	bool json = false, have_run = false;
+	bool json = false, quiet = false, have_run = false;
 	const struct cli_option options[] = {
 		CLI_STRING('c', "cpus", &req.cpus, "SPEC",
 			   "placement: all, 0,2-3, one-per-core, one-per-l3,\n"
@@ -112,6 +112,9 @@ int cmd_bench(int argc, char **argv)
 		CLI_FLAG('j', "json", &json,
 			 "print the run as one JSON line (see idlelab-run(1),\n"
 			 "JSON output), its table included, whatever its status"),
+		CLI_FLAG('q', "quiet", &quiet,
+			 "print nothing but errors (the exit status says\n"
+			 "how the run ended)"),
 		CLI_CAUSES_OPTIONS(req),
 		CLI_END
 	};
@@ -191,9 +194,10 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	code = cli_exit_for_status(out.status);
-	if (!json)
+	if (!json && !quiet)
 		printf("run %.8s %s: %s\n\n", out.uuid, req.ops->name, out.status);
-	if (!json && (code == IL_EXIT_OK || code == IL_EXIT_INTERRUPTED)) {
+	if (!json && !quiet &&
+	    (code == IL_EXIT_OK || code == IL_EXIT_INTERRUPTED)) {
 		struct il_report_opts ro = {
 			.format = IL_FMT_MD,
 			.run_uuid = out.uuid,
