@@ -109,7 +109,7 @@ int cli_json_campaign_line(FILE *f, const struct cli_campaign_line *l)
 		json_object_set_new(o, "already_done", json_integer(l->done));
 		json_object_set_new(o, "not_stored", json_integer(l->unstored));
 		json_object_set_new(o, "store_error", str_or_null(l->store_error));
-		json_object_set_new(o, "duration_s", json_real(l->duration_s));
+		json_object_set_new(o, "duration_ms", json_integer((json_int_t)l->duration_ms));
 		json_object_set_new(o, "stopped", json_boolean(l->stopped));
 		json_object_set_new(o, "resume", str_or_null(l->resume));
 	}

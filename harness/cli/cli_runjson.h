@@ -46,7 +46,7 @@ struct cli_campaign_line {
 	const char *campaign, *file;
 	int ok, failed, unsupported, skipped, interrupted, done, unstored;
 	const char *store_error;	/* the first refusal, or "" */
-	double duration_s;		/* of the runs of this invocation */
+	uint64_t duration_ms;		/* of the runs of this invocation */
 	bool stopped;			/* by a signal */
 	const char *resume;		/* the command that finishes it, or NULL */
 };
