@@ -70,7 +70,7 @@ void run_progress_show(struct progress *p, const struct il_plan_entry *e);
 
 /*
  * run_show_outcome() - the line of entry @e's run on stdout, as
- * @ps->output says: "[i/n] #index bench ..." or its JSON object
+ * @ps->output says: "[i/n] #index run UUID8 ..." or its JSON object
  * (cli_runjson.h), which a run the database refused (!@stored) gets too.
  * Return: 0, or -errno with the message set when stdout cannot be written.
  */

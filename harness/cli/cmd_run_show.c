@@ -116,8 +116,9 @@ int run_show_outcome(const struct plan_state *ps, const struct progress *p,
 	/* A refused run is told on stderr, with where it was kept. */
 	if (!stored)
 		return 0;
-	printf("[%d/%d] #%" PRId64 " %s cpus=%s %s rep %d/%d: %s%s%s\n",
-	       p->i, p->n, e->index, e->ops->name, e->cpus,
+	/* The 8 digits are what report --run takes back. */
+	printf("[%d/%d] #%" PRId64 " run %.8s %s cpus=%s %s rep %d/%d: %s%s%s\n",
+	       p->i, p->n, e->index, o->uuid, e->ops->name, e->cpus,
 	       e->params_str[0] ? e->params_str : "-", e->repetition,
 	       e->repetitions, status, o->reason[0] ? ": " : "", o->reason);
 	fflush(stdout);
