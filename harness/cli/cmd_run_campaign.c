@@ -53,7 +53,7 @@ static const char run_usage[] =
 	"usage: idlelab run FILE [--db FILE] [--resume] [--dry-run]\n"
 	"                        [--only GLOB] [--name NAME] [--scale F]\n"
 	"                        [--env-missing unsupported|abort|run]\n"
-	"                        [--json]\n\n"
+	"                        [--json] [--quiet]\n\n"
 	"Run the campaign FILE (see idlelab-run(1) for the format): every\n"
 	"benchmark x parameter matrix x placement x repetition, one\n"
 	"transaction per run, with the environment controls restored at\n"
@@ -121,7 +121,7 @@ struct run_opts {
 	const char *db, *only, *name, *file, *scale_s, *env_missing_s;
 	double scale;		/* --scale, 1 unless given */
 	enum env_missing env_missing;
-	bool resume, dry, json;
+	bool resume, dry, json, quiet;
 };
 
 /* --env-missing, by name; the first is the default. */
@@ -177,6 +177,8 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		CLI_FLAG('j', "json", &o->json,
 			 "one JSON line per run, whatever its status, and\n"
 			 "the tally as a last one (idlelab-run(1), JSON output)"),
+		CLI_FLAG('q', "quiet", &o->quiet,
+			 "no line per run; the tally and errors only"),
 		CLI_END
 	};
 	const struct cli_command cmd = { "run", run_usage, options };
@@ -269,7 +271,8 @@ static int run_prepare(struct run_ctx *r)
 	c = r->c;
 	ps->c = c;
 	ps->env_missing = r->o.env_missing;
-	ps->output = r->o.json ? RUN_OUT_JSON : RUN_OUT_TEXT;
+	ps->output = r->o.json ? RUN_OUT_JSON :
+		     r->o.quiet ? RUN_OUT_QUIET : RUN_OUT_TEXT;
 	ps->name = r->o.name ? r->o.name : c->name;
 	/* The file's name rule, so either can name what the other made. */
 	if (r->o.name && !il_campaign_name_valid(r->o.name))
@@ -547,7 +550,8 @@ static int run_loop(struct run_ctx *r)
 	int i, ret, code = IL_EXIT_OK;
 	uint64_t t0;
 
-	prog->tty = isatty(STDERR_FILENO);
+	/* --quiet means no line per run, the progress line included. */
+	prog->tty = isatty(STDERR_FILENO) && ps->output != RUN_OUT_QUIET;
 	prog->n = r->nsel - r->t.done;
 	for (i = 0; i < c->nplan; i++) {
 		const struct il_plan_entry *e = &c->plan[i];

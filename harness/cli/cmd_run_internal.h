@@ -30,9 +30,10 @@ enum env_missing {
 	ENV_MISSING_N
 };
 
-/* What goes to stdout besides errors: --json or not. */
+/* What goes to stdout besides errors: --json, --quiet, or neither. */
 enum run_output {
 	RUN_OUT_TEXT,		/* one line per run, the tally */
+	RUN_OUT_QUIET,		/* the tally only */
 	RUN_OUT_JSON,		/* one JSON line per run, the tally as one */
 };
 

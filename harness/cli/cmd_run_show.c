@@ -114,7 +114,7 @@ int run_show_outcome(const struct plan_state *ps, const struct progress *p,
 	if (ps->output == RUN_OUT_JSON)
 		return o->uuid[0] ? cli_json_run_line(stdout, &l) : 0;
 	/* A refused run is told on stderr, with where it was kept. */
-	if (!stored)
+	if (ps->output == RUN_OUT_QUIET || !stored)
 		return 0;
 	/* The 8 digits are what report --run takes back. */
 	printf("[%d/%d] #%" PRId64 " run %.8s %s cpus=%s %s rep %d/%d: %s%s%s\n",
