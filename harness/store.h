@@ -204,6 +204,15 @@ int il_store_end(struct il_store *s, bool commit);
 int il_store_has_run(struct il_store *s, const char *uuid);
 
 /**
+ * il_store_runs_by_prefix() - the stored runs whose UUID starts with
+ * @prefix (any case), in UUID order; the first @max are copied into @out.
+ * Return: how many runs match (more than @max when it is more), or
+ * -EIO with the message set.
+ */
+int il_store_runs_by_prefix(struct il_store *s, const char *prefix,
+			    char (*out)[37], int max);
+
+/**
  * il_store_put_reference_machine() - a machine known from published
  * figures (is_reference = 1, seen at time 0); one already present is
  * left as it is.

@@ -6,22 +6,30 @@
  * placement and event name is validated (il_run_prepare) before the
  * database is opened, and the database is checked to be an idlelab one of
  * a known version before anything is written or measured.
+ *
+ * What it prints names the run: a first line with the 8 digits of its
+ * UUID that `report --run` takes back, then the run's table; with --json
+ * one JSON line instead (cli_runjson.h), whatever the run's status, so a
+ * script never parses the table; with --quiet nothing but errors.
  */
 #include "cli.h"
 #include "cli_opts.h"
 #include "cli_causes.h"
+#include "cli_runjson.h"
 #include "analysis.h"
 #include "bench_registry.h"
 #include "err.h"
 #include "run_execute.h"
+#include "run_status.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char bench_usage[] =
 	"usage: idlelab bench NAME [--cpus SPEC] [--param KEY=VALUE]...\n"
 	"                     [--events LIST] [--counters pfm|papi]\n"
-	"                     [--db FILE] [--raw] [--json]\n"
+	"                     [--db FILE] [--raw] [--json] [--quiet]\n"
 	"                     [--causes [--causes-lean] [--causes-threshold NS] [--causes-buffer-kb KB]]\n\n"
 	"Run one benchmark on this machine and store it.\n\n";
 
@@ -39,6 +47,42 @@ static int add_param(const struct cli_option *o, const char *arg)
 	return 0;
 }
 
+/*
+ * The run as one JSON line: its table (report --format json) only once it
+ * is stored with figures, as the table of the plain output is.
+ */
+static int print_json(struct il_store *store, const struct il_run_request *req,
+		      const struct il_run *run, const struct il_run_outcome *out,
+		      bool stored)
+{
+	enum il_run_status st;
+	char *params = il_run_params_json(req->ops, run->params);
+	struct cli_run_line l = {
+		.uuid = out->uuid,
+		.bench = req->ops->name,
+		.status = out->status ? out->status : "failed",
+		.reason = out->reason,
+		.cpus = req->cpus ? req->cpus : req->ops->default_cpus,
+		.params_json = params,
+		.stored = stored,
+		.kept = out->kept,
+		.index = -1,
+	};
+	int ret;
+
+	if (stored && !il_run_status_parse(l.status, &st) &&
+	    (st == IL_RUN_OK || st == IL_RUN_INTERRUPTED)) {
+		l.report = cli_json_report_run(store, out->uuid);
+		if (!l.report) {
+			free(params);
+			return -EIO;
+		}
+	}
+	ret = cli_json_run_line(stdout, &l);
+	free(params);
+	return ret;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	struct il_run_request req = { .plan_index = -1 };
@@ -51,7 +95,7 @@ int cmd_bench(int argc, char **argv)
 	struct il_run_outcome out;
 	struct il_run run;
 	char machine[37];
-	bool json = false, have_run = false;
+	bool json = false, quiet = false, have_run = false;
 	const struct cli_option options[] = {
 		CLI_STRING('c', "cpus", &req.cpus, "SPEC",
 			   "placement: all, 0,2-3, one-per-core, one-per-l3,\n"
@@ -65,7 +109,12 @@ int cmd_bench(int argc, char **argv)
 		CLI_STRING('d', "db", &db, "FILE",
 			   "database (default $IDLELAB_DB or ./idlelab.db)"),
 		CLI_FLAG('r', "raw", &req.keep_raw, "also store every raw sample"),
-		CLI_FLAG('j', "json", &json, "print the run's summary as JSON"),
+		CLI_FLAG('j', "json", &json,
+			 "print the run as one JSON line (see idlelab-run(1),\n"
+			 "JSON output), its table included, whatever its status"),
+		CLI_FLAG('q', "quiet", &quiet,
+			 "print nothing but errors (the exit status says\n"
+			 "how the run ended)"),
 		CLI_CAUSES_OPTIONS(req),
 		CLI_END
 	};
@@ -126,7 +175,14 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	cli_install_signals();
+	memset(&out, 0, sizeof(out));
 	ret = il_run_execute(store, machine, &req, &run, counters, &out);
+	/* The database's refusal is a run too: its line says where the
+	 * measurement was kept, before the error says why. */
+	if (json && out.uuid[0] && print_json(store, &req, &run, &out, !ret)) {
+		code = cli_error(IL_EXIT_FAIL, "bench: %s", il_errmsg());
+		goto out;
+	}
 	if (ret) {
 		if (out.kept[0])
 			code = cli_error(IL_EXIT_FAIL, "bench %s: cannot store the run: %s; the measurement (%s, run %s) is kept in %s: once %s can be written, load it with: idlelab import pending --db %s",
@@ -138,9 +194,12 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	code = cli_exit_for_status(out.status);
-	if (code == IL_EXIT_OK || code == IL_EXIT_INTERRUPTED) {
+	if (!json && !quiet)
+		printf("run %.8s %s: %s\n\n", out.uuid, req.ops->name, out.status);
+	if (!json && !quiet &&
+	    (code == IL_EXIT_OK || code == IL_EXIT_INTERRUPTED)) {
 		struct il_report_opts ro = {
-			.format = json ? IL_FMT_JSON : IL_FMT_MD,
+			.format = IL_FMT_MD,
 			.run_uuid = out.uuid,
 		};
 

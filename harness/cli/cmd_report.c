@@ -27,7 +27,7 @@ static const char report_usage[] =
 	"                      [--kind table|states|compare|ipi|pairs|refs|causes|all]\n"
 	"                      [--compare FILTER]... [--equivalence PCT] [--deciles]\n"
 	"                      [--paired]\n"
-	"                      [--bench NAME] [--run UUID]\n\n"
+	"                      [--bench NAME] [--run UUID|PREFIX]\n\n"
 	"Print tables read from the dataset (see idlelab-report(1)).\n\n";
 
 enum kind { K_TABLE, K_STATES, K_COMPARE, K_IPI, K_PAIRS, K_REFS, K_ALL,
@@ -180,6 +180,41 @@ static int run_kind(struct il_store *store, enum kind k,
 	return ret;
 }
 
+/*
+ * --run as the start of a UUID: run and bench print 8 digits, so that is
+ * what a user pastes back.  One match becomes the whole UUID in @buf; none
+ * is left for il_report_check() to refuse with its nearest name; several
+ * are a usage error naming them, since picking one would report a run the
+ * user may not have meant.  Return: 0 or an exit code.
+ */
+static int resolve_run(struct il_store *store, const char **run, char buf[37])
+{
+	enum { SHOWN = 8 };
+	char cand[SHOWN][37], list[SHOWN * 40 + 16];
+	size_t len = 0;
+	int i, n;
+
+	if (!*run || !**run)
+		return 0;
+	n = il_store_runs_by_prefix(store, *run, cand, SHOWN);
+	if (n < 0)
+		return cli_error(IL_EXIT_FAIL, "report: %s", il_errmsg());
+	if (n == 1) {
+		memcpy(buf, cand[0], 37);
+		*run = buf;
+	}
+	if (n <= 1)
+		return 0;
+	list[0] = '\0';
+	for (i = 0; i < n && i < SHOWN; i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+					i ? ", " : "", cand[i]);
+	if (n > SHOWN)
+		snprintf(list + len, sizeof(list) - len, ", ...");
+	return cli_usage_error("report: --run '%s' is the start of %d runs: %s; give more of the UUID",
+			       *run, n, list);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct il_report_opts ro = { .format = IL_FMT_MD };
@@ -213,13 +248,15 @@ int cmd_report(int argc, char **argv)
 			 "campaign planned with order: blocks (signed-rank)"),
 		CLI_STRING('b', "bench", &ro.bench, "NAME", "only this benchmark"),
 		CLI_STRING('u', "run", &ro.run_uuid, "UUID",
-			   "only this run (table kind)"),
+			   "only this run (table kind); a unique start of\n"
+			   "its UUID will do (run and bench print 8 digits)"),
 		CLI_END
 	};
 	const struct cli_command cmd = { "report", report_usage, options };
 	enum kind kind;
 	struct il_store *store = NULL;
 	struct il_outfile of = { NULL, NULL, NULL };
+	char run_buf[37];
 	int argi, ret, code = IL_EXIT_OK, i;
 
 	ret = cli_parse_options(&cmd, argc, argv, &argi);
@@ -265,6 +302,9 @@ int cmd_report(int argc, char **argv)
 		code = cli_usage_error("report: %s", il_errmsg());
 		goto out;
 	}
+	code = resolve_run(store, &ro.run_uuid, run_buf);
+	if (code)
+		goto out;
 	/* A typo in --bench, --run or --compare is a usage error. */
 	ret = il_report_check(store, &ro, &ao, report_notice, NULL);
 	if (ret) {

@@ -32,6 +32,7 @@
  */
 #include "cli.h"
 #include "cli_opts.h"
+#include "cli_runjson.h"
 #include "campaign.h"
 #include "cmd_run_internal.h"
 #include "env.h"
@@ -51,7 +52,8 @@
 static const char run_usage[] =
 	"usage: idlelab run FILE [--db FILE] [--resume] [--dry-run]\n"
 	"                        [--only GLOB] [--name NAME] [--scale F]\n"
-	"                        [--env-missing unsupported|abort|run]\n\n"
+	"                        [--env-missing unsupported|abort|run]\n"
+	"                        [--json] [--quiet]\n\n"
 	"Run the campaign FILE (see idlelab-run(1) for the format): every\n"
 	"benchmark x parameter matrix x placement x repetition, one\n"
 	"transaction per run, with the environment controls restored at\n"
@@ -119,7 +121,7 @@ struct run_opts {
 	const char *db, *only, *name, *file, *scale_s, *env_missing_s;
 	double scale;		/* --scale, 1 unless given */
 	enum env_missing env_missing;
-	bool resume, dry;
+	bool resume, dry, json, quiet;
 };
 
 /* --env-missing, by name; the first is the default. */
@@ -172,6 +174,11 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 			   "(default) stores every run as unsupported with\n"
 			   "the reason, 'abort' refuses the campaign (exit 3),\n"
 			   "'run' measures anyway, the reason kept per run"),
+		CLI_FLAG('j', "json", &o->json,
+			 "one JSON line per run, whatever its status, and\n"
+			 "the tally as a last one (idlelab-run(1), JSON output)"),
+		CLI_FLAG('q', "quiet", &o->quiet,
+			 "no line per run; the tally and errors only"),
 		CLI_END
 	};
 	const struct cli_command cmd = { "run", run_usage, options };
@@ -186,6 +193,9 @@ static int run_parse(int argc, char **argv, struct run_opts *o)
 		return cli_usage_error("run: expected exactly one campaign file");
 	}
 	o->file = argv[argi];
+	/* The plan has no JSON form yet: a script would read text as JSON. */
+	if (o->json && o->dry)
+		return cli_usage_error("run: --dry-run prints the plan as text only; leave --json out");
 	o->env_missing = ENV_MISSING_UNSUPPORTED;
 	if (o->env_missing_s) {
 		int i;
@@ -261,6 +271,8 @@ static int run_prepare(struct run_ctx *r)
 	c = r->c;
 	ps->c = c;
 	ps->env_missing = r->o.env_missing;
+	ps->output = r->o.json ? RUN_OUT_JSON :
+		     r->o.quiet ? RUN_OUT_QUIET : RUN_OUT_TEXT;
 	ps->name = r->o.name ? r->o.name : c->name;
 	/* The file's name rule, so either can name what the other made. */
 	if (r->o.name && !il_campaign_name_valid(r->o.name))
@@ -538,7 +550,8 @@ static int run_loop(struct run_ctx *r)
 	int i, ret, code = IL_EXIT_OK;
 	uint64_t t0;
 
-	prog->tty = isatty(STDERR_FILENO);
+	/* --quiet means no line per run, the progress line included. */
+	prog->tty = isatty(STDERR_FILENO) && ps->output != RUN_OUT_QUIET;
 	prog->n = r->nsel - r->t.done;
 	for (i = 0; i < c->nplan; i++) {
 		const struct il_plan_entry *e = &c->plan[i];
@@ -570,15 +583,14 @@ static int run_loop(struct run_ctx *r)
 		prog->est_done += ps->est[i];
 		prog->est_left -= ps->est[i] < prog->est_left ? ps->est[i] : prog->est_left;
 		run_progress_clear(prog);
+		if (run_show_outcome(ps, prog, e, &o, !ret)) {
+			code = cli_error(IL_EXIT_FAIL, "run: %s", il_errmsg());
+			break;
+		}
 		if (ret) {
 			code = run_not_stored(r, e, &o);
 			break;
 		}
-		printf("[%d/%d] #%" PRId64 " %s cpus=%s %s rep %d/%d: %s%s%s\n",
-		       prog->i, prog->n, e->index, e->ops->name, e->cpus,
-		       e->params_str[0] ? e->params_str : "-", e->repetition,
-		       e->repetitions, o.status, o.reason[0] ? ": " : "", o.reason);
-		fflush(stdout);
 		if (count_outcome(&r->t, o.status) == IL_RUN_INTERRUPTED ||
 		    il_stop_requested()) {
 			r->stopped = true;
@@ -589,10 +601,32 @@ static int run_loop(struct run_ctx *r)
 	return code;
 }
 
+/* The tally as run --json's last line (cli_runjson.h). */
+static int print_tally_json(const struct run_ctx *r, const char *hint)
+{
+	struct cli_campaign_line l = {
+		.campaign = r->ps.name,
+		.file = r->c->file,
+		.ok = r->t.ok,
+		.failed = r->t.failed,
+		.unsupported = r->t.unsupported,
+		.skipped = r->t.skipped,
+		.interrupted = r->t.interrupted,
+		.done = r->t.done,
+		.unstored = r->t.unstored,
+		.store_error = r->t.store_error,
+		.duration_ms = r->prog.real_done / 1000000,
+		.stopped = r->stopped,
+		.resume = hint,
+	};
+
+	return cli_json_campaign_line(stdout, &l);
+}
+
 /* Step 6 and the last word: restore, print the tally, pick the exit code. */
 static int run_summary(struct run_ctx *r, int code)
 {
-	char d[32];
+	char d[32], hint[8192];
 	int ret;
 
 	/* Restore on every path out of the loop: end, signal, error. */
@@ -605,21 +639,25 @@ static int run_summary(struct run_ctx *r, int code)
 			  il_errmsg(), il_envctl_journal_path(p, sizeof(p)));
 		code = IL_EXIT_FAIL;
 	}
+	if (r->stopped)
+		resume_hint(r, hint, sizeof(hint));
 	run_fmt_duration(r->prog.real_done, d, sizeof(d));
-	printf("campaign %s: %d ok, %d failed, %d unsupported, %d skipped, %d interrupted; %d already done; %s\n",
-	       r->ps.name, r->t.ok, r->t.failed, r->t.unsupported, r->t.skipped,
-	       r->t.interrupted, r->t.done, d);
-	if (r->t.unstored)
-		printf("campaign %s: %d run%s measured but NOT stored: %s\n",
-		       r->ps.name, r->t.unstored, r->t.unstored == 1 ? "" : "s",
-		       r->t.store_error);
+	if (r->ps.output == RUN_OUT_JSON) {
+		if (print_tally_json(r, r->stopped ? hint : NULL))
+			code = cli_error(IL_EXIT_FAIL, "run: %s", il_errmsg());
+	} else {
+		printf("campaign %s: %d ok, %d failed, %d unsupported, %d skipped, %d interrupted; %d already done; %s\n",
+		       r->ps.name, r->t.ok, r->t.failed, r->t.unsupported,
+		       r->t.skipped, r->t.interrupted, r->t.done, d);
+		if (r->t.unstored)
+			printf("campaign %s: %d run%s measured but NOT stored: %s\n",
+			       r->ps.name, r->t.unstored,
+			       r->t.unstored == 1 ? "" : "s", r->t.store_error);
+	}
 	if (r->t.changed)
 		fprintf(stderr, "idlelab: run: warning: %d entr%s differ from the runs stored at the same plan index (was the campaign file edited?)\n",
 			r->t.changed, r->t.changed == 1 ? "y" : "ies");
 	if (r->stopped) {
-		char hint[8192];
-
-		resume_hint(r, hint, sizeof(hint));
 		if (!code)
 			code = cli_error(IL_EXIT_INTERRUPTED,
 					 "run: stopped by a signal; the environment is restored; finish with: %s",

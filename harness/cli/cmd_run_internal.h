@@ -30,8 +30,16 @@ enum env_missing {
 	ENV_MISSING_N
 };
 
+/* What goes to stdout besides errors: --json, --quiet, or neither. */
+enum run_output {
+	RUN_OUT_TEXT,		/* one line per run, the tally */
+	RUN_OUT_QUIET,		/* the tally only */
+	RUN_OUT_JSON,		/* one JSON line per run, the tally as one */
+};
+
 struct plan_state {
 	struct il_campaign *c;
+	enum run_output output;
 	enum env_missing env_missing;
 	const char *name;	/* campaign key in the database */
 	struct stored *st;
@@ -60,6 +68,17 @@ void run_print_env(const struct il_campaign *c, FILE *f);
 void run_dry_run(const struct plan_state *ps, bool resume);
 void run_progress_clear(struct progress *p);
 void run_progress_show(struct progress *p, const struct il_plan_entry *e);
+
+/*
+ * run_show_outcome() - the line of entry @e's run on stdout, as
+ * @ps->output says: "[i/n] #index run UUID8 ..." or its JSON object
+ * (cli_runjson.h), which a run the database refused (!@stored) gets too.
+ * Return: 0, or -errno with the message set when stdout cannot be written.
+ */
+struct il_run_outcome;
+int run_show_outcome(const struct plan_state *ps, const struct progress *p,
+		     const struct il_plan_entry *e,
+		     const struct il_run_outcome *o, bool stored);
 
 /*
  * cmd_run_entry.c: run_prevalidate() checks with il_run_prepare() every

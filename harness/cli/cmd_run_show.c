@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * cmd_run_show.c - what `idlelab run` prints besides its one line per run:
- * the --dry-run plan with its estimates, the environment it will apply,
- * and the progress line with an ETA corrected by how wrong the estimates
- * have been so far.
+ * cmd_run_show.c - what `idlelab run` prints: its one line per run, plain
+ * or JSON; the --dry-run plan with its estimates; the environment it will
+ * apply; and the progress line with an ETA corrected by how wrong the
+ * estimates have been so far.
  */
 #include "cmd_run_internal.h"
+#include "cli_runjson.h"
 #include "envctl.h"
+#include "run_execute.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -86,6 +88,41 @@ void run_dry_run(const struct plan_state *ps, bool resume)
 	if (done)
 		printf(" (%d already done)", done);
 	printf("\n");
+}
+
+int run_show_outcome(const struct plan_state *ps, const struct progress *p,
+		     const struct il_plan_entry *e,
+		     const struct il_run_outcome *o, bool stored)
+{
+	const char *status = o->status ? o->status : "failed";
+	struct cli_run_line l = {
+		.uuid = o->uuid,
+		.bench = e->ops->name,
+		.status = status,
+		.reason = o->reason,
+		.cpus = e->cpus,
+		.params_json = e->params_json,
+		.stored = stored,
+		.kept = o->kept,
+		.campaign = ps->name,
+		.group = e->group,
+		.index = e->index,
+		.repetition = e->repetition,
+		.repetitions = e->repetitions,
+	};
+
+	if (ps->output == RUN_OUT_JSON)
+		return o->uuid[0] ? cli_json_run_line(stdout, &l) : 0;
+	/* A refused run is told on stderr, with where it was kept. */
+	if (ps->output == RUN_OUT_QUIET || !stored)
+		return 0;
+	/* The 8 digits are what report --run takes back. */
+	printf("[%d/%d] #%" PRId64 " run %.8s %s cpus=%s %s rep %d/%d: %s%s%s\n",
+	       p->i, p->n, e->index, o->uuid, e->ops->name, e->cpus,
+	       e->params_str[0] ? e->params_str : "-", e->repetition,
+	       e->repetitions, status, o->reason[0] ? ": " : "", o->reason);
+	fflush(stdout);
+	return 0;
 }
 
 /* The TTY progress line, on stderr only when it is a terminal. */
