@@ -49,16 +49,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char run_usage[] =
-	"usage: idlelab run FILE [--db FILE] [--resume] [--dry-run]\n"
-	"                        [--only GLOB] [--name NAME] [--scale F]\n"
-	"                        [--env-missing unsupported|abort|run]\n"
-	"                        [--json] [--quiet]\n\n"
-	"Run the campaign FILE (see idlelab-run(1) for the format): every\n"
-	"benchmark x parameter matrix x placement x repetition, one\n"
-	"transaction per run, with the environment controls restored at\n"
-	"the end, on SIGINT/SIGTERM/SIGHUP and on any error.\n\n";
-
 static int collect_cb(int64_t idx, const char *hash, const char *status,
 		      uint64_t dur, void *arg)
 {
@@ -116,21 +106,6 @@ struct tally {
 	char store_error[512];	/* the first refusal, for the summary */
 };
 
-/* What the command line asked for. */
-struct run_opts {
-	const char *db, *only, *name, *file, *scale_s, *env_missing_s;
-	double scale;		/* --scale, 1 unless given */
-	enum env_missing env_missing;
-	bool resume, dry, json, quiet;
-};
-
-/* --env-missing, by name; the first is the default. */
-static const char *const env_missing_names[] = {
-	[ENV_MISSING_UNSUPPORTED] = "unsupported",
-	[ENV_MISSING_ABORT] = "abort",
-	[ENV_MISSING_RUN] = "run",
-};
-
 /* Everything one `idlelab run` holds, released by run_free(). */
 struct run_ctx {
 	struct run_opts o;
@@ -146,82 +121,6 @@ struct run_ctx {
 	char machine[37], host_buf[37];
 	const char *host;
 };
-
-/* The command line into @o.  Return: CLI_CONTINUE, else the exit code. */
-static int run_parse(int argc, char **argv, struct run_opts *o)
-{
-	/* A local table: its value pointers are fields of @o. */
-	const struct cli_option options[] = {
-		CLI_STRING('d', "db", &o->db, "FILE",
-			   "database (default $IDLELAB_DB or ./idlelab.db)"),
-		CLI_FLAG('r', "resume", &o->resume,
-			 "run only the entries not yet stored with a final\n"
-			 "status (ok, failed, unsupported)"),
-		CLI_FLAG('n', "dry-run", &o->dry,
-			 "print the expanded plan and its estimated\n"
-			 "duration; run and change nothing"),
-		CLI_STRING('o', "only", &o->only, "GLOB",
-			   "only the entries whose benchmark or group name\n"
-			   "matches GLOB (fnmatch); plan indices are kept"),
-		CLI_STRING(0, "name", &o->name, "NAME",
-			   "store under campaign NAME instead of the file's"),
-		CLI_STRING(0, "scale", &o->scale_s, "F",
-			   "multiply repetitions and every count and run\n"
-			   "length by F (0 < F <= 1; a smoke test)"),
-		CLI_STRING(0, "env-missing", &o->env_missing_s, "ACTION",
-			   "an environment control that does not exist here\n"
-			   "(no cpufreq, no cpuidle, ...): 'unsupported'\n"
-			   "(default) stores every run as unsupported with\n"
-			   "the reason, 'abort' refuses the campaign (exit 3),\n"
-			   "'run' measures anyway, the reason kept per run"),
-		CLI_FLAG('j', "json", &o->json,
-			 "one JSON line per run, whatever its status, and\n"
-			 "the tally as a last one (idlelab-run(1), JSON output)"),
-		CLI_FLAG('q', "quiet", &o->quiet,
-			 "no line per run; the tally and errors only"),
-		CLI_END
-	};
-	const struct cli_command cmd = { "run", run_usage, options };
-	int argi, code;
-
-	o->db = cli_default_db();
-	code = cli_parse_options(&cmd, argc, argv, &argi);
-	if (code != CLI_CONTINUE)
-		return code;
-	if (argi != argc - 1) {
-		cli_usage(&cmd, stderr);
-		return cli_usage_error("run: expected exactly one campaign file");
-	}
-	o->file = argv[argi];
-	/* The plan has no JSON form yet: a script would read text as JSON. */
-	if (o->json && o->dry)
-		return cli_usage_error("run: --dry-run prints the plan as text only; leave --json out");
-	o->env_missing = ENV_MISSING_UNSUPPORTED;
-	if (o->env_missing_s) {
-		int i;
-
-		for (i = 0; i < ENV_MISSING_N; i++)
-			if (!strcmp(o->env_missing_s, env_missing_names[i]))
-				break;
-		if (i == ENV_MISSING_N)
-			return cli_usage_error("run: --env-missing '%s': expected unsupported, abort or run",
-					       o->env_missing_s);
-		o->env_missing = (enum env_missing)i;
-	}
-	o->scale = 1.0;
-	if (o->scale_s) {
-		char *end;
-
-		errno = 0;
-		o->scale = strtod(o->scale_s, &end);
-		if (errno || end == o->scale_s || *end ||
-		    !il_scale_valid(o->scale))
-			return cli_usage_error("run: --scale '%s': expected a number from %g to %g",
-					       o->scale_s, IL_SCALE_MIN,
-					       IL_SCALE_MAX);
-	}
-	return CLI_CONTINUE;
-}
 
 /*
  * The entries --only selects, each validated; again after a stored plan
@@ -319,67 +218,6 @@ static int run_rescale_to_stored(struct run_ctx *r)
 	fprintf(stderr, "idlelab: run: notice: campaign '%s' resumes at the --scale %g it was started with\n",
 		r->ps.name, scale);
 	return plan_select(r);
-}
-
-/*
- * Append " --FLAG VALUE" to @buf, VALUE in single quotes unless it is
- * plainly safe, so that the hint pastes back into a shell as it is.
- */
-static void hint_arg(char *buf, size_t size, const char *flag,
-		     const char *value)
-{
-	size_t n = strlen(buf);
-	const char *p;
-
-	if (!value || n + 1 >= size)
-		return;
-	if (flag)
-		n += (size_t)snprintf(buf + n, size - n, " %s", flag);
-	if (n + 1 >= size)
-		return;
-	if (*value && strspn(value, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_./=:,+@%") == strlen(value)) {
-		snprintf(buf + n, size - n, " %s", value);
-		return;
-	}
-	n += (size_t)snprintf(buf + n, size - n, " '");
-	for (p = value; *p && n + 5 < size; p++) {
-		if (*p == '\'') {
-			memcpy(buf + n, "'\\''", 4);
-			n += 4;
-		} else {
-			buf[n++] = *p;
-		}
-	}
-	if (n + 2 <= size) {
-		buf[n++] = '\'';
-		buf[n] = '\0';
-	}
-}
-
-/*
- * The command that finishes an interrupted campaign: every flag that
- * decides its plan (--scale, --only), where it goes (--db, --name) and
- * what an absent control means (--env-missing).  --resume would read the
- * stored scale anyway; it is spelled out so the line says what it does.
- */
-static void resume_hint(const struct run_ctx *r, char *buf, size_t size)
-{
-	char scale[32];
-
-	snprintf(buf, size, "idlelab run");
-	hint_arg(buf, size, NULL, r->c->file);
-	hint_arg(buf, size, NULL, "--resume");
-	hint_arg(buf, size, "--db", r->o.db);
-	if (r->o.name)
-		hint_arg(buf, size, "--name", r->o.name);
-	if (r->o.scale != 1.0) {
-		snprintf(scale, sizeof(scale), "%.17g", r->o.scale);
-		hint_arg(buf, size, "--scale", scale);
-	}
-	if (r->o.only)
-		hint_arg(buf, size, "--only", r->o.only);
-	if (r->o.env_missing_s)
-		hint_arg(buf, size, "--env-missing", r->o.env_missing_s);
 }
 
 /* The entry's estimate: the dataset's history, else the benchmark's op. */
@@ -640,7 +478,7 @@ static int run_summary(struct run_ctx *r, int code)
 		code = IL_EXIT_FAIL;
 	}
 	if (r->stopped)
-		resume_hint(r, hint, sizeof(hint));
+		run_resume_hint(r->c->file, &r->o, hint, sizeof(hint));
 	run_fmt_duration(r->prog.real_done, d, sizeof(d));
 	if (r->ps.output == RUN_OUT_JSON) {
 		if (print_tally_json(r, r->stopped ? hint : NULL))

@@ -122,4 +122,18 @@ int run_plan_store(struct il_store *s, const char *host, const char *name,
 int run_plan_stored_scale(struct il_store *s, const char *host,
 			  const char *name, double *scale);
 
+/* What the command line asked for. */
+struct run_opts {
+	const char *db, *only, *name, *file, *scale_s, *env_missing_s;
+	double scale;		/* --scale, 1 unless given */
+	enum env_missing env_missing;
+	bool resume, dry, json, quiet;
+};
+
+/* cmd_run_args.c: the command line into @o (CLI_CONTINUE, else the exit
+ * code), and back as the resume hint for campaign file @file. */
+int run_parse(int argc, char **argv, struct run_opts *o);
+void run_resume_hint(const char *file, const struct run_opts *o, char *buf,
+		     size_t size);
+
 #endif

@@ -32,7 +32,7 @@ bench_ok tsc_gaps --param duration_ms=200
 runs=$(q "SELECT count(*) FROM runs")
 check "five runs stored" [ "$runs" -eq 5 ]
 check "every ok run has summaries" [ "$(q "SELECT count(*) FROM runs r WHERE status='ok' AND NOT EXISTS (SELECT 1 FROM summaries s WHERE s.run_uuid=r.uuid)")" -eq 0 ]
-check "timer_wake: 300 samples per placed CPU" [ "$(q "SELECT count(*) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='timer_wake' AND s.count<>300")" -eq 0 ]
+check "timer_wake: 300 samples per placed CPU" [ "$(q "SELECT count(*) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='timer_wake' AND s.metric='wake_latency' AND s.count<>300")" -eq 0 ]
 check "summaries ordered min<=p50<=p99<=max" [ "$(q "SELECT count(*) FROM summaries WHERE count>0 AND NOT (min<=p50 AND p50<=p99 AND p99<=p999 AND p999<=max*1.001+1)")" -eq 0 ]
 check "mean between min and max" [ "$(q "SELECT count(*) FROM summaries WHERE count>0 AND (mean<min OR mean>max)")" -eq 0 ]
 check "every summary has a histogram" [ "$(q "SELECT count(*) FROM summaries s WHERE NOT EXISTS (SELECT 1 FROM histograms h WHERE h.summary_id=s.id)")" -eq 0 ]
