@@ -10,6 +10,7 @@
  */
 #include "cli.h"
 #include "run_context.h"
+#include "envctl.h"
 #include "err.h"
 #include "outfile.h"
 #include "run_status.h"
@@ -175,13 +176,15 @@ static void usage(FILE *f)
 	const struct il_cmd *c;
 
 	fprintf(f, "usage: idlelab [-V|--version] [-h|--help] COMMAND [ARGS]\n"
-		   "       idlelab help [COMMAND]\n\n"
+		   "       idlelab help [COMMAND]\n"
+		   "       idlelab help environment\n\n"
 		   "Idle-state and IPI microbenchmarks into an SQLite dataset.\n\n"
 		   "Commands:\n");
 	for (c = il_cmds; c->name; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->summary);
 	fprintf(f, "\nRun 'idlelab help COMMAND' (or 'idlelab COMMAND --help') for a\n"
-		   "command's options; see idlelab(1) for exit codes.\n");
+		   "command's options, 'idlelab help environment' for the keys of a\n"
+		   "campaign's environment: block; see idlelab(1) for exit codes.\n");
 }
 
 static int finish(int code)
@@ -238,6 +241,11 @@ int main(int argc, char **argv)
 		if (argc > 3)
 			return cli_usage_error("help: expected one command, got '%s' after '%s' (see idlelab --help)",
 					       argv[3], argv[2]);
+		/* Not a command: the controls a campaign file may set, from
+		 * the table the parser itself reads (envctl_keys.c). */
+		if (!strcmp(argv[2], "environment"))
+			return finish(il_envctl_keys_print(stdout) ? IL_EXIT_FAIL :
+				      IL_EXIT_OK);
 		return dispatch(2, av);
 	}
 	return dispatch(argc - 1, argv + 1);

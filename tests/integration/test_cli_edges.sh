@@ -63,6 +63,14 @@ done
 expect_exit "help of an unknown command" 2 "$IDLELAB" help nosuch
 check "help nosuch: says unknown command" grep -q "unknown command 'nosuch'" "$T_TMP/err"
 expect_exit "help with two commands" 2 "$IDLELAB" help bench run
+# Issue 19: the environment keys had a printer nothing called.
+"$IDLELAB" help environment >"$T_TMP/env" 2>&1
+check "help environment: exit 0" [ $? -eq 0 ]
+for k in pm_qos_us cpuidle_only governor; do
+	check "help environment: names $k, what it changes and how it is restored" \
+		sh -c "grep -A3 '^$k:' '$T_TMP/env' | grep -q '^  changes:' && grep -A3 '^$k:' '$T_TMP/env' | grep -q '^  restored:'"
+done
+check "--help points at help environment" sh -c "'$IDLELAB' --help | grep -q 'idlelab help environment'"
 "$IDLELAB" --version >"$T_TMP/want" 2>&1
 "$IDLELAB" -V >"$T_TMP/got" 2>&1
 check "-V: exit 0" [ $? -eq 0 ]
