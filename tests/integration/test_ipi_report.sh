@@ -31,9 +31,9 @@ check "runs counted per row" sh -c \
 # Seed 001's table: ipi_storm's modes side by side, one row per N, the
 # same figures as the scaling table's per-mode rows.
 check "modes table: logical and physical side by side at each N" sh -c \
-	"sed -n '/^# IPI destination modes side by side/,/^\$/p' '$C' | grep -q '^alpha,ipi_storm,-,16,12807 (1),16007 (1)\$'"
+	"sed -n '/^# IPI destination modes side by side/,/^\$/p' '$C' | grep -q '^alpha,ipi_storm,-,16,12803 (1),16003 (1)\$'"
 check "modes table: the mode's median equals the scaling row's" sh -c \
-	"grep -q '^alpha,ipi_storm,mode=physical,16,1,[0-9]*,16007,' '$C'"
+	"grep -q '^alpha,ipi_storm,mode=physical,16,1,[0-9]*,16003,' '$C'"
 check "the columns are explained, runs included" sh -c \
 	"grep -q 'Runs: how many runs were merged' '$C' && grep -q 'Marginal per target = (median(N) - median(0)) / N' '$C'"
 # The fit: slopes near the fixture's 1200, 1500 and 2500 ns per target,

@@ -19,8 +19,12 @@ export IDLELAB_STATE_DIR="$T_TMP/state"
 q() { sqlite3 -batch -noheader "$1" "$2"; }
 D=$T_TMP/plan.db
 C=$T_TMP/c.yaml
+# Sequential, so plan index = expansion order and the entries the test
+# names sit where it says (the default, blocks, shuffles each block).
 cat >"$C" <<'EOF'
 name: held
+defaults:
+  order: sequential
 groups:
   - name: first
     bench: timer_wake
