@@ -66,6 +66,10 @@ enum il_store_flags {
 int il_store_open(const char *path, int flags, struct il_store **out);
 void il_store_close(struct il_store *s);
 
+/** il_store_remove() - unlink the database file @path and its -wal and
+ * -shm, whichever exist (a temporary or consumed database). */
+void il_store_remove(const char *path);
+
 /** il_store_schema_version() - user_version of the open database. */
 int il_store_schema_version(struct il_store *s);
 /** il_store_latest_version() - the newest version this binary knows. */

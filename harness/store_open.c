@@ -369,6 +369,17 @@ void store_finalize_all(struct il_store *s)
 	}
 }
 
+void il_store_remove(const char *path)
+{
+	char side[4200];
+
+	unlink(path);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	unlink(side);
+}
+
 void il_store_close(struct il_store *s)
 {
 	if (!s)

@@ -36,17 +36,6 @@ static int put_machine(struct il_store *k, const struct il_store *s,
 	return il_store_put_machine(k, uuid, NULL, NULL, NULL);
 }
 
-static void unlink_db(const char *path)
-{
-	char side[4300];
-
-	unlink(path);
-	snprintf(side, sizeof(side), "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", path);
-	unlink(side);
-}
-
 int il_store_pending_save(struct il_store *s, const struct il_run_rec *r,
 			  const struct il_causes_run *c, char *path,
 			  size_t size)
@@ -74,7 +63,7 @@ int il_store_pending_save(struct il_store *s, const struct il_run_rec *r,
 	if (!ret && rename(tmp, path))
 		ret = -errno;
 	if (ret) {
-		unlink_db(tmp);
+		il_store_remove(tmp);
 		path[0] = '\0';
 		return il_errorf(ret, "%s; keeping the run in %s failed too: %s",
 				 cause, dir, il_errmsg());

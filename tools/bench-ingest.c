@@ -79,17 +79,6 @@ static uint64_t *make_samples(size_t n)
 	return v;
 }
 
-static void remove_db(const char *path)
-{
-	char side[4200];
-
-	unlink(path);
-	snprintf(side, sizeof(side), "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", path);
-	unlink(side);
-}
-
 static double file_mb(const char *path)
 {
 	struct stat st;
@@ -116,7 +105,7 @@ static int run_idlelab(const char *path, const uint64_t *v, size_t n,
 	size_t i;
 	int ret;
 
-	remove_db(path);
+	il_store_remove(path);
 	ret = il_store_open(path, IL_STORE_CREATE, &s);
 	if (!ret)
 		ret = il_store_put_machine(s, MACHINE_UUID, "bench-ingest", "{}",
@@ -199,7 +188,7 @@ static int run_rows(const char *path, const uint64_t *v, size_t n,
 	size_t i;
 	int ret;
 
-	remove_db(path);
+	il_store_remove(path);
 	if (sqlite3_open(path, &db) != SQLITE_OK) {
 		fprintf(stderr, "bench-ingest: %s: %s\n", path, sqlite3_errmsg(db));
 		sqlite3_close(db);
@@ -348,8 +337,8 @@ int main(int argc, char **argv)
 	       n, med_il, med_rows);
 
 	if (!keep) {
-		remove_db(path_il);
-		remove_db(path_rows);
+		il_store_remove(path_il);
+		il_store_remove(path_rows);
 		rmdir(dir);
 	}
 	free(v);

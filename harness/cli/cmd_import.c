@@ -117,17 +117,6 @@ static bool pending_name(const char *name)
 	return name[0] != '.' && n == 36 + 3 && !strcmp(name + 36, ".db");
 }
 
-static void remove_db(const char *path)
-{
-	char side[4500];
-
-	unlink(path);
-	snprintf(side, sizeof(side), "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", path);
-	unlink(side);
-}
-
 /*
  * The runs a refusing database left beside @db (store_pending.h): each
  * merged in (merge.h, so checked as any input is) and then removed.  A
@@ -166,7 +155,7 @@ static int import_pending(struct il_store *store, const char *db)
 		}
 		printf("%s: %s\n", path, st.runs_new ? "imported" :
 		       st.runs_damaged ? "damaged, left out" : "already present");
-		remove_db(path);
+		il_store_remove(path);
 		n++;
 	}
 	closedir(d);
