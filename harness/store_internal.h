@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * store_internal.h - what the store's files (store_open.c, store_migrate.c,
- * store_run.c, store_check.c, store_damaged.c) share and nothing outside them sees: the
- * handle's layout, its prepared-statement slots and the SQLite helpers.
+ * store_run.c, store_check.c, store_damaged.c) share and nothing outside
+ * them sees: the handle's layout, its prepared-statement slots and the
+ * SQLite helpers (store_sql.c).
  */
 #ifndef IDLELAB_STORE_INTERNAL_H
 #define IDLELAB_STORE_INTERNAL_H

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * store_migrate.c - the schema migrations compiled in from schemas/
- * (schemas.h), applied in order by il_store_migrate().
+ * (schemas.h), applied in order by il_store_migrate(), and the newest
+ * version they reach, il_store_latest_version().
  *
  * Migration N is one transaction: it re-reads user_version inside (a
  * concurrent idlelab may have done it already), runs the SQL and sets
@@ -17,6 +18,10 @@
 #include <sqlite3.h>
 #include <stdio.h>
 
+int il_store_latest_version(void)
+{
+	return il_nmigrations ? il_migrations[il_nmigrations - 1].version : 0;
+}
 
 /* Inside the migration's transaction: what the file is now. */
 static int migration_guard(struct il_store *s, int64_t cur)

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * store_open.c - opening (and refusing) a dataset file, closing it, and
- * the SQLite helpers the other store files share (store_internal.h):
- * error mapping, one-shot statements, and il_sqlite_uri(), the one place
- * a path becomes a file: URI.
+ * il_sqlite_uri(), the one place a path becomes a file: URI.
  *
  * The store is split by concern: this file opens, store_migrate.c applies
  * the schema migrations, store_run.c writes runs, store_check.c is
- * `idlelab db check`.
+ * `idlelab db check`, and store_sql.c holds the SQLite helpers they all
+ * share (store_internal.h).
  *
  * Design notes
  * ------------
@@ -60,7 +59,6 @@
 #include "err.h"
 #include "store_internal.h"
 #include "store_sqlite.h"
-#include "schemas.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,90 +81,6 @@ struct probe {
 	uint32_t app_id;
 	int version;
 };
-
-/*
- * How long a statement waits for another writer's lock.  The variable is
- * for a lab whose shared database sees long writers, and for tests that
- * must see a refusal without waiting 30 s; a value that is not a whole
- * number of ms in range is ignored with a warning, once.
- */
-int store_busy_timeout_ms(void)
-{
-	static int warned;
-	const char *v = getenv("IDLELAB_BUSY_TIMEOUT_MS");
-	char *end;
-	long ms;
-
-	if (!v || !*v)
-		return BUSY_TIMEOUT_MS;
-	errno = 0;
-	ms = strtol(v, &end, 10);
-	if (!errno && !*end && ms >= 0 && ms <= 3600000)
-		return (int)ms;
-	if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-		fprintf(stderr, "idlelab: warning: IDLELAB_BUSY_TIMEOUT_MS '%s' is not a number of ms from 0 to 3600000; using %d\n",
-			v, BUSY_TIMEOUT_MS);
-	return BUSY_TIMEOUT_MS;
-}
-
-int store_sql_errno(int rc)
-{
-	switch (rc & 0xff) {
-	case SQLITE_CONSTRAINT:
-	case SQLITE_MISMATCH:
-	case SQLITE_RANGE:
-	case SQLITE_TOOBIG:
-		return -EINVAL;
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return -EBUSY;
-	case SQLITE_NOMEM:
-		return -ENOMEM;
-	case SQLITE_READONLY:
-		return -EROFS;
-	case SQLITE_FULL:
-		return -ENOSPC;
-	case SQLITE_PERM:
-	case SQLITE_AUTH:
-		return -EACCES;
-	case SQLITE_NOTADB:
-		return -EPROTO;
-	default:
-		return -EIO;
-	}
-}
-
-/* Must run before anything else touches the handle: it reads errmsg. */
-int store_sql_fail(struct il_store *s, int rc, const char *what)
-{
-	return il_errorf(store_sql_errno(rc), "%s: %s: %s", s->path, what,
-			 sqlite3_errmsg(s->db));
-}
-
-int store_exec(struct il_store *s, const char *sql, const char *what)
-{
-	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
-
-	return rc == SQLITE_OK ? 0 : store_sql_fail(s, rc, what);
-}
-
-/* One integer from a one-row query, e.g. a PRAGMA. */
-int store_query_i64(sqlite3 *db, const char *sql, int64_t *out)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return rc;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*out = sqlite3_column_int64(st, 0);
-		rc = SQLITE_OK;
-	}
-	sqlite3_finalize(st);
-	return rc;
-}
 
 /*
  * Only '/' and RFC 3986 unreserved characters pass as they are; '?', '#'
@@ -352,21 +266,6 @@ out:
 	free(uri);
 	free(walpath);
 	return ret;
-}
-
-int il_store_latest_version(void)
-{
-	return il_nmigrations ? il_migrations[il_nmigrations - 1].version : 0;
-}
-
-void store_finalize_all(struct il_store *s)
-{
-	int i;
-
-	for (i = 0; i < ST_COUNT; i++) {
-		sqlite3_finalize(s->st[i]);
-		s->st[i] = NULL;
-	}
 }
 
 void il_store_remove(const char *path)
