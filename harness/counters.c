@@ -6,7 +6,8 @@
  * counters before run(), brackets run() with start/stop, and stores every
  *
  * The work is split by concern (see counters_internal.h): this file is the
- * API and the result table, and dispatches to a backend's ops.
+ * API, and dispatches to a backend's ops; counters_table.c holds the
+ * result table and the lock the backends share.
  *
  * result, with its status and reason, next to the run's samples.
  *
@@ -60,7 +61,6 @@
 #include "counters.h"
 #include "err.h"
 #include "counters_internal.h"
-#include "grow.h"
 
 #include <errno.h>
 #include <math.h>
@@ -76,36 +76,6 @@ static const struct cnt_backend *const backends[] = {
 	&cnt_perf_backend,
 	&cnt_papi_backend,
 };
-
-pthread_mutex_t cnt_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* ---- the result table ------------------------------------------------ */
-
-struct cnt *cnt_add_row(struct il_counters *c, const char *event, int cpu)
-{
-	struct cnt *n;
-
-	if (IL_GROW(c->c, c->cap, (size_t)c->n + 1, 16))
-		return NULL;
-	n = &c->c[c->n++];
-	memset(n, 0, sizeof(*n));
-	setf(n->res.event, sizeof(n->res.event), "%s", event);
-	n->res.cpu = cpu;
-	n->res.value = NAN;
-	setf(n->res.unit, sizeof(n->res.unit), "count");
-	n->fd = -1;
-	n->scale = 1.0;
-	n->pset = n->pidx = -1;
-	return n;
-}
-
-void cnt_set_pending(struct cnt *n)
-{
-	n->live = true;
-	n->res.status = IL_CNT_UNAVAILABLE;
-	setf(n->res.reason, sizeof(n->res.reason),
-	     "not measured: il_counters_stop() was not reached");
-}
 
 /* ---- public API ------------------------------------------------------ */
 

@@ -2,7 +2,8 @@
 /*
  * counters_internal.h - what the counter files share.
  *
- * counters.c          the public API, the result table, the backend table
+ * counters.c          the public API and the backend table
+ * counters_table.c    the result table's rows and the lock the backends share
  * counters_events.c   event lists and their resolution (sysfs PMUs, libpfm4)
  * counters_perf.c     the perf_event backend (libpfm4 encodings)
  * counters_papi.c     the PAPI backend, built only where PAPI is installed
@@ -82,7 +83,8 @@ struct cnt_backend {
 extern const struct cnt_backend cnt_perf_backend;
 extern const struct cnt_backend cnt_papi_backend;
 
-/* Every libpfm4 and PAPI call runs under it (see counters.c's notes). */
+/* Every libpfm4 and PAPI call runs under it (see counters.c's notes);
+ * counters_table.c. */
 extern pthread_mutex_t cnt_lock;
 
 /* vsnprintf() truncates silently; a reason cut short is still a reason. */
@@ -109,7 +111,8 @@ static inline int fs_line(const char *path, char *buf, size_t len)
 	return ret;
 }
 
-/* A new result row, not yet measured (NaN, unit "count", no fd). */
+/* A new result row, not yet measured (NaN, unit "count", no fd);
+ * counters_table.c. */
 struct cnt *cnt_add_row(struct il_counters *c, const char *event, int cpu);
 /* Mark @n opened: start/stop apply, and it reads "not measured" till then. */
 void cnt_set_pending(struct cnt *n);
