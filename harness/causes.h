@@ -137,7 +137,8 @@ void il_causes_begin(struct il_run *run);
  */
 void il_causes_end(struct il_run *run);
 
-/** il_causes_free() - free @c and its capture (restoring tracefs). */
+/** il_causes_free() - free @c and its capture (restoring tracefs);
+ * causes_free.c. */
 void il_causes_free(struct il_causes_run *c);
 
 /**

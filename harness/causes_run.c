@@ -309,21 +309,3 @@ void il_causes_end(struct il_run *run)
 		unavailable(c, il_errmsg());
 	c->attribution_ns = il_now_ns(CLOCK_MONOTONIC) - t_begin;
 }
-
-void il_causes_free(struct il_causes_run *c)
-{
-	size_t k;
-	int i;
-
-	if (!c)
-		return;
-	il_trace_free(c->trace);
-	il_causes_states_free(c);
-	for (k = 0; k < c->nsamples; k++)
-		free(c->samples[k].causes);
-	free(c->samples);
-	for (i = 0; i < c->nnotes; i++)
-		free(c->notes[i].v);
-	free(c->notes);
-	free(c);
-}
