@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cli.c - main() of idlelab: the subcommand table, in the manner of perf's
- * cmd_struct, and the few helpers every command shares.
+ * cmd_struct, and `idlelab help`.  The helpers every command shares are
+ * in cli_common.c, so that the commands call down into them and not back
+ * into the file that calls the commands.
  *
  * Only the CLI decides how the process ends: the library returns errors,
  * the commands turn them into exit codes (cli.h), and main() checks that
@@ -23,8 +25,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static char il_cmdline_buf[4096];
-
 static const struct il_cmd il_cmds[] = {
 	{ "info", cmd_info, "print this machine's fingerprint" },
 	{ "list", cmd_list, "list the benchmarks and their parameters" },
@@ -38,138 +38,6 @@ static const struct il_cmd il_cmds[] = {
 	{ "export", cmd_export, "export runs, summaries or histogram buckets" },
 	{ NULL, NULL, NULL },
 };
-
-/* Whatever was printed on stdout goes first, so the message comes last. */
-static void vmessage(const char *fmt, va_list ap)
-{
-	fflush(stdout);
-	fputs("idlelab: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-int cli_error(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmessage(fmt, ap);
-	va_end(ap);
-	return code;
-}
-
-void cli_warn_damaged(const char *cmd, const char *uuid, const char *why)
-{
-	cli_error(0, "%s: left out run %s, its stored data is damaged: %s (idlelab db check lists every finding)",
-		  cmd, uuid, why);
-}
-
-void cli_warn_left_out(const char *cmd, struct il_store *store)
-{
-	const struct il_damaged_run *v;
-	size_t n, i;
-
-	if (il_store_damaged_runs(store, &v, &n))
-		return;
-	for (i = 0; i < n; i++)
-		if (v[i].left_out)
-			cli_warn_damaged(cmd, v[i].uuid, v[i].why);
-}
-
-int cli_usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmessage(fmt, ap);
-	va_end(ap);
-	return IL_EXIT_USAGE;
-}
-
-int cli_exit_for_status(const char *status)
-{
-	enum il_run_status s;
-
-	if (il_run_status_parse(status, &s))
-		return IL_EXIT_FAIL;
-	switch (s) {
-	case IL_RUN_OK:
-		return IL_EXIT_OK;
-	case IL_RUN_UNSUPPORTED:
-		return IL_EXIT_UNSUPPORTED;
-	case IL_RUN_INTERRUPTED:
-		return IL_EXIT_INTERRUPTED;
-	default:
-		return IL_EXIT_FAIL;
-	}
-}
-
-int cli_bad_option(const char *cmd, int argc, char **argv)
-{
-	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
-
-	if (optopt && optopt != '?')
-		return cli_usage_error("%s: option -%c: invalid or missing argument (see idlelab %s --help)",
-				       cmd, optopt, cmd);
-	return cli_usage_error("%s: unrecognised option '%s' (see idlelab %s --help)",
-			       cmd, arg, cmd);
-}
-
-const char *cli_default_db(void)
-{
-	const char *db = getenv("IDLELAB_DB");
-
-	return db && *db ? db : "idlelab.db";
-}
-
-int cli_check_output(const char *cmd, const char *output,
-		     const char *const *inputs, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (il_outfile_guard(inputs[i]))
-			return cli_error(IL_EXIT_FAIL, "%s: %s", cmd, il_errmsg());
-	if (output && il_outfile_check(output))
-		return cli_usage_error("%s: %s", cmd, il_errmsg());
-	return IL_EXIT_OK;
-}
-
-const char *cli_cmdline(void)
-{
-	return il_cmdline_buf;
-}
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	il_request_stop();
-}
-
-void cli_install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	/* A second Ctrl-C while a run is stopping still kills the process. */
-	sa.sa_flags = SA_RESETHAND;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-static void save_cmdline(int argc, char **argv)
-{
-	size_t used = 0;
-	int i;
-
-	for (i = 0; i < argc && used < sizeof(il_cmdline_buf) - 1; i++)
-		used += snprintf(il_cmdline_buf + used,
-				 sizeof(il_cmdline_buf) - used, "%s%s",
-				 i ? " " : "", argv[i]);
-}
 
 static void usage(FILE *f)
 {
@@ -220,7 +88,7 @@ int main(int argc, char **argv)
 {
 	char help_opt[] = "--help";
 
-	save_cmdline(argc, argv);
+	cli_save_cmdline(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return IL_EXIT_USAGE;

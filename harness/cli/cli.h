@@ -49,6 +49,7 @@ int cmd_export(int argc, char **argv);
  */
 int cli_envctl_recover(const char *cmd);
 
+/* The helpers below are in cli_common.c. */
 /** cli_usage_error() - print "idlelab: <msg>" and return IL_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** cli_error() - print "idlelab: <msg>" and return @code. */
@@ -80,6 +81,8 @@ int cli_check_output(const char *cmd, const char *output,
 		     const char *const *inputs, int n);
 /** cli_cmdline() - the command line as given, saved before getopt. */
 const char *cli_cmdline(void);
+/** cli_save_cmdline() - save @argv for cli_cmdline(); main() only. */
+void cli_save_cmdline(int argc, char **argv);
 /** cli_bad_option() - the message for getopt's '?' (unknown or missing arg). */
 int cli_bad_option(const char *cmd, int argc, char **argv);
 /** cli_install_signals() - SIGINT/SIGTERM/SIGHUP ask the run to stop. */
