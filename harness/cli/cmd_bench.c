@@ -83,12 +83,72 @@ static int print_json(struct il_store *store, const struct il_run_request *req,
 	return ret;
 }
 
+/*
+ * What the end of a run prints: its JSON line (--json), or where a
+ * measurement the database refused was kept, or the run's first line and
+ * table, then why it did not end ok.  @ret is il_run_execute()'s.
+ * Return: the exit code.
+ */
+static int print_outcome(struct il_store *store, const char *db,
+			 const struct il_run_request *req,
+			 const struct il_run *run,
+			 const struct il_run_outcome *out, int ret, bool json,
+			 bool quiet)
+{
+	int code;
+
+	/* The database's refusal is a run too: its line says where the
+	 * measurement was kept, before the error says why. */
+	if (json && out->uuid[0] && print_json(store, req, run, out, !ret))
+		return cli_error(IL_EXIT_FAIL, "bench: %s", il_errmsg());
+	if (ret && out->kept[0])
+		return cli_error(IL_EXIT_FAIL, "bench %s: cannot store the run: %s; the measurement (%s, run %s) is kept in %s: once %s can be written, load it with: idlelab import pending --db %s",
+				 req->ops->name, il_errmsg(), out->status,
+				 out->uuid, out->kept, db, db);
+	if (ret)
+		return cli_error(IL_EXIT_FAIL, "bench %s: cannot store the run: %s",
+				 req->ops->name, il_errmsg());
+	code = cli_exit_for_status(out->status);
+	if (!json && !quiet)
+		printf("run %.8s %s: %s\n\n", out->uuid, req->ops->name, out->status);
+	if (!json && !quiet &&
+	    (code == IL_EXIT_OK || code == IL_EXIT_INTERRUPTED)) {
+		struct il_report_opts ro = {
+			.format = IL_FMT_MD,
+			.run_uuid = out->uuid,
+		};
+
+		if (il_report(store, &ro, stdout))
+			code = cli_error(IL_EXIT_FAIL, "bench: %s", il_errmsg());
+	}
+	if (code != IL_EXIT_OK)
+		cli_error(code, "bench %s: run %s %s%s%s", req->ops->name, out->uuid,
+			  out->status, out->reason[0] ? ": " : "", out->reason);
+	return code;
+}
+
+/* @name's ops, or the usage error with the nearest name. */
+static int find_bench(const char *name, const struct il_bench_ops **ops)
+{
+	const char *near;
+
+	*ops = il_bench_find(name);
+	if (*ops)
+		return IL_EXIT_OK;
+	near = il_bench_suggest(name);
+	if (near)
+		return cli_usage_error("bench: unknown benchmark '%s' (did you mean '%s'?)",
+				       name, near);
+	return cli_usage_error("bench: unknown benchmark '%s' (see idlelab list)",
+			       name);
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	struct il_run_request req = { .plan_index = -1 };
 	const char **params = calloc(argc, sizeof(char *));
 	struct param_list pl = { params, 0 };
-	const char *db = cli_default_db(), *near;
+	const char *db = cli_default_db();
 	struct il_counters *counters = NULL;
 	struct il_store *store = NULL;
 	struct il_topo *topo = NULL;
@@ -135,15 +195,10 @@ int cmd_bench(int argc, char **argv)
 		cli_usage(&cmd, stderr);
 		return cli_usage_error("bench: expected exactly one benchmark name (see idlelab list)");
 	}
-	req.ops = il_bench_find(argv[argi]);
-	if (!req.ops) {
-		near = il_bench_suggest(argv[argi]);
+	code = find_bench(argv[argi], &req.ops);
+	if (code) {
 		free(params);
-		if (near)
-			return cli_usage_error("bench: unknown benchmark '%s' (did you mean '%s'?)",
-					       argv[argi], near);
-		return cli_usage_error("bench: unknown benchmark '%s' (see idlelab list)",
-				       argv[argi]);
+		return code;
 	}
 	req.cmdline = cli_cmdline();
 	/* A campaign killed with -9 may have left settings changed. */
@@ -177,39 +232,7 @@ int cmd_bench(int argc, char **argv)
 	cli_install_signals();
 	memset(&out, 0, sizeof(out));
 	ret = il_run_execute(store, machine, &req, &run, counters, &out);
-	/* The database's refusal is a run too: its line says where the
-	 * measurement was kept, before the error says why. */
-	if (json && out.uuid[0] && print_json(store, &req, &run, &out, !ret)) {
-		code = cli_error(IL_EXIT_FAIL, "bench: %s", il_errmsg());
-		goto out;
-	}
-	if (ret) {
-		if (out.kept[0])
-			code = cli_error(IL_EXIT_FAIL, "bench %s: cannot store the run: %s; the measurement (%s, run %s) is kept in %s: once %s can be written, load it with: idlelab import pending --db %s",
-					 req.ops->name, il_errmsg(), out.status,
-					 out.uuid, out.kept, db, db);
-		else
-			code = cli_error(IL_EXIT_FAIL, "bench %s: cannot store the run: %s",
-					 req.ops->name, il_errmsg());
-		goto out;
-	}
-	code = cli_exit_for_status(out.status);
-	if (!json && !quiet)
-		printf("run %.8s %s: %s\n\n", out.uuid, req.ops->name, out.status);
-	if (!json && !quiet &&
-	    (code == IL_EXIT_OK || code == IL_EXIT_INTERRUPTED)) {
-		struct il_report_opts ro = {
-			.format = IL_FMT_MD,
-			.run_uuid = out.uuid,
-		};
-
-		ret = il_report(store, &ro, stdout);
-		if (ret)
-			code = cli_error(IL_EXIT_FAIL, "bench: %s", il_errmsg());
-	}
-	if (code != IL_EXIT_OK)
-		cli_error(code, "bench %s: run %s %s%s%s", req.ops->name, out.uuid,
-			  out.status, out.reason[0] ? ": " : "", out.reason);
+	code = print_outcome(store, db, &req, &run, &out, ret, json, quiet);
 out:
 	il_store_close(store);
 	il_counters_close(counters);
