@@ -215,6 +215,64 @@ static int resolve_run(struct il_store *store, const char **run, char buf[37])
 			       *run, n, list);
 }
 
+/*
+ * The option combinations that are usage errors, once the kind is known.
+ * Return: 0, or the exit code after the message.
+ */
+static int check_options(enum kind kind, const struct il_analysis_opts *ao,
+			 enum il_format format, const char *output)
+{
+	if (kind == K_COMPARE && ao->ncompare < 2)
+		return cli_usage_error("report: --kind compare needs at least two --compare FILTER");
+	if (ao->ncompare == 1)
+		return cli_usage_error("report: --compare: give at least two sides");
+	if (ao->paired && ao->ncompare < 2)
+		return cli_usage_error("report: --paired compares --compare sides: give at least two");
+	if (format == IL_FMT_HTML && !output)
+		return cli_usage_error("report: --format html needs --output DIR");
+	return IL_EXIT_OK;
+}
+
+/*
+ * The report of @kind into @output (html: a directory; otherwise a file
+ * written through @of, or stdout), then the damaged runs it left out.
+ * Return: the exit code, after the message.
+ */
+static int write_report(struct il_store *store,
+			const struct il_report_opts *ro,
+			const struct il_analysis_opts *ao, enum kind kind,
+			const char *output, struct il_outfile *of)
+{
+	int ret;
+
+	if (ro->format == IL_FMT_HTML) {
+		ret = il_report_html(store, ao, output);
+		if (ret == -ENOENT) {
+			/* The page is written; only the plots are missing. */
+			fprintf(stderr, "idlelab: report: %s\n", il_errmsg());
+			ret = 0;
+		} else if (ret == -EINVAL || ret == -ENOTDIR || ret == -EACCES ||
+			   ret == -EEXIST) {
+			return cli_usage_error("report: %s", il_errmsg());
+		}
+	} else {
+		/* Into a temporary file, renamed over PATH only when whole. */
+		if (output && il_outfile_open(of, output))
+			return cli_usage_error("report: --output: %s", il_errmsg());
+		if (kind == K_TABLE)
+			ret = il_report(store, ro, of->f ?: stdout);
+		else
+			ret = run_kind(store, kind, ao, ro->format,
+				       of->f ?: stdout);
+		if (output && !ret)
+			ret = il_outfile_commit(of);
+	}
+	if (ret)
+		return cli_error(IL_EXIT_FAIL, "report: %s", il_errmsg());
+	cli_warn_left_out("report", store);
+	return IL_EXIT_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct il_report_opts ro = { .format = IL_FMT_MD };
@@ -276,22 +334,9 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!ka.set && ao.ncompare)
 		kind = K_COMPARE;
-	if (kind == K_COMPARE && ao.ncompare < 2) {
-		code = cli_usage_error("report: --kind compare needs at least two --compare FILTER");
+	code = check_options(kind, &ao, ro.format, output);
+	if (code)
 		goto out;
-	}
-	if (ao.ncompare == 1) {
-		code = cli_usage_error("report: --compare: give at least two sides");
-		goto out;
-	}
-	if (ao.paired && ao.ncompare < 2) {
-		code = cli_usage_error("report: --paired compares --compare sides: give at least two");
-		goto out;
-	}
-	if (ro.format == IL_FMT_HTML && !output) {
-		code = cli_usage_error("report: --format html needs --output DIR");
-		goto out;
-	}
 	/* html checks each file it writes in DIR (html.c, plot.c). */
 	code = cli_check_output("report", ro.format == IL_FMT_HTML ? NULL : output,
 				&db, 1);
@@ -312,35 +357,7 @@ int cmd_report(int argc, char **argv)
 		       cli_error(IL_EXIT_FAIL, "report: %s", il_errmsg());
 		goto out;
 	}
-	if (ro.format == IL_FMT_HTML) {
-		ret = il_report_html(store, &ao, output);
-		if (ret == -ENOENT) {
-			/* The page is written; only the plots are missing. */
-			fprintf(stderr, "idlelab: report: %s\n", il_errmsg());
-			ret = 0;
-		} else if (ret == -EINVAL || ret == -ENOTDIR || ret == -EACCES ||
-			   ret == -EEXIST) {
-			code = cli_usage_error("report: %s", il_errmsg());
-			goto out;
-		}
-	} else {
-		/* Into a temporary file, renamed over PATH only when whole. */
-		if (output && il_outfile_open(&of, output)) {
-			code = cli_usage_error("report: --output: %s", il_errmsg());
-			goto out;
-		}
-		if (kind == K_TABLE)
-			ret = il_report(store, &ro, of.f ?: stdout);
-		else
-			ret = run_kind(store, kind, &ao, ro.format,
-				       of.f ?: stdout);
-		if (output && !ret)
-			ret = il_outfile_commit(&of);
-	}
-	if (!ret)
-		cli_warn_left_out("report", store);
-	if (ret)
-		code = cli_error(IL_EXIT_FAIL, "report: %s", il_errmsg());
+	code = write_report(store, &ro, &ao, kind, output, &of);
 out:
 	il_outfile_abort(&of);
 	il_store_close(store);
