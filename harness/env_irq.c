@@ -8,20 +8,17 @@
 
 #include <errno.h>
 
-int env_irq_parse(const char *text, struct irq_cols *ic, json_t *global,
-		     char *why, size_t wlen)
+/*
+ * The header line [@line, @eol): one "CPUn" column per CPU, whose numbers
+ * go to @ic->cpu.  A header that names no CPU is -EINVAL, with @why.
+ */
+static int parse_header(const char *line, const char *eol,
+			struct irq_cols *ic, char *why, size_t wlen)
 {
-	const char *line = text, *p, *eol;
-	char name[64], *end;
-	uint64_t *vals;
-	int i, nv, cap = 16;
+	const char *p;
+	char *end;
+	int cap = 16;
 
-	memset(ic, 0, sizeof(*ic));
-	eol = strchr(line, '\n');
-	if (!eol) {
-		snprintf(why, wlen, "/proc/interrupts has no header line");
-		return -EINVAL;
-	}
 	ic->cpu = malloc((size_t)cap * sizeof(int));
 	for (p = line; ic->cpu && p < eol;) {
 		while (p < eol && *p == ' ')
@@ -41,6 +38,26 @@ int env_irq_parse(const char *text, struct irq_cols *ic, json_t *global,
 		snprintf(why, wlen, "/proc/interrupts header names no CPU");
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int env_irq_parse(const char *text, struct irq_cols *ic, json_t *global,
+		     char *why, size_t wlen)
+{
+	const char *line = text, *p, *eol;
+	char name[64], *end;
+	uint64_t *vals;
+	int i, nv, ret;
+
+	memset(ic, 0, sizeof(*ic));
+	eol = strchr(line, '\n');
+	if (!eol) {
+		snprintf(why, wlen, "/proc/interrupts has no header line");
+		return -EINVAL;
+	}
+	ret = parse_header(line, eol, ic, why, wlen);
+	if (ret)
+		return ret;
 	ic->obj = calloc((size_t)ic->n, sizeof(*ic->obj));
 	ic->total = calloc((size_t)ic->n, sizeof(uint64_t));
 	ic->dev = calloc((size_t)ic->n, sizeof(uint64_t));
