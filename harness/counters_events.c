@@ -283,20 +283,59 @@ static void sysfs_event(struct rev *r, const char *pmu, const char *ev)
 }
 
 /*
+ * The events of @pmu whose names match @glob, sorted (the sorted order
+ * keeps runs comparable), into *@out and *@nout, which the caller frees
+ * with cnt_free_tokens() whatever this returns.  An event source without
+ * an events directory has none.  Return: 0, or -ENOMEM.
+ */
+static int matching_events(const char *pmu, const char *glob, char ***out,
+			   int *nout)
+{
+	char p[512], fp[4096];
+	char **names = NULL;
+	int nn = 0, ret = 0;
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(p, sizeof(p), PMU_DIR "/%s/events", pmu);
+	d = opendir(il_fs_path(p, fp, sizeof(fp)));
+	while (d && (de = readdir(d))) {
+		char **nv;
+
+		if (de->d_name[0] == '.' || strchr(de->d_name, '.') ||
+		    fnmatch(glob, de->d_name, 0))
+			continue;
+		nv = realloc(names, (size_t)(nn + 1) * sizeof(*names));
+		if (!nv || !(nv[nn] = strdup(de->d_name))) {
+			names = nv ? nv : names;
+			ret = il_errorf(-ENOMEM, "out of memory");
+			break;
+		}
+		names = nv;
+		nn++;
+	}
+	if (d)
+		closedir(d);
+	if (!ret && nn)
+		qsort(names, (size_t)nn, sizeof(*names), cmp_str);
+	*out = names;
+	*nout = nn;
+	return ret;
+}
+
+/*
  * A "pmu/event/", "pmu/<glob>/" or "pmu/term=v,.../" name.  Returns -EINVAL
  * only for a name that cannot mean anything; an absent source or event is
  * an UNAVAILABLE result.
  */
 int cnt_resolve_sysfs(const char *name, struct rev **v, int *n)
 {
-	char pmu[64], body[96], p[512], fp[4096], why[160] = "";
+	char pmu[64], body[96], p[512], why[160] = "";
 	const char *slash = strchr(name, '/');
 	size_t len = strlen(name), plen = (size_t)(slash - name);
 	struct rev *r;
 	char **names = NULL;
 	int nn = 0, i, ret = 0;
-	struct dirent *de;
-	DIR *d;
 
 	if (plen == 0 || plen >= sizeof(pmu) || len < plen + 3 ||
 	    name[len - 1] != '/')
@@ -337,26 +376,7 @@ int cnt_resolve_sysfs(const char *name, struct rev **v, int *n)
 		return 0;
 	}
 
-	/* Event names, maybe a glob; the sorted order keeps runs comparable. */
-	snprintf(p, sizeof(p), PMU_DIR "/%s/events", pmu);
-	d = opendir(il_fs_path(p, fp, sizeof(fp)));
-	while (d && (de = readdir(d))) {
-		char **nv;
-
-		if (de->d_name[0] == '.' || strchr(de->d_name, '.') ||
-		    fnmatch(body, de->d_name, 0))
-			continue;
-		nv = realloc(names, (size_t)(nn + 1) * sizeof(*names));
-		if (!nv || !(nv[nn] = strdup(de->d_name))) {
-			names = nv ? nv : names;
-			ret = il_errorf(-ENOMEM, "out of memory");
-			break;
-		}
-		names = nv;
-		nn++;
-	}
-	if (d)
-		closedir(d);
+	ret = matching_events(pmu, body, &names, &nn);
 	if (!ret && nn == 0) {
 		r = add_rev(v, n, name);
 		if (!r) {
@@ -368,8 +388,6 @@ int cnt_resolve_sysfs(const char *name, struct rev **v, int *n)
 			     pmu, body);
 		}
 	}
-	if (!ret && nn)
-		qsort(names, (size_t)nn, sizeof(*names), cmp_str);
 	for (i = 0; !ret && i < nn; i++) {
 		char full[96];
 
