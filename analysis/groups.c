@@ -37,6 +37,55 @@ static int64_t opt_i64(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
 }
 
+/*
+ * Columns 1 to 31 of il_rows_foreach()'s query into @r, whose run_uuid
+ * (column 0) is read already.  Return: 0, or il_hist_decode()'s error.
+ */
+static int read_row(sqlite3_stmt *st, struct il_srow *r)
+{
+	double sd = sqlite3_column_double(st, 16);
+	const void *blob = sqlite3_column_blob(st, 22);
+	int ret;
+
+	r->machine_uuid = txt(st, 1);
+	r->host = txt(st, 2);
+	r->is_ref = sqlite3_column_int(st, 3);
+	r->source = txt(st, 4);
+	r->bench = txt(st, 5);
+	r->params = txt(st, 6);
+	r->metric = txt(st, 7);
+	r->unit = txt(st, 8);
+	r->cpu = sqlite3_column_int(st, 9);
+	r->cpu2 = sqlite3_column_int(st, 10);
+	r->grp = sqlite3_column_int64(st, 11);
+	il_summary_init(&r->sum);
+	r->sum.count = (uint64_t)sqlite3_column_int64(st, 12);
+	if (r->sum.count) {
+		r->sum.min = (uint64_t)sqlite3_column_int64(st, 13);
+		r->sum.max = (uint64_t)sqlite3_column_int64(st, 14);
+		r->sum.mean = sqlite3_column_double(st, 15);
+		r->sum.m2 = r->sum.count > 1 ? sd * sd * (double)(r->sum.count - 1) : 0;
+	}
+	r->sum.dropped = (uint64_t)sqlite3_column_int64(st, 17);
+	r->sum.early = (uint64_t)sqlite3_column_int64(st, 18);
+	il_drop_read(st, 28, &r->sum);
+	r->p50 = opt_i64(st, 19);
+	r->p99 = opt_i64(st, 20);
+	r->p999 = opt_i64(st, 21);
+	/* The damaged-run check decoded it already: it decodes. */
+	if (blob) {
+		ret = il_hist_decode(blob, (size_t)sqlite3_column_bytes(st, 22), &r->hist);
+		if (ret)
+			return ret;
+	}
+	r->idle_state = txt(st, 23);
+	r->wake_source = txt(st, 24);
+	r->envctl = txt(st, 25);
+	r->mode = txt(st, 26);
+	r->hw_state = txt(st, 27);
+	return 0;
+}
+
 int il_rows_foreach(struct il_store *s, const char *bench,
 		    const struct il_filter *filter,
 		    int (*fn)(const struct il_srow *r, void *arg), void *arg)
@@ -81,9 +130,6 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 		return ret;
 	ret = 0;
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		double sd = sqlite3_column_double(st, 16);
-		const void *blob = sqlite3_column_blob(st, 22);
-
 		memset(&r, 0, sizeof(r));
 		r.run_uuid = txt(st, 0);
 		/* A damaged run is left out whole (store_damaged.c). */
@@ -92,42 +138,9 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 			ret = ret < 0 ? ret : 0;
 			continue;
 		}
-		r.machine_uuid = txt(st, 1);
-		r.host = txt(st, 2);
-		r.is_ref = sqlite3_column_int(st, 3);
-		r.source = txt(st, 4);
-		r.bench = txt(st, 5);
-		r.params = txt(st, 6);
-		r.metric = txt(st, 7);
-		r.unit = txt(st, 8);
-		r.cpu = sqlite3_column_int(st, 9);
-		r.cpu2 = sqlite3_column_int(st, 10);
-		r.grp = sqlite3_column_int64(st, 11);
-		il_summary_init(&r.sum);
-		r.sum.count = (uint64_t)sqlite3_column_int64(st, 12);
-		if (r.sum.count) {
-			r.sum.min = (uint64_t)sqlite3_column_int64(st, 13);
-			r.sum.max = (uint64_t)sqlite3_column_int64(st, 14);
-			r.sum.mean = sqlite3_column_double(st, 15);
-			r.sum.m2 = r.sum.count > 1 ? sd * sd * (double)(r.sum.count - 1) : 0;
-		}
-		r.sum.dropped = (uint64_t)sqlite3_column_int64(st, 17);
-		r.sum.early = (uint64_t)sqlite3_column_int64(st, 18);
-		il_drop_read(st, 28, &r.sum);
-		r.p50 = opt_i64(st, 19);
-		r.p99 = opt_i64(st, 20);
-		r.p999 = opt_i64(st, 21);
-		/* The damaged-run check decoded it already: it decodes. */
-		if (blob) {
-			ret = il_hist_decode(blob, (size_t)sqlite3_column_bytes(st, 22), &r.hist);
-			if (ret)
-				break;
-		}
-		r.idle_state = txt(st, 23);
-		r.wake_source = txt(st, 24);
-		r.envctl = txt(st, 25);
-		r.mode = txt(st, 26);
-		r.hw_state = txt(st, 27);
+		ret = read_row(st, &r);
+		if (ret)
+			break;
 		ret = fn(&r, arg);
 		il_hist_free(r.hist);
 	}
