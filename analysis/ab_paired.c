@@ -75,6 +75,41 @@ static bool midranks(const double *ad, int n, double *r, double *tsum)
 	return ties;
 }
 
+/*
+ * The test and the interval's rank by the normal approximation, for the
+ * @m non-zero of @n differences whose positive ranks sum to @wplus, with
+ * the tie correction @tsum (midranks()): the two-sided p into *@p.
+ * Return: c, the rank of the interval's ends among the Walsh averages.
+ */
+static int normal_test(int n, int m, double wplus, double tsum, double alpha,
+		       double *p)
+{
+	double mean = m * (m + 1) / 4.0;
+	double var = m * (m + 1) * (2.0 * m + 1) / 24 - tsum / 48;
+	double z = var > 0 ? (fabs(wplus - mean) - 0.5) / sqrt(var) : 0;
+
+	/* The interval's rank is over all n differences, as the
+	 * estimate's: the untied normal approximation for n. */
+	double nmean = n * (n + 1) / 4.0;
+	double nsd = sqrt(n * (n + 1) * (2.0 * n + 1) / 24);
+	double a = 0, b = 10, q;
+	int i, c;
+
+	*p = var > 0 ? fmin(1, erfc(fmax(z, 0) / sqrt(2))) : 1;
+	/* z for alpha/2, by bisection on erfc. */
+	for (i = 0; i < 100; i++) {
+		q = (a + b) / 2;
+		if (erfc(q / sqrt(2)) / 2 > alpha / 2)
+			a = q;
+		else
+			b = q;
+	}
+	c = (int)floor(nmean - a * nsd);
+	if (c < 0)
+		c = 0;
+	return c;
+}
+
 int il_ab_signed_rank(const double *d, int n, double conf,
 		      struct il_ab_paired *out)
 {
@@ -134,28 +169,7 @@ int il_ab_signed_rank(const double *d, int n, double conf,
 		while (c < max && cdf[c] <= alpha / 2)
 			c++;
 	} else {
-		double mean = m * (m + 1) / 4.0;
-		double var = m * (m + 1) * (2.0 * m + 1) / 24 - tsum / 48;
-		double z = var > 0 ? (fabs(wplus - mean) - 0.5) / sqrt(var) : 0;
-
-		/* The interval's rank is over all n differences, as the
-		 * estimate's: the untied normal approximation for n. */
-		double nmean = n * (n + 1) / 4.0;
-		double nsd = sqrt(n * (n + 1) * (2.0 * n + 1) / 24);
-		double a = 0, b = 10, q;
-
-		out->p = var > 0 ? fmin(1, erfc(fmax(z, 0) / sqrt(2))) : 1;
-		/* z for alpha/2, by bisection on erfc. */
-		for (i = 0; i < 100; i++) {
-			q = (a + b) / 2;
-			if (erfc(q / sqrt(2)) / 2 > alpha / 2)
-				a = q;
-			else
-				b = q;
-		}
-		c = (int)floor(nmean - a * nsd);
-		if (c < 0)
-			c = 0;
+		c = normal_test(n, m, wplus, tsum, alpha, &out->p);
 	}
 	if (c >= 1 && c <= nw) {
 		out->ci_ok = true;
