@@ -127,11 +127,22 @@ static int print_outcome(struct il_store *store, const char *db,
 	return code;
 }
 
-/* @name's ops, or the usage error with the nearest name. */
-static int find_bench(const char *name, const struct il_bench_ops **ops)
+/*
+ * The ops of the one benchmark named after the options (argv[@argi]), or
+ * the usage error: with the usage when there is not exactly one name, with
+ * the nearest name when it is unknown.
+ */
+static int find_bench(const struct cli_command *cmd, int argc, char **argv,
+		      int argi, const struct il_bench_ops **ops)
 {
-	const char *near;
+	const char *name, *near;
 
+	*ops = NULL;
+	if (argi != argc - 1) {
+		cli_usage(cmd, stderr);
+		return cli_usage_error("bench: expected exactly one benchmark name (see idlelab list)");
+	}
+	name = argv[argi];
 	*ops = il_bench_find(name);
 	if (*ops)
 		return IL_EXIT_OK;
@@ -190,12 +201,7 @@ int cmd_bench(int argc, char **argv)
 	}
 	req.params = params;
 	req.nparams = pl.n;
-	if (argi != argc - 1) {
-		free(params);
-		cli_usage(&cmd, stderr);
-		return cli_usage_error("bench: expected exactly one benchmark name (see idlelab list)");
-	}
-	code = find_bench(argv[argi], &req.ops);
+	code = find_bench(&cmd, argc, argv, argi, &req.ops);
 	if (code) {
 		free(params);
 		return code;
