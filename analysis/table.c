@@ -4,7 +4,8 @@
  * table of strings (its numbers already formatted, so md, csv, json and
  * html show the same digits and golden files compare one format only);
  * this file prints it.  JSON cells that parse as numbers are emitted as
- * numbers, "-" as null, so a consumer never parses "-".
+ * numbers, "-" as null, and an interval "[lo, hi]" as {"lo": lo, "hi":
+ * hi}, so a consumer never parses "-" or a bracketed pair.
  */
 #include "analysis.h"
 #include "csv.h"
@@ -13,6 +14,7 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,15 +119,23 @@ static void html_str(FILE *out, const char *s)
 	}
 }
 
-/* A number stays a number in JSON; "-" (does not exist) becomes null. */
+/*
+ * A number stays a number in JSON; "-" (does not exist) becomes null; a
+ * confidence interval, which md and csv show as "[-16.36, +135.77]"
+ * (ab_table.c, compare_paired.c), becomes {"lo": -16.36, "hi": 135.77}.
+ */
 static json_t *json_cell(const char *s)
 {
 	char *end;
-	double d;
+	double d, lo, hi;
 	long long ll;
+	int n = -1;
 
 	if (!strcmp(s, "-"))
 		return json_null();
+	if (sscanf(s, "[%lf, %lf]%n", &lo, &hi, &n) == 2 && n > 0 && !s[n] &&
+	    isfinite(lo) && isfinite(hi))
+		return json_pack("{s:f,s:f}", "lo", lo, "hi", hi);
 	ll = strtoll(s, &end, 10);
 	if (*s && !*end)
 		return json_integer(ll);
