@@ -481,7 +481,7 @@ static int run_summary(struct run_ctx *r, int code)
 	}
 	if (r->stopped)
 		run_resume_hint(r->c->file, &r->o, hint, sizeof(hint));
-	run_fmt_duration(r->prog.real_done, d, sizeof(d));
+	cli_fmt_duration(r->prog.real_done, d, sizeof(d));
 	if (r->ps.output == RUN_OUT_JSON) {
 		if (print_tally_json(r, r->stopped ? hint : NULL))
 			code = cli_error(IL_EXIT_FAIL, "run: %s", il_errmsg());

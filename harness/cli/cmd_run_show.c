@@ -5,6 +5,7 @@
  * apply; and the progress line with an ETA corrected by how wrong the
  * estimates have been so far.
  */
+#include "cli.h"
 #include "cmd_run_internal.h"
 #include "cli_runjson.h"
 #include "envctl.h"
@@ -13,17 +14,6 @@
 
 #include <inttypes.h>
 #include <stdio.h>
-
-void run_fmt_duration(uint64_t ns, char *buf, size_t len)
-{
-	uint64_t s = (ns + 500000000ULL) / 1000000000ULL;
-
-	if (s >= 3600)
-		snprintf(buf, len, "%" PRIu64 ":%02" PRIu64 ":%02" PRIu64,
-			 s / 3600, s / 60 % 60, s % 60);
-	else
-		snprintf(buf, len, "%02" PRIu64 ":%02" PRIu64, s / 60, s % 60);
-}
 
 void run_print_env(const struct il_campaign *c, FILE *f)
 {
@@ -84,7 +74,7 @@ void run_dry_run(const struct plan_state *ps, bool resume)
 		       e->index, e->group, e->ops->name, e->cpus, rep, e->hash, d,
 		       e->params_str[0] ? e->params_str : "-");
 	}
-	run_fmt_duration(total, d, sizeof(d));
+	cli_fmt_duration(total, d, sizeof(d));
 	printf("estimated duration: %s for %d runs", d, n - done);
 	if (done)
 		printf(" (%d already done)", done);
@@ -196,7 +186,7 @@ void run_progress_show(struct progress *p, const struct il_plan_entry *e)
 		if (scale > 4)
 			scale = 4;
 	}
-	run_fmt_duration((uint64_t)(p->est_left * scale), eta, sizeof(eta));
+	cli_fmt_duration((uint64_t)(p->est_left * scale), eta, sizeof(eta));
 	fprintf(stderr, "\r\033[K[%d/%d] %s", p->i, p->n, e->ops->name);
 	if (strcmp(e->group, e->ops->name))
 		fprintf(stderr, " (%s)", e->group);
