@@ -13,6 +13,10 @@
  * script never parses the table; with --quiet nothing but errors.
  * --dry-run stops after il_run_prepare(), the check op included, and
  * prints what would run; it opens no database and restores nothing.
+ * A run estimated at a second or more shows a progress line on a
+ * terminal while it runs, as each run of a campaign does: written once
+ * before the run and cleared after it, so nothing of ours wakes up on any
+ * CPU during the measurement.
  */
 #include "cli.h"
 #include "cli_opts.h"
@@ -28,6 +32,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* Shorter runs end before a progress line would be read. */
+#define BENCH_PROGRESS_MIN_NS	1000000000ULL
 
 static const char bench_usage[] =
 	"usage: idlelab bench NAME [--cpus SPEC] [--param KEY=VALUE]...\n"
@@ -76,6 +84,26 @@ static int print_dry(const struct il_run_request *req, const struct il_run *run)
 		printf("supported here\n");
 	free(params);
 	return IL_EXIT_OK;
+}
+
+/* The progress line on stderr: true when it was shown, to be cleared. */
+static bool show_progress(const struct il_run_request *req,
+			  const struct il_run *run)
+{
+	const struct il_bench_ops *ops = req->ops;
+	uint64_t ns;
+	char eta[32];
+
+	if (!ops->estimate_ns || !isatty(STDERR_FILENO))
+		return false;
+	ns = ops->estimate_ns(run->params, &run->place);
+	if (ns < BENCH_PROGRESS_MIN_NS)
+		return false;
+	cli_fmt_duration(ns, eta, sizeof(eta));
+	fprintf(stderr, "\r\033[K%s cpus=%s  ETA %s", ops->name,
+		req->cpus ? req->cpus : ops->default_cpus, eta);
+	fflush(stderr);
+	return true;
 }
 
 /*
@@ -127,6 +155,7 @@ int cmd_bench(int argc, char **argv)
 	struct il_run run;
 	char machine[37];
 	bool json = false, quiet = false, dry = false, have_run = false;
+	bool progress;
 	const struct cli_option options[] = {
 		CLI_STRING('c', "cpus", &req.cpus, "SPEC",
 			   "placement: all, 0,2-3, one-per-core, one-per-l3,\n"
@@ -218,7 +247,12 @@ int cmd_bench(int argc, char **argv)
 	}
 	cli_install_signals();
 	memset(&out, 0, sizeof(out));
+	progress = !json && !quiet && show_progress(&req, &run);
 	ret = il_run_execute(store, machine, &req, &run, counters, &out);
+	if (progress) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
 	/* The database's refusal is a run too: its line says where the
 	 * measurement was kept, before the error says why. */
 	if (json && out.uuid[0] && print_json(store, &req, &run, &out, !ret)) {
