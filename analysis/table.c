@@ -145,6 +145,12 @@ static json_t *json_cell(const char *s)
 	return json_string(s);
 }
 
+/* A csv cell: empty where md shows "-" or "n/a: reason". */
+static const char *csv_cell(const char *s)
+{
+	return !strcmp(s, "-") || !strncmp(s, "n/a", 3) ? "" : s;
+}
+
 static json_t *table_json(const struct il_table *t)
 {
 	json_t *rows = json_array(), *notes = json_array();
@@ -189,8 +195,11 @@ void il_table_print(const struct il_table *t, enum il_format f, FILE *out)
 			fprintf(out, "%s%s\n", r ? "" : "\n", t->notes[r]);
 		break;
 	case IL_FMT_CSV:
-		/* The title as a comment: several tables may follow each other. */
-		fprintf(out, "# %s\n", t->title);
+		/*
+		 * One table, as csv readers take it: the header and the rows,
+		 * no title or notes (md and json have them), and an empty
+		 * field where the cell is "-" (does not exist) or "n/a: why".
+		 */
 		for (c = 0; c < t->ncols; c++) {
 			if (c)
 				fputc(',', out);
@@ -201,13 +210,11 @@ void il_table_print(const struct il_table *t, enum il_format f, FILE *out)
 			for (c = 0; c < t->ncols; c++) {
 				if (c)
 					fputc(',', out);
-				il_csv_field(out, cell(t, r, c), IL_CSV_AS_NEEDED);
+				il_csv_field(out, csv_cell(cell(t, r, c)),
+					     IL_CSV_AS_NEEDED);
 			}
 			fputc('\n', out);
 		}
-		/* Notes as comment lines, which csv readers can skip. */
-		for (r = 0; r < t->nnotes; r++)
-			fprintf(out, "# %s\n", t->notes[r]);
 		break;
 	case IL_FMT_JSON:
 		j = table_json(t);
