@@ -2,6 +2,8 @@
 #
 # idlelab build.  `make` leaves the CLI at build/idlelab.
 #   make SAN=1        ASan + UBSan build in build-san/ (what the tests use)
+#   make FUZZ=1 fuzz  the libFuzzer targets of tests/fuzz/, built with clang
+#                     (ASan + UBSan) in build-fuzz/fuzz/ (tools/fuzz-long.sh)
 #   make test         build the tests and run them (tests/run.sh)
 #   make install      CLI and man pages under $(PREFIX)
 #   make -C kmod      the helper kernel modules (see kmod/Makefile)
@@ -12,7 +14,15 @@
 
 PREFIX ?= /usr/local
 SAN ?= 0
-ifeq ($(SAN),1)
+FUZZ ?= 0
+ifeq ($(FUZZ),1)
+# libFuzzer is clang's.  The library gets coverage instrumentation
+# (fuzzer-no-link) so the fuzzers see its branches.
+BUILD ?= build-fuzz
+CC = clang
+SANFLAGS := -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+OPT := -O1
+else ifeq ($(SAN),1)
 BUILD ?= build-san
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 OPT := -O1
@@ -65,7 +75,7 @@ TEST_HELPER_BINS := $(TEST_HELPERS:tests/helpers/%.c=$(BUILD)/tests/%)
 MIGRATIONS := $(sort $(wildcard schemas/[0-9]*.sql))
 MANPAGES := $(wildcard man/*.1)
 
-.PHONY: all tests test install clean vmtest tools FORCE
+.PHONY: all tests test install clean vmtest tools fuzz FORCE
 all: $(BUILD)/idlelab
 
 # The PREFIX the CLI was compiled with, rewritten only when it changes,
@@ -118,7 +128,31 @@ $(BUILD)/tools/ab-sim: $(BUILD)/tools/ab_bootstrap.o
 
 tools: $(TOOL_BINS)
 
-tests: $(BUILD)/idlelab $(TEST_BINS) $(TEST_HELPER_BINS) $(TOOL_BINS)
+# Fuzz targets: tests/fuzz/fuzz_NAME.c.  Every build links each with
+# replay.c as $(BUILD)/fuzz/replay/fuzz_NAME, which the tests run over the
+# committed corpus (test_fuzz_corpus.sh); `make FUZZ=1 fuzz` links them
+# with libFuzzer as $(BUILD)/fuzz/fuzz_NAME.  They link the CLI's objects
+# (fuzz_argv parses the option table) with cli.c's main() renamed.
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+REPLAY_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/replay/%)
+FUZZ_CLI_OBJS := $(filter-out $(BUILD)/harness/cli/cli.o,$(CLI_OBJS)) $(BUILD)/fuzz/cli_nomain.o
+
+$(BUILD)/fuzz/cli_nomain.o: harness/cli/cli.c $(PREFIX_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Dmain=il_cli_main -c -o $@ $<
+
+$(BUILD)/fuzz/replay/%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(FUZZ_CLI_OBJS) $(BUILD)/libidlelab.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Iharness/cli -Itests/fuzz $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(FUZZ_CLI_OBJS) $(BUILD)/libidlelab.a $(LDLIBS)
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_CLI_OBJS) $(BUILD)/libidlelab.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Iharness/cli -Itests/fuzz $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CLI_OBJS) $(BUILD)/libidlelab.a $(LDLIBS)
+
+fuzz: $(FUZZ_BINS)
+
+tests: $(BUILD)/idlelab $(TEST_BINS) $(TEST_HELPER_BINS) $(TOOL_BINS) $(REPLAY_BINS)
 
 test: tests
 	BUILD=$(BUILD) sh tests/run.sh
@@ -134,6 +168,6 @@ vmtest:
 	sh tests/vm/run-qemu.sh
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

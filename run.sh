@@ -44,6 +44,9 @@ TEST_DEPS="$TEST_DEPS socat"
 # bookworm root with it and checks every install line above, and those of
 # tests/vm/setup.sh, in that root.
 TEST_DEPS="$TEST_DEPS mmdebstrap"
+# clang and its compiler-rt: the libFuzzer smoke run of the parsers
+# (tests/integration/test_fuzz_smoke.sh, `make FUZZ=1 fuzz`).
+TEST_DEPS="$TEST_DEPS clang libclang-rt-14-dev"
 FLEET_DEPS="ansible-core openssh-client"
 
 # tools/deps.sh: installed, missing, apt_install and the plan modes.

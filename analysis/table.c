@@ -4,7 +4,8 @@
  * table of strings (its numbers already formatted, so md, csv, json and
  * html show the same digits and golden files compare one format only);
  * this file prints it.  JSON cells that parse as numbers are emitted as
- * numbers, "-" as null, so a consumer never parses "-".
+ * numbers, "-" as null, and an interval "[lo, hi]" as {"lo": lo, "hi":
+ * hi}, so a consumer never parses "-" or a bracketed pair.
  */
 #include "analysis.h"
 #include "csv.h"
@@ -13,6 +14,7 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,15 +119,23 @@ static void html_str(FILE *out, const char *s)
 	}
 }
 
-/* A number stays a number in JSON; "-" (does not exist) becomes null. */
+/*
+ * A number stays a number in JSON; "-" (does not exist) becomes null; a
+ * confidence interval, which md and csv show as "[-16.36, +135.77]"
+ * (ab_table.c, compare_paired.c), becomes {"lo": -16.36, "hi": 135.77}.
+ */
 static json_t *json_cell(const char *s)
 {
 	char *end;
-	double d;
+	double d, lo, hi;
 	long long ll;
+	int n = -1;
 
 	if (!strcmp(s, "-"))
 		return json_null();
+	if (sscanf(s, "[%lf, %lf]%n", &lo, &hi, &n) == 2 && n > 0 && !s[n] &&
+	    isfinite(lo) && isfinite(hi))
+		return json_pack("{s:f,s:f}", "lo", lo, "hi", hi);
 	ll = strtoll(s, &end, 10);
 	if (*s && !*end)
 		return json_integer(ll);
@@ -133,6 +143,12 @@ static json_t *json_cell(const char *s)
 	if (*s && !*end)
 		return json_real(d);
 	return json_string(s);
+}
+
+/* A csv cell: empty where md shows "-" or "n/a: reason". */
+static const char *csv_cell(const char *s)
+{
+	return !strcmp(s, "-") || !strncmp(s, "n/a", 3) ? "" : s;
 }
 
 static json_t *table_json(const struct il_table *t)
@@ -179,8 +195,11 @@ void il_table_print(const struct il_table *t, enum il_format f, FILE *out)
 			fprintf(out, "%s%s\n", r ? "" : "\n", t->notes[r]);
 		break;
 	case IL_FMT_CSV:
-		/* The title as a comment: several tables may follow each other. */
-		fprintf(out, "# %s\n", t->title);
+		/*
+		 * One table, as csv readers take it: the header and the rows,
+		 * no title or notes (md and json have them), and an empty
+		 * field where the cell is "-" (does not exist) or "n/a: why".
+		 */
 		for (c = 0; c < t->ncols; c++) {
 			if (c)
 				fputc(',', out);
@@ -191,13 +210,11 @@ void il_table_print(const struct il_table *t, enum il_format f, FILE *out)
 			for (c = 0; c < t->ncols; c++) {
 				if (c)
 					fputc(',', out);
-				il_csv_field(out, cell(t, r, c), IL_CSV_AS_NEEDED);
+				il_csv_field(out, csv_cell(cell(t, r, c)),
+					     IL_CSV_AS_NEEDED);
 			}
 			fputc('\n', out);
 		}
-		/* Notes as comment lines, which csv readers can skip. */
-		for (r = 0; r < t->nnotes; r++)
-			fprintf(out, "# %s\n", t->notes[r]);
 		break;
 	case IL_FMT_JSON:
 		j = table_json(t);

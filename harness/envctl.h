@@ -83,6 +83,16 @@ int il_envctl_apply_available(const struct il_envctl_spec *s,
 			      struct il_envctl **out);
 
 /**
+ * il_envctl_probe() - which controls of @s do not exist here, without
+ * changing anything: the plan il_envctl_apply_available() makes, read
+ * only (no lock, no journal, no write), for `run --dry-run`.
+ * @why: set to a malloc()ed "key: reason; ..." as il_envctl_unavailable()
+ *       would give, or NULL when every control exists here.
+ * Return: 0, or -errno (message set) when the state could not be read.
+ */
+int il_envctl_probe(const struct il_envctl_spec *s, char **why);
+
+/**
  * il_envctl_unavailable() - "key: reason" for each control that
  * il_envctl_apply_available() left out, joined by "; ", or NULL when every
  * control was applied (or @c is NULL).

@@ -578,6 +578,30 @@ int il_envctl_apply_available(const struct il_envctl_spec *s,
 	return envctl_apply(s, out, true);
 }
 
+int il_envctl_probe(const struct il_envctl_spec *s, char **why)
+{
+	struct il_envctl *c = calloc(1, sizeof(*c));
+	int ret;
+
+	*why = NULL;
+	if (!c)
+		return il_errorf(-ENOMEM, "out of memory");
+	c->lock_fd = -1;
+	c->qos_fd = -1;
+	/* The plan only reads: no lock, no journal, nothing written. */
+	ret = il_fs_online_cpus(&c->cpus);
+	if (ret >= 0) {
+		c->ncpus = ret;
+		ret = envctl_plan(c, s, true);
+	}
+	if (!ret) {
+		*why = c->unavail;
+		c->unavail = NULL;
+	}
+	envctl_free(c);
+	return ret < 0 ? ret : 0;
+}
+
 const char *il_envctl_unavailable(const struct il_envctl *c)
 {
 	return c ? c->unavail : NULL;

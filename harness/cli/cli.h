@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdint.h>
 
 enum {
 	IL_EXIT_OK = 0,
@@ -79,6 +80,12 @@ const char *cli_default_db(void);
  */
 int cli_check_output(const char *cmd, const char *output,
 		     const char *const *inputs, int n);
+/**
+ * cli_fmt_duration() - @ns rounded to the second as MM:SS, or H:MM:SS
+ * from an hour on: the ETAs and durations of run and bench.
+ */
+void cli_fmt_duration(uint64_t ns, char *buf, size_t len);
+
 /** cli_cmdline() - the command line as given, saved before getopt. */
 const char *cli_cmdline(void);
 /** cli_save_cmdline() - save @argv for cli_cmdline(); main() only. */

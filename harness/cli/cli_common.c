@@ -16,6 +16,7 @@
 
 #include <getopt.h>
 #include <signal.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +118,17 @@ int cli_check_output(const char *cmd, const char *output,
 	if (output && il_outfile_check(output))
 		return cli_usage_error("%s: %s", cmd, il_errmsg());
 	return IL_EXIT_OK;
+}
+
+void cli_fmt_duration(uint64_t ns, char *buf, size_t len)
+{
+	uint64_t s = (ns + 500000000ULL) / 1000000000ULL;
+
+	if (s >= 3600)
+		snprintf(buf, len, "%" PRIu64 ":%02" PRIu64 ":%02" PRIu64,
+			 s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(buf, len, "%02" PRIu64 ":%02" PRIu64, s / 60, s % 60);
 }
 
 const char *cli_cmdline(void)

@@ -165,7 +165,13 @@ int cli_parse_options(const struct cli_command *cmd, int argc, char **argv,
 	longopts[n + 1] = (struct option){ "list-options", no_argument, NULL, list_code };
 
 	opterr = 0;
-	optind = 1;
+	/*
+	 * 0, not 1: glibc then forgets where the last parse stopped.  With
+	 * 1 it resumes inside the previous argv's last word when that parse
+	 * ended mid-cluster ("-hpK=V" stops at -h), and hands out a pointer
+	 * into it as the next optarg.
+	 */
+	optind = 0;
 	while (ret == CLI_CONTINUE &&
 	       (opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (opt == 'h') {

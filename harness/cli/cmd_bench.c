@@ -11,6 +11,12 @@
  * UUID that `report --run` takes back, then the run's table; with --json
  * one JSON line instead (cli_runjson.h), whatever the run's status, so a
  * script never parses the table; with --quiet nothing but errors.
+ * --dry-run stops after il_run_prepare(), the check op included, and
+ * prints what would run; it opens no database and restores nothing.
+ * A run estimated at a second or more shows a progress line on a
+ * terminal while it runs, as each run of a campaign does: written once
+ * before the run and cleared after it, so nothing of ours wakes up on any
+ * CPU during the measurement.
  */
 #include "cli.h"
 #include "cli_opts.h"
@@ -19,17 +25,22 @@
 #include "analysis.h"
 #include "bench_registry.h"
 #include "err.h"
+#include "kmod_frame.h"
 #include "run_execute.h"
 #include "run_status.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* Shorter runs end before a progress line would be read. */
+#define BENCH_PROGRESS_MIN_NS	1000000000ULL
 
 static const char bench_usage[] =
 	"usage: idlelab bench NAME [--cpus SPEC] [--param KEY=VALUE]...\n"
 	"                     [--events LIST] [--counters pfm|papi]\n"
-	"                     [--db FILE] [--raw] [--json] [--quiet]\n"
+	"                     [--db FILE] [--raw] [--json] [--quiet] [--dry-run]\n"
 	"                     [--causes [--causes-lean] [--causes-threshold NS] [--causes-buffer-kb KB]]\n\n"
 	"Run one benchmark on this machine and store it.\n\n";
 
@@ -45,6 +56,54 @@ static int add_param(const struct cli_option *o, const char *arg)
 
 	pl->v[pl->n++] = arg;
 	return 0;
+}
+
+/*
+ * --dry-run: the run as prepared, its parameters as they would be stored,
+ * and whether it can run here; supported() only reads, it never loads a
+ * module.
+ */
+static int print_dry(const struct il_run_request *req, const struct il_run *run)
+{
+	const struct il_bench_ops *ops = req->ops;
+	char *params = il_run_params_json(ops, run->params);
+	const char *why = il_bench_supported(ops);
+	uint64_t ns = ops->estimate_ns ? ops->estimate_ns(run->params, &run->place) : 0;
+
+	if (!params)
+		return cli_error(IL_EXIT_FAIL, "bench: out of memory");
+	printf("bench %s: cpus %s (%d measured)\n", ops->name,
+	       req->cpus ? req->cpus : ops->default_cpus,
+	       il_bench_measured(&run->place));
+	printf("params: %s\n", params);
+	if (ops->estimate_ns)
+		printf("estimate: %.2f s\n", ns / 1e9);
+	if (why)
+		printf("unsupported here: %s (it would be stored as unsupported)\n", why);
+	else
+		printf("supported here\n");
+	free(params);
+	return IL_EXIT_OK;
+}
+
+/* The progress line on stderr: true when it was shown, to be cleared. */
+static bool show_progress(const struct il_run_request *req,
+			  const struct il_run *run)
+{
+	const struct il_bench_ops *ops = req->ops;
+	uint64_t ns;
+	char eta[32];
+
+	if (!ops->estimate_ns || !isatty(STDERR_FILENO))
+		return false;
+	ns = ops->estimate_ns(run->params, &run->place);
+	if (ns < BENCH_PROGRESS_MIN_NS)
+		return false;
+	cli_fmt_duration(ns, eta, sizeof(eta));
+	fprintf(stderr, "\r\033[K%s cpus=%s  ETA %s", ops->name,
+		req->cpus ? req->cpus : ops->default_cpus, eta);
+	fflush(stderr);
+	return true;
 }
 
 /*
@@ -166,7 +225,8 @@ int cmd_bench(int argc, char **argv)
 	struct il_run_outcome out;
 	struct il_run run;
 	char machine[37];
-	bool json = false, quiet = false, have_run = false;
+	bool json = false, quiet = false, dry = false, have_run = false;
+	bool progress;
 	const struct cli_option options[] = {
 		CLI_STRING('c', "cpus", &req.cpus, "SPEC",
 			   "placement: all, 0,2-3, one-per-core, one-per-l3,\n"
@@ -186,6 +246,9 @@ int cmd_bench(int argc, char **argv)
 		CLI_FLAG('q', "quiet", &quiet,
 			 "print nothing but errors (the exit status says\n"
 			 "how the run ended)"),
+		CLI_FLAG('n', "dry-run", &dry,
+			 "check the parameters and placement, print what\n"
+			 "would run, and stop: nothing is run or stored"),
 		CLI_CAUSES_OPTIONS(req),
 		CLI_END
 	};
@@ -201,6 +264,10 @@ int cmd_bench(int argc, char **argv)
 	}
 	req.params = params;
 	req.nparams = pl.n;
+	if (dry && json) {
+		free(params);
+		return cli_usage_error("bench: --dry-run prints text only; leave --json out");
+	}
 	code = find_bench(&cmd, argc, argv, argi, &req.ops);
 	if (code) {
 		free(params);
@@ -208,7 +275,7 @@ int cmd_bench(int argc, char **argv)
 	}
 	req.cmdline = cli_cmdline();
 	/* A campaign killed with -9 may have left settings changed. */
-	code = cli_envctl_recover("bench");
+	code = dry ? 0 : cli_envctl_recover("bench");
 	if (code) {
 		free(params);
 		return code;
@@ -225,6 +292,10 @@ int cmd_bench(int argc, char **argv)
 		code = cli_usage_error("bench %s: %s", req.ops->name, il_errmsg());
 		goto out;
 	}
+	if (dry) {
+		code = print_dry(&req, &run);
+		goto out;
+	}
 	ret = il_store_open(db, IL_STORE_CREATE, &store);
 	if (ret) {
 		code = cli_usage_error("bench: %s", il_errmsg());
@@ -237,7 +308,12 @@ int cmd_bench(int argc, char **argv)
 	}
 	cli_install_signals();
 	memset(&out, 0, sizeof(out));
+	progress = !json && !quiet && show_progress(&req, &run);
 	ret = il_run_execute(store, machine, &req, &run, counters, &out);
+	if (progress) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
 	code = print_outcome(store, db, &req, &run, &out, ret, json, quiet);
 out:
 	il_store_close(store);

@@ -26,7 +26,7 @@ static const char report_usage[] =
 	"usage: idlelab report [--db FILE] [--format md|csv|json|html] [--output PATH]\n"
 	"                      [--kind table|states|compare|ipi|pairs|refs|causes|all]\n"
 	"                      [--compare FILTER]... [--equivalence PCT] [--deciles]\n"
-	"                      [--paired]\n"
+	"                      [--paired] [--table N]\n"
 	"                      [--bench NAME] [--run UUID|PREFIX]\n\n"
 	"Print tables read from the dataset (see idlelab-report(1)).\n\n";
 
@@ -103,6 +103,20 @@ static int set_equivalence(const struct cli_option *o, const char *arg)
 	return 0;
 }
 
+static int set_table(const struct cli_option *o, const char *arg)
+{
+	int *n = o->value;
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 1 || v > 1000)
+		return cli_usage_error("report: --table: '%s' is not a table number (1, 2, ... in the order md prints them)", arg);
+	*n = (int)v;
+	return 0;
+}
+
 /* A selection that is valid but selects nothing, or a design that can
  * mislead (a message starting "warning: "): said, not an error. */
 static void report_notice(const char *msg, void *arg)
@@ -127,8 +141,33 @@ static int push(struct il_table ***v, int *n, struct il_table *t)
 	return 0;
 }
 
+/*
+ * Which of the @n tables of a report to print: -ERANGE for a --table
+ * past the last one, -E2BIG for csv of several without --table (csv is
+ * one table per file), each naming the tables by number and title.
+ */
+static int pick_tables(struct il_table **v, int n, int table, enum il_format f)
+{
+	char list[1024];
+	size_t len = 0;
+	int i;
+
+	if ((table <= n) && (table || f != IL_FMT_CSV || n <= 1))
+		return 0;
+	list[0] = '\0';
+	for (i = 0; i < n && len < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d '%s'",
+					i ? ", " : "", i + 1, v[i]->title);
+	if (table > n)
+		return il_errorf(-ERANGE, "--table %d: this report has %d table%s: %s",
+				 table, n, n == 1 ? "" : "s", list);
+	return il_errorf(-E2BIG, "--format csv writes one table, and this report has %d: %s; choose one with --table N",
+			 n, list);
+}
+
 static int run_kind(struct il_store *store, enum kind k,
-		    const struct il_analysis_opts *ao, enum il_format f, FILE *out)
+		    const struct il_analysis_opts *ao, enum il_format f,
+		    int table, FILE *out)
 {
 	struct il_table **v = NULL, *t, **pv;
 	int n = 0, np, i, ret = 0;
@@ -173,7 +212,9 @@ static int run_kind(struct il_store *store, enum kind k,
 			ret = il_report_paired(store, ao, &t) ?: push(&v, &n, t);
 	}
 	if (!ret)
-		il_tables_print(v, n, f, out);
+		ret = pick_tables(v, n, table, f);
+	if (!ret)
+		il_tables_print(table ? &v[table - 1] : v, table ? 1 : n, f, out);
 	for (i = 0; i < n; i++)
 		il_table_free(v[i]);
 	free(v);
@@ -220,7 +261,7 @@ static int resolve_run(struct il_store *store, const char **run, char buf[37])
  * Return: 0, or the exit code after the message.
  */
 static int check_options(enum kind kind, const struct il_analysis_opts *ao,
-			 enum il_format format, const char *output)
+			 enum il_format format, const char *output, int table)
 {
 	if (kind == K_COMPARE && ao->ncompare < 2)
 		return cli_usage_error("report: --kind compare needs at least two --compare FILTER");
@@ -228,6 +269,10 @@ static int check_options(enum kind kind, const struct il_analysis_opts *ao,
 		return cli_usage_error("report: --compare: give at least two sides");
 	if (ao->paired && ao->ncompare < 2)
 		return cli_usage_error("report: --paired compares --compare sides: give at least two");
+	if (table && (format == IL_FMT_HTML || kind == K_TABLE))
+		return cli_usage_error(format == IL_FMT_HTML ?
+				       "report: --table picks a table of md, csv or json; html shows them all" :
+				       "report: --table picks one of a kind's tables; the table kind has one (leave --table out)");
 	if (format == IL_FMT_HTML && !output)
 		return cli_usage_error("report: --format html needs --output DIR");
 	return IL_EXIT_OK;
@@ -241,7 +286,7 @@ static int check_options(enum kind kind, const struct il_analysis_opts *ao,
 static int write_report(struct il_store *store,
 			const struct il_report_opts *ro,
 			const struct il_analysis_opts *ao, enum kind kind,
-			const char *output, struct il_outfile *of)
+			int table, const char *output, struct il_outfile *of)
 {
 	int ret;
 
@@ -262,11 +307,13 @@ static int write_report(struct il_store *store,
 		if (kind == K_TABLE)
 			ret = il_report(store, ro, of->f ?: stdout);
 		else
-			ret = run_kind(store, kind, ao, ro->format,
+			ret = run_kind(store, kind, ao, ro->format, table,
 				       of->f ?: stdout);
 		if (output && !ret)
 			ret = il_outfile_commit(of);
 	}
+	if (ret == -ERANGE || ret == -E2BIG)
+		return cli_usage_error("report: %s", il_errmsg());
 	if (ret)
 		return cli_error(IL_EXIT_FAIL, "report: %s", il_errmsg());
 	cli_warn_left_out("report", store);
@@ -280,6 +327,7 @@ int cmd_report(int argc, char **argv)
 	struct sides sides = { .n = 0 };
 	const char *db = cli_default_db(), *output = NULL;
 	struct kind_arg ka = { K_TABLE, false };
+	int table = 0;
 	const struct cli_option options[] = {
 		CLI_STRING('d', "db", &db, "FILE",
 			   "database (default $IDLELAB_DB or ./idlelab.db)"),
@@ -304,6 +352,10 @@ int cmd_report(int argc, char **argv)
 		CLI_FLAG('P', "paired", &ao.paired,
 			 "compare: also the test paired over the blocks of a\n"
 			 "campaign planned with order: blocks (signed-rank)"),
+		CLI_CALLBACK('t', "table", &table, "N",
+			     "only the report's table N (1, 2, ... as md prints\n"
+			     "them); csv of a report of several tables needs it",
+			     set_table),
 		CLI_STRING('b', "bench", &ro.bench, "NAME", "only this benchmark"),
 		CLI_STRING('u', "run", &ro.run_uuid, "UUID",
 			   "only this run (table kind); a unique start of\n"
@@ -334,7 +386,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!ka.set && ao.ncompare)
 		kind = K_COMPARE;
-	code = check_options(kind, &ao, ro.format, output);
+	code = check_options(kind, &ao, ro.format, output, table);
 	if (code)
 		goto out;
 	/* html checks each file it writes in DIR (html.c, plot.c). */
@@ -357,7 +409,7 @@ int cmd_report(int argc, char **argv)
 		       cli_error(IL_EXIT_FAIL, "report: %s", il_errmsg());
 		goto out;
 	}
-	code = write_report(store, &ro, &ao, kind, output, &of);
+	code = write_report(store, &ro, &ao, kind, table, output, &of);
 out:
 	il_outfile_abort(&of);
 	il_store_close(store);

@@ -249,6 +249,8 @@ static int run_dry(struct run_ctx *r)
 	if (il_envctl_journal_pending())
 		fprintf(stderr, "idlelab: run: notice: a restore journal is pending; a real run restores it first (or run 'idlelab restore')\n");
 	run_dry_run(&r->ps, r->o.resume);
+	if (run_dry_warnings(&r->ps, r->o.resume))
+		return cli_error(IL_EXIT_FAIL, "run: %s", il_errmsg());
 	return IL_EXIT_OK;
 }
 
@@ -479,7 +481,7 @@ static int run_summary(struct run_ctx *r, int code)
 	}
 	if (r->stopped)
 		run_resume_hint(r->c->file, &r->o, hint, sizeof(hint));
-	run_fmt_duration(r->prog.real_done, d, sizeof(d));
+	cli_fmt_duration(r->prog.real_done, d, sizeof(d));
 	if (r->ps.output == RUN_OUT_JSON) {
 		if (print_tally_json(r, r->stopped ? hint : NULL))
 			code = cli_error(IL_EXIT_FAIL, "run: %s", il_errmsg());

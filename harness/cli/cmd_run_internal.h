@@ -63,9 +63,9 @@ struct progress {
 	uint64_t est_done, real_done, est_left;
 };
 
-void run_fmt_duration(uint64_t ns, char *buf, size_t len);
 void run_print_env(const struct il_campaign *c, FILE *f);
 void run_dry_run(const struct plan_state *ps, bool resume);
+int run_dry_warnings(const struct plan_state *ps, bool resume);
 void run_progress_clear(struct progress *p);
 void run_progress_show(struct progress *p, const struct il_plan_entry *e);
 

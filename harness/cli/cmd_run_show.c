@@ -5,24 +5,15 @@
  * apply; and the progress line with an ETA corrected by how wrong the
  * estimates have been so far.
  */
+#include "cli.h"
 #include "cmd_run_internal.h"
 #include "cli_runjson.h"
 #include "envctl.h"
+#include "kmod_frame.h"
 #include "run_execute.h"
 
 #include <inttypes.h>
 #include <stdio.h>
-
-void run_fmt_duration(uint64_t ns, char *buf, size_t len)
-{
-	uint64_t s = (ns + 500000000ULL) / 1000000000ULL;
-
-	if (s >= 3600)
-		snprintf(buf, len, "%" PRIu64 ":%02" PRIu64 ":%02" PRIu64,
-			 s / 3600, s / 60 % 60, s % 60);
-	else
-		snprintf(buf, len, "%02" PRIu64 ":%02" PRIu64, s / 60, s % 60);
-}
 
 void run_print_env(const struct il_campaign *c, FILE *f)
 {
@@ -83,11 +74,55 @@ void run_dry_run(const struct plan_state *ps, bool resume)
 		       e->index, e->group, e->ops->name, e->cpus, rep, e->hash, d,
 		       e->params_str[0] ? e->params_str : "-");
 	}
-	run_fmt_duration(total, d, sizeof(d));
+	cli_fmt_duration(total, d, sizeof(d));
 	printf("estimated duration: %s for %d runs", d, n - done);
 	if (done)
 		printf(" (%d already done)", done);
 	printf("\n");
+}
+
+/*
+ * --dry-run's warnings, on stderr: the environment controls this machine
+ * lacks and the benchmarks that cannot run here (a module not loaded, no
+ * such hardware), each with what a real run would then store.  Return 0,
+ * or -errno when the machine's state could not be read.
+ */
+int run_dry_warnings(const struct plan_state *ps, bool resume)
+{
+	const struct il_campaign *c = ps->c;
+	char *why = NULL;
+	int i, j, n, ret;
+
+	if (!il_envctl_spec_empty(&c->env)) {
+		ret = il_envctl_probe(&c->env, &why);
+		if (ret)
+			return ret;
+		if (why)
+			fprintf(stderr, "idlelab: run: %s:%d: environment: not available here: %s; %s\n",
+				c->file, c->env_line, why,
+				ps->env_missing == ENV_MISSING_ABORT ?
+				"a run would refuse to start (--env-missing abort)" :
+				ps->env_missing == ENV_MISSING_RUN ?
+				"a run would measure anyway (--env-missing run), the reason stored with every run" :
+				"every run would be stored as unsupported with this reason (--env-missing run measures anyway, abort refuses)");
+		free(why);
+	}
+	for (i = 0; i < c->nplan; i++) {
+		const struct il_bench_ops *ops = c->plan[i].ops;
+		const char *reason;
+
+		for (j = 0; j < i && c->plan[j].ops != ops; j++)
+			;
+		if (j < i || !(reason = il_bench_supported(ops)))
+			continue;	/* told once per benchmark, or it runs */
+		for (n = 0, j = i; j < c->nplan; j++)
+			n += c->plan[j].ops == ops && ps->sel[j] &&
+			     !(resume && run_final_status(ps->st[j].status));
+		if (n)
+			fprintf(stderr, "idlelab: run: %s: unsupported here: %s; its %d run%s would be stored as unsupported\n",
+				ops->name, reason, n, n == 1 ? "" : "s");
+	}
+	return 0;
 }
 
 int run_show_outcome(const struct plan_state *ps, const struct progress *p,
@@ -151,7 +186,7 @@ void run_progress_show(struct progress *p, const struct il_plan_entry *e)
 		if (scale > 4)
 			scale = 4;
 	}
-	run_fmt_duration((uint64_t)(p->est_left * scale), eta, sizeof(eta));
+	cli_fmt_duration((uint64_t)(p->est_left * scale), eta, sizeof(eta));
 	fprintf(stderr, "\r\033[K[%d/%d] %s", p->i, p->n, e->ops->name);
 	if (strcmp(e->group, e->ops->name))
 		fprintf(stderr, " (%s)", e->group);

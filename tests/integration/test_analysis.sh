@@ -30,18 +30,33 @@ golden() {
 	fi
 }
 golden states --kind states
-golden ipi --kind ipi
-golden pairs --kind pairs
+# csv is one table per file (issue 20): a kind of several, one by one.
+golden ipi --kind ipi --table 1
+golden ipi_fit --kind ipi --table 2
+golden ipi_modes --kind ipi --table 3
+golden pairs --kind pairs --table 1
+golden pairs_idle50 --kind pairs --table 2
 golden compare --compare 'host=alpha,params.irq_mode=early' \
 	--compare 'host=alpha,params.irq_mode=late' --compare host=beta
 golden table
+# csv as csv readers take it (issue 20): no comment lines, empty fields
+# for "-" and "n/a", one table per file.
+check "csv goldens: no # lines" sh -c "! grep -q '^#' '$GOLDEN'/*.csv"
+check "csv goldens: no - or n/a fields" sh -c "! grep -Eq '(^|,)(-|n/a[^,]*)(,|\$)' '$GOLDEN'/*.csv"
+expect_exit "csv of a kind of several tables needs --table" 2 \
+	"$IDLELAB" report --db "$FX" --kind ipi --format csv
+check "the refusal lists the tables" grep -q "this report has 3: 1 'IPI cost against the number of targets', 2 " "$T_TMP/err"
+expect_exit "--table past the last table" 2 "$IDLELAB" report --db "$FX" --kind ipi --table 4
+expect_exit "--table of the table kind" 2 "$IDLELAB" report --db "$FX" --table 1
+expect_exit "--table 0" 2 "$IDLELAB" report --db "$FX" --kind ipi --table 0
+check "--table picks one table in json too" sh -c "'$IDLELAB' report --db '$FX' --kind ipi --format json --table 2 | jq -e 'length == 1 and (.[0].title | startswith(\"IPI cost per added target\"))'"
 "$IDLELAB" report --db "$FX" --format csv --compare params.irq_mode=early \
 	--compare params.irq_mode=late >"$T_TMP/s7a.csv"
 "$IDLELAB" report --db "$FX" --format csv --compare params.irq_mode=early \
 	--compare params.irq_mode=late >"$T_TMP/s7b.csv"
 check "compare: the same twice, byte for byte (no random draws)" cmp "$T_TMP/s7a.csv" "$T_TMP/s7b.csv"
 check "compare: 2 runs a side are too few for an interval, in words" grep -q 'too few runs (2 vs 2) for a 95% interval' "$GOLDEN/compare.csv"
-check "compare: per CPU when the sides measured the same CPUs" grep -q '^timer_wake,wake_latency,-,1,median' "$T_TMP/s7b.csv"
+check "compare: per CPU when the sides measured the same CPUs" grep -q '^timer_wake,wake_latency,,1,median' "$T_TMP/s7b.csv"
 "$IDLELAB" report --db "$FX" --format json --kind all >"$T_TMP/all.json"
 check "report --kind all --format json parses" jq -e 'length >= 4 and (.[0].rows | length) > 0' "$T_TMP/all.json"
 check "report md states has seed 002 columns" sh -c "'$IDLELAB' report --db '$FX' --kind states | grep -q 'Idle state | Wake source | Unit | Nr samples | Min | Max | Median | Avg | Stddev'"

@@ -7,7 +7,7 @@
 # campaign in another database.  Also: refusal without --resume, --only,
 # --dry-run (plan, hashes, estimate, no file created), SIGINT then
 # --resume, kmod benchmarks stored as skipped, the progress line on a TTY
-# only, and every class of bad campaign file giving exit 2 with its
+# only (bench's too), and every class of bad campaign file giving exit 2 with its
 # "FILE:LINE: key 'x'" message.
 . tests/lib.sh
 
@@ -190,6 +190,23 @@ if script -qec "'$IDLELAB' run '$P' --db '$T_TMP/p2.db'" /dev/null >"$T_TMP/tty"
 	check "progress line on a TTY" grep -q '\[1/2\] tsc_gaps .*ETA [0-9][0-9]:[0-9][0-9]' "$T_TMP/tty"
 else
 	skip "progress line on a TTY" "script(1) could not run"
+fi
+# bench's: a run estimated at 1 s or more, on a TTY only, cleared after
+# the run, and never with --quiet (issue 20).
+B="'$IDLELAB' bench tsc_gaps --cpus 0 -p duration_ms=1200"
+"$IDLELAB" bench tsc_gaps --cpus 0 -p duration_ms=1200 --db "$T_TMP/b1.db" \
+	>/dev/null 2>"$T_TMP/err"
+check "bench: no progress line when stderr is not a TTY" sh -c "! grep -q ETA '$T_TMP/err'"
+if script -qec "$B --db '$T_TMP/b2.db'" /dev/null >"$T_TMP/tty" 2>&1; then
+	check "bench: progress line on a TTY, then cleared" \
+		grep -q "tsc_gaps cpus=0  ETA 00:0[0-9]..\\[K" "$T_TMP/tty"
+	script -qec "$B --db '$T_TMP/b3.db' --quiet" /dev/null >"$T_TMP/tty" 2>&1
+	check "bench --quiet: no progress line" [ ! -s "$T_TMP/tty" ]
+	script -qec "'$IDLELAB' bench tsc_gaps --cpus 0 -p duration_ms=10 --db '$T_TMP/b4.db'" \
+		/dev/null >"$T_TMP/tty" 2>&1
+	check "bench: no progress line for a short run" sh -c "! grep -q ETA '$T_TMP/tty'"
+else
+	skip "bench: progress line on a TTY" "script(1) could not run"
 fi
 
 # --- bad campaign files: exit 2, FILE:LINE: key, nothing written ------------

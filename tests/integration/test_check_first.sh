@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Every benchmark's check op runs before anything is stored, in `bench`,
 # `run` and `run --dry-run` alike, against this machine's topology
-# (issue 20, defect 6): a target count the placement cannot hold is a
+# (issue 20, defect 6), and `bench --dry-run` (issue 20, machine-readable
+# output) stops right after them: a target count the placement cannot hold is a
 # usage error (exit 2) with the check's own message, and no run, failed or
 # otherwise, reaches the database.  The spinning-target benchmarks once
 # checked their targets in setup() only, so `bench membarrier_ipi -p
@@ -34,6 +35,24 @@ for b in membarrier_ipi tlb_shootdown; do
 	refused "bench $b targets=$n on all" \
 		"$IDLELAB" bench "$b" -p "targets=0,$n" -p samples=50 --db "$DB"
 done
+
+# bench --dry-run: the same checks, then what would run, and no database.
+DRY=$T_TMP/dry.db
+expect_exit "bench --dry-run targets=5 on 0-1: exit 2" 2 \
+	"$IDLELAB" bench membarrier_ipi --cpus 0-1 -p targets=5 --dry-run --db "$DRY"
+check "bench --dry-run: the check's message" grep -q "targets need" "$T_TMP/err"
+"$IDLELAB" bench timer_wake --cpus 0 -p samples=10 --dry-run --db "$DRY" \
+	>"$T_TMP/dry" 2>"$T_TMP/err"
+check "bench --dry-run: exit 0" [ $? -eq 0 ]
+check "bench --dry-run: names the benchmark and placement" \
+	grep -q '^bench timer_wake: cpus 0 (1 measured)$' "$T_TMP/dry"
+check "bench --dry-run: the parameters as stored, defaults included" \
+	sh -c "grep '^params: {.*\"samples\":10[,}]' '$T_TMP/dry' | grep -q '\"interval_us\":1000[,}]'"
+check "bench --dry-run: says whether it can run here" \
+	grep -q '^supported here$\|^unsupported here: ' "$T_TMP/dry"
+check "bench --dry-run: no database created" [ ! -e "$DRY" ]
+expect_exit "bench --dry-run --json: exit 2" 2 \
+	"$IDLELAB" bench timer_wake --dry-run --json --db "$DRY"
 
 # The kmod benchmarks: a CPU count checked on any placement, pairs too,
 # before the missing module could turn the run into a stored unsupported.

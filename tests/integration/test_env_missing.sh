@@ -9,7 +9,9 @@
 #     applied during the campaign and restored after it; exit 0;
 #   abort: the old strict refusal, exit 3, nothing stored or changed;
 #   run: the runs are measured (ok), each stores envctl.not_applied;
-#   a bad action is a usage error naming the three.
+#   a bad action is a usage error naming the three;
+#   --dry-run warns of the missing control and of a benchmark whose module
+#     is not loaded, saying what a run would store, and changes nothing.
 . tests/lib.sh
 
 ROOT=$T_TMP/root
@@ -78,4 +80,26 @@ expect_exit "a bad action is a usage error" 2 \
 	"$IDLELAB" run "$C" --db "$T_TMP/b.db" --env-missing maybe
 check "the usage error names the actions" \
 	grep -q "expected unsupported, abort or run" "$T_TMP/err"
+
+# --- --dry-run: what a run would find missing, nothing changed ----------
+D=$T_TMP/d.yaml
+sed 's/^groups:$/groups:\n  - {bench: cstate_wake, cpus: "0", params: {samples: 10}}/' "$C" >"$D"
+DB=$T_TMP/d.db
+"$IDLELAB" run "$D" --db "$DB" --dry-run >"$T_TMP/out" 2>"$T_TMP/err"
+rc=$?
+check "dry-run: exit 0 ($rc)" [ $rc -eq 0 ]
+check "dry-run: the plan is printed" grep -q 'estimated duration' "$T_TMP/out"
+check "dry-run: warns of the missing control, with its file and line" \
+	grep -q "d.yaml:[0-9]*: environment: not available here: $why" "$T_TMP/err"
+check "dry-run: says its runs would be stored as unsupported" \
+	grep -q "every run would be stored as unsupported with this reason" "$T_TMP/err"
+check "dry-run: names the benchmark whose module is not loaded" \
+	grep -q "cstate_wake: unsupported here: .*idlelab_cstate.*its 1 run would be stored as unsupported" "$T_TMP/err"
+check "dry-run: no warning for a benchmark that runs here" \
+	sh -c "! grep -q 'tsc_gaps: unsupported' '$T_TMP/err'"
+check "dry-run: no database created" [ ! -e "$DB" ]
+check "dry-run: the tree unchanged" same
+"$IDLELAB" run "$D" --db "$DB" --dry-run --env-missing abort >/dev/null 2>"$T_TMP/err"
+check "dry-run, abort: a run would refuse to start" \
+	grep -q "a run would refuse to start (--env-missing abort)" "$T_TMP/err"
 t_done

@@ -44,13 +44,13 @@ check "--compare of a blocks campaign: no order warning" \
 
 # --paired: the four blocks pair one run of each arm.
 "$IDLELAB" report --db "$D" --compare campaign=ab,params.interval_us=300 \
-	--compare campaign=ab,params.interval_us=700 --paired --format csv \
+	--compare campaign=ab,params.interval_us=700 --paired --format csv --table 2 \
 	>"$T_TMP/paired.csv" 2>"$T_TMP/err"
-check "--paired prints the paired table" grep -q "^# A/B comparison, paired over blocks" "$T_TMP/paired.csv"
+check "--paired prints the paired table" sh -c "'$IDLELAB' report --db '$D' --compare campaign=ab,params.interval_us=300 --compare campaign=ab,params.interval_us=700 --paired | grep -q '^### A/B comparison, paired over blocks'"
 check "--paired: 4 blocks paired, 0 runs unpaired, median row" \
-	grep -q "^timer_wake,wake_latency,-,median,ns,4,0," "$T_TMP/paired.csv"
+	grep -q "^timer_wake,wake_latency,,median,ns,4,0," "$T_TMP/paired.csv"
 check "--paired: 4 pairs are too few for a 95 % interval (6 are needed)" \
-	grep -q "^timer_wake,wake_latency,-,median,ns,4,0,.*too few blocks (4) for a 95% interval" "$T_TMP/paired.csv"
+	grep -q "^timer_wake,wake_latency,,median,ns,4,0,.*too few blocks (4) for a 95% interval" "$T_TMP/paired.csv"
 expect_exit "--paired without --compare sides: exit 2" 2 "$IDLELAB" report --db "$D" --paired
 
 sed 's/    repetitions: 4/    repetitions: 4\n    order: sequential/' "$C" >"$T_TMP/seq.yaml"
@@ -62,8 +62,8 @@ check "order: sequential on request: A A A A B B B B" \
 check "--compare warns that both sides were planned sequentially" \
 	[ "$(grep -c "warning: --compare .*4 of its 4 runs were planned in sequential order" "$T_TMP/err")" = 2 ]
 "$IDLELAB" report --db "$D" --compare campaign=ab-seq,params.interval_us=300 \
-	--compare campaign=ab-seq,params.interval_us=700 --paired --format csv \
+	--compare campaign=ab-seq,params.interval_us=700 --paired --format csv --table 2 \
 	>"$T_TMP/pseq.csv" 2>/dev/null
 check "--paired of a sequential campaign: no block, every run unpaired" \
-	grep -q "^timer_wake,wake_latency,-,median,ns,0,4,.*no block holds runs of both sides" "$T_TMP/pseq.csv"
+	grep -q "^timer_wake,wake_latency,,median,ns,0,4,.*no block holds runs of both sides" "$T_TMP/pseq.csv"
 t_done

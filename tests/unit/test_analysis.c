@@ -16,6 +16,8 @@
 #include "store.h"
 #include "tap.h"
 
+#include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,14 +72,31 @@ TEST(table_formats)
 	il_table_add(t, (const char *const[]){ "a,\"b\"", "12" });
 	il_table_add(t, (const char *const[]){ "<x>", "-" });
 	il_table_add(t, (const char *const[]){ "y", "1.5" });
+	il_table_add(t, (const char *const[]){ "ci", "[-16.36, +135.77]" });
+	il_table_add(t, (const char *const[]){ "text", "[-1, x]" });
 	il_table_note(t, "note %d", 1);
 	s = render(t, IL_FMT_CSV);
 	CHECKF(strstr(s, "\"a,\"\"b\"\"\",12\n") != NULL, "%s", s);
-	CHECK(strstr(s, "# note 1\n") != NULL);
+	/* Issue 20: csv is the table alone, "-" an empty field. */
+	CHECKF(!strncmp(s, "Name,Value\n", 11) && !strchr(s, '#') &&
+	       strstr(s, "\n<x>,\n") != NULL, "%s", s);
 	free(s);
 	s = render(t, IL_FMT_JSON);
 	CHECKF(strstr(s, "\"Value\": 12") && strstr(s, "\"Value\": null") &&
 	       strstr(s, "\"Value\": 1.5"), "%s", s);
+	/* Issue 20: an interval is an object of two numbers, not a string;
+	 * a cell that only looks like one stays text. */
+	{
+		json_t *j = json_loads(s, 0, NULL);
+		json_t *ci = json_object_get(json_array_get(json_object_get(j, "rows"), 3), "Value");
+
+		CHECKF(json_is_object(ci) &&
+		       fabs(json_real_value(json_object_get(ci, "lo")) + 16.36) < 1e-9 &&
+		       fabs(json_real_value(json_object_get(ci, "hi")) - 135.77) < 1e-9,
+		       "%s", s);
+		json_decref(j);
+	}
+	CHECKF(strstr(s, "\"Value\": \"[-1, x]\"") != NULL, "%s", s);
 	free(s);
 	s = render(t, IL_FMT_HTML);
 	CHECK(strstr(s, "&lt;x&gt;") != NULL && !strstr(s, "<x>"));
