@@ -107,11 +107,41 @@ TEST(exact_matches_normal_roughly)
 	}
 	CHECK(il_ab_shift(x, 50, y, 50, 0.95, &e) == 0);
 	CHECK(e.exact);
-	/* One tie makes the same data take the normal path. */
+	CHECK(e.path == IL_AB_PATH_EXACT);
+	/* One tie: still exact at 50 a side, conditional on the tie. */
 	y[0] = x[0];
 	CHECK(il_ab_shift(x, 50, y, 50, 0.95, &n) == 0);
-	CHECK(!n.exact);
-	CHECKF(near(e.p, n.p, 0.05), "exact %g normal %g", e.p, n.p);
+	CHECK(n.exact && n.path == IL_AB_PATH_EXACT_TIES);
+	CHECKF(near(e.p, n.p, 0.05), "exact %g given ties %g", e.p, n.p);
+}
+
+/*
+ * Issue 22, item 5: 6 against 6, completely separated, has the exact p
+ * 2/924; one tie between the arms sent it to the normal approximation
+ * (0.0064).  Conditional on the tie, the two choices of six ranks whose
+ * sum is at least the observed 56.5 are {6.5 (either), 8 .. 12}: the
+ * one-sided tail is 2/924 and the two-sided p 4/924.
+ */
+TEST(exact_given_ties)
+{
+	const double x[] = { 1, 2, 3, 4, 5, 6 }, y[] = { 6, 8, 9, 10, 11, 12 };
+	const double xs[] = { 1, 2, 3, 4, 5, 6 }, ys[] = { 7, 8, 9, 10, 11, 12 };
+	const double xt[] = { 1, 1, 2 }, yt[] = { 1, 2, 2 };
+	struct il_ab_shift s;
+
+	CHECK(il_ab_shift(xs, 6, ys, 6, 0.95, &s) == 0);
+	CHECKF(s.path == IL_AB_PATH_EXACT && near(s.p, 2.0 / 924, 1e-12), "p %g", s.p);
+	CHECK(il_ab_shift(x, 6, y, 6, 0.95, &s) == 0);
+	CHECKF(s.path == IL_AB_PATH_EXACT_TIES, "path %s", il_ab_path_name(s.path));
+	CHECKF(near(s.p, 4.0 / 924, 1e-12), "p %.6f, want %.6f", s.p, 4.0 / 924);
+	CHECK(s.ci_ok && s.lo > 0);
+	/* Ties within and across: the midranks are 2 2 2 5 5 5, y's sum
+	 * is 12; of the 20 choices of three, 10 have a sum >= 12 (1 of 15,
+	 * 9 of 12), so p = 2 x 10/20 = 1. */
+	CHECK(il_ab_shift(xt, 3, yt, 3, 0.95, &s) == 0);
+	CHECK(s.path == IL_AB_PATH_EXACT_TIES);
+	CHECKF(s.p == 1, "p %g", s.p);
+	CHECK(!strcmp(il_ab_path_name(IL_AB_PATH_NORMAL), "normal"));
 }
 
 TEST(percent_and_tost)
@@ -256,6 +286,7 @@ int main(void)
 	RUN(too_few_runs_no_interval);
 	RUN(normal_with_ties);
 	RUN(exact_matches_normal_roughly);
+	RUN(exact_given_ties);
 	RUN(percent_and_tost);
 	RUN(all_runs_equal);
 	RUN(signed_rank_paired);
