@@ -76,7 +76,7 @@ static void equiv_words(const struct ab_row *w, int s, double margin,
 
 static int side_cols(const struct il_analysis_opts *o)
 {
-	return o->equivalence_pct > 0 ? 6 : 5;
+	return o->equivalence_pct > 0 ? 7 : 6;
 }
 
 struct il_table *ab_table_new(int ns, const struct il_analysis_opts *o)
@@ -103,9 +103,10 @@ struct il_table *ab_table_new(int ns, const struct il_analysis_opts *o)
 		snprintf(buf[i], 80, "S%d vs S1 shift %%", k + 1);
 		snprintf(buf[i + 1], 80, "S%d shift 95%% CI", k + 1);
 		snprintf(buf[i + 2], 80, "S%d p", k + 1);
-		snprintf(buf[i + 3], 80, "S%d p (Holm)", k + 1);
-		if (sc == 6)
-			snprintf(buf[i + 4], 80, "S%d TOST +-%g%%", k + 1, o->equivalence_pct);
+		snprintf(buf[i + 3], 80, "S%d test", k + 1);
+		snprintf(buf[i + 4], 80, "S%d p (Holm)", k + 1);
+		if (sc == 7)
+			snprintf(buf[i + 5], 80, "S%d TOST +-%g%%", k + 1, o->equivalence_pct);
 		snprintf(buf[i + sc - 1], 80, "S%d verdict", k + 1);
 	}
 	for (i = 0; i < ncols; i++)
@@ -160,9 +161,11 @@ int ab_table_row(struct il_table *t, const struct ab_row *w, int ns,
 			snprintf(v[i + 1], 96, "not possible with %d vs %d runs",
 				 w->runs[0], w->runs[k]);
 		fmt_p(v[i + 2], 96, r->s.p);
-		fmt_p(v[i + 3], 96, w->holm[k]);
-		if (sc == 6)
-			equiv_words(w, k, o->equivalence_pct, v[i + 4], 96);
+		if (!isnan(r->s.p) && !r->all_equal)
+			snprintf(v[i + 3], 96, "%s", il_ab_path_name(r->s.path));
+		fmt_p(v[i + 4], 96, w->holm[k]);
+		if (sc == 7)
+			equiv_words(w, k, o->equivalence_pct, v[i + 5], 96);
 		verdict(w, k, v[i + sc - 1], 96);
 	}
 	for (i = 0; i < ncols; i++)
@@ -185,10 +188,10 @@ void ab_table_notes(struct il_table *t, int ns, const struct il_analysis_opts *o
 		      ", per CPU (or pair)");
 	il_table_note(t, "Sk runs: the runs of side k behind the row's shift, interval and p; Sk samples: the samples in them; Sk median of runs: the median of those runs' values.");
 	il_table_note(t, "Sk vs S1 shift %%: Hodges-Lehmann estimate of Sk/S1 - 1, the median of the ratios of every Sk run's value to every S1 run's.");
-	il_table_note(t, "Sk shift 95%% CI: the distribution-free Moses interval of that shift, from the Mann-Whitney null distribution over the Sk runs and S1 runs counted in the row (exact for up to %d runs a side without ties, else the normal approximation with tie correction); with too few runs no 95%% interval exists and the row says so.",
+	il_table_note(t, "Sk shift 95%% CI: the distribution-free Moses interval of that shift, from the Mann-Whitney null distribution over the Sk runs and S1 runs counted in the row (exact for up to %d runs a side, else the normal approximation with tie correction); with too few runs no 95%% interval exists and the row says so.",
 		      IL_AB_EXACT_MAX);
-	il_table_note(t, "Sk p: two-sided Mann-Whitney (Wilcoxon rank-sum) p-value of no shift; Sk p (Holm): Holm-adjusted over all %d p-values of this table; the verdict uses the adjusted p.",
-		      ntests);
+	il_table_note(t, "Sk p: two-sided Mann-Whitney (Wilcoxon rank-sum) p-value of no shift; Sk test: how it was computed: exact (no ties), exact given ties (the permutation distribution of the midranks, conditional on the tied runs) for up to %d runs a side, else normal (the approximation with tie correction); Sk p (Holm): Holm-adjusted over all %d p-values of this table; the verdict uses the adjusted p.",
+		      IL_AB_EXACT_MAX, ntests);
 	il_table_note(t, "p99 rows are compared only where every run holds at least 1000 samples, so that a run's p99 has 10 samples beyond it; below, the row says so and is not tested.");
 	il_table_note(t, "A CI containing 0 is no evidence of a change; it does not show that the sides are equal%s.",
 		      o->equivalence_pct > 0 ? "" : "; give --equivalence PCT to test for equivalence (TOST)");

@@ -49,6 +49,7 @@ check "report on a simulated dataset exits 0" [ $? -eq 0 ]
 sed 's/^/#   /' "$T_TMP/shift.csv"
 check "three rows (median, p99, mean), each naming 10 runs a side" sh -c "[ \"\$(awk -F, 'NR > 2 && !/^#/ && \$7 == 10 && \$10 == 10' '$T_TMP/shift.csv' | wc -l)\" -eq 3 ]"
 check "true +10 %: median shift found" sh -c "grep '^timer_wake,wake_latency,-,1,median' '$T_TMP/shift.csv' | grep -q 'higher than S1 (Holm p < 0.05)'"
+check "each tested row names its p's path (S2 test)" sh -c "[ \"\$(awk -F, 'NR > 2 && !/^#/' '$T_TMP/shift.csv' | grep -c ',\(exact\|exact given ties\|normal\),')\" -eq 3 ] && grep -q 'exact given ties (the permutation distribution of the midranks' '$T_TMP/shift.csv'"
 check "the notes say Holm and the runs behind each interval" sh -c "grep -q 'Holm-adjusted over all 3 p-values' '$T_TMP/shift.csv' && grep -q 'Sk runs: the runs of side k behind' '$T_TMP/shift.csv'"
 
 report "$T_TMP/shift.db" --deciles >"$T_TMP/dec.csv"
