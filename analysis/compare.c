@@ -309,12 +309,46 @@ static int median_of(const double *v, int n, double *out)
 	return 0;
 }
 
+/*
+ * The drop counts of side @s and, for s >= 1, the Mann-Whitney p of its
+ * runs' drop rates (dropped / (taken + dropped)) against side 0's, into
+ * @dropped and @p; NaN where a side has no runs.  @rate is scratch.
+ */
+static int drop_rates(const struct items *r, int ns, double **rate,
+		      uint64_t *dropped, double *p)
+{
+	struct il_ab_shift sh;
+	int s, i, ret;
+
+	for (s = 0; s < ns; s++) {
+		dropped[s] = 0;
+		p[s] = NAN;
+		for (i = 0; i < r[s].n; i++) {
+			const struct il_summary *sum = &r[s].v[i].sum;
+			uint64_t all = sum->count + sum->dropped;
+
+			dropped[s] += sum->dropped;
+			rate[s][i] = all ? (double)sum->dropped / (double)all : 0;
+		}
+	}
+	for (s = 1; s < ns; s++) {
+		if (!r[0].n || !r[s].n)
+			continue;
+		ret = il_ab_shift(rate[0], r[0].n, rate[s], r[s].n, 0.95, &sh);
+		if (ret)
+			return ret;
+		p[s] = sh.p;
+	}
+	return 0;
+}
+
 /* The statistics' rows of key @k and CPU label @cpu (NULL: all). */
 static int key_rows(const struct key *k, const char *cpu, int ns,
 		    const struct il_analysis_opts *o, struct ab_rows *rows)
 {
 	struct items r[MAX_SIDES] = { 0 };
-	double *vals[MAX_SIDES] = { 0 };
+	double *vals[MAX_SIDES] = { 0 }, drop_p[MAX_SIDES];
+	uint64_t dropped[MAX_SIDES];
 	int s, i, st, ret = 0;
 
 	for (s = 0; !ret && s < ns; s++) {
@@ -323,6 +357,8 @@ static int key_rows(const struct key *k, const char *cpu, int ns,
 		if (!ret && !vals[s])
 			ret = il_errorf(-ENOMEM, "out of memory");
 	}
+	if (!ret)
+		ret = drop_rates(r, ns, vals, dropped, drop_p);
 	for (st = 0; !ret && st < (o->deciles ? IL_AB_NALL : IL_AB_NSTATS); st++) {
 		struct ab_row *w = orow_new(rows);
 
@@ -338,6 +374,8 @@ static int key_rows(const struct key *k, const char *cpu, int ns,
 		snprintf(w->cpu, sizeof(w->cpu), "%s", cpu ? cpu : "all");
 		for (s = 0; !ret && s < ns; s++) {
 			w->runs[s] = r[s].n;
+			w->dropped[s] = dropped[s];
+			w->drop_p[s] = drop_p[s];
 			w->value[s] = NAN;
 			w->holm[s] = NAN;
 			w->res[s].s.p = NAN;
