@@ -266,7 +266,16 @@ static int thread_series(json_t *th, const char *name, uint64_t unit,
 	bool exact;
 	int n = 0, i, ret;
 
-	if (!json_is_object(hist) || !json_object_size(hist))
+	if (!json_is_object(hist))
+		return il_errorf(-EINVAL, "thread %s has no histogram (run cyclictest with -h/--histogram)", name);
+	/* cyclictest writes the non-empty buckets only: an empty histogram
+	 * of a thread that ran is one every cycle overflowed, as -N -h 400
+	 * does (400 buckets of 1 ns).  Say that, not "no histogram". */
+	if (!json_object_size(hist) && cycles)
+		return il_errorf(-EINVAL, "thread %s: all %" PRIu64 " cycles overflowed the histogram (its max %" PRIu64 " ns lies past the last bucket): -h N keeps N buckets of one unit, %s, so run cyclictest with a larger -h",
+				 name, cycles, max,
+				 unit == 1 ? "1 ns with -N (-h 400 covers 400 ns)" : "1 us");
+	if (!json_object_size(hist))
 		return il_errorf(-EINVAL, "thread %s has no histogram (run cyclictest with -h/--histogram)", name);
 	exact = jmin >= 0 && jmax >= jmin && json_is_number(javg) &&
 		(uint64_t)jmax <= IL_HIST_HIGHEST / unit;

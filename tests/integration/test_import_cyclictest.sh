@@ -107,6 +107,13 @@ check "refused: a first import files the run under this machine" \
 seen=$(q "SELECT last_seen FROM machines WHERE source = 'local'")
 before=$(q "SELECT count(*) FROM machines")/$(q "SELECT count(*) FROM runs")
 echo '{"thread": {}}' >"$T_TMP/bad.json"
+# -N with -h 400: every cycle overflowed, so cyclictest wrote no bucket.
+jq '.thread[].histogram = {}' "$FIX/ns.json" >"$T_TMP/allover.json"
+"$IDLELAB" import cyclictest "$T_TMP/allover.json" --db "$T_TMP/allover.db" >/dev/null 2>"$T_TMP/err"
+check "every cycle overflowed: said so, with the unit, not 'no histogram'" sh -c "
+	grep -q 'all 300 cycles overflowed the histogram' '$T_TMP/err' &&
+	grep -q '1 ns with -N (-h 400 covers 400 ns)' '$T_TMP/err' &&
+	! grep -q 'has no histogram' '$T_TMP/err'"
 jq '.thread[].histogram["-1"] = 5' "$FIX/us.json" >"$T_TMP/badhist.json"
 for f in bad badhist; do
 	for m in this json; do
