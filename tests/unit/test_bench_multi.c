@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,12 @@ TEST(tsc_gaps_records_gaps_and_period)
 		       lp ? lp : "(none)");
 		CHECKF(lp && strchr(lp, '.') && strlen(strchr(lp, '.')) == 4,
 		       "loop_period_ns has 3 decimals: %s", lp ? lp : "(none)");
+		/* Issue 22, item 5: the one-sample series has the
+		 * attribute's resolution (ps), not whole ns (4 % at 13 ns). */
+		CHECKF(p && !strcmp(p->unit, "ps") && p->sum.count == 1 &&
+		       fabs((double)p->sum.min - period * 1e3) <= 1,
+		       "cpu %d: loop_period %" PRIu64 " %s against %s ns", c,
+		       p ? p->sum.min : 0, p ? p->unit : "?", lp ? lp : "?");
 		printf("# cpu %d loop_period_ns %s, quiet %s, gaps %s, max %s ns\n",
 		       c, lp ? lp : "?", il_run_attr_find(&run, c, "loop_period_quiet_ns"),
 		       ng ? ng : "?", il_run_attr_find(&run, c, "max_gap_ns"));
