@@ -112,7 +112,8 @@ struct il_ab_result {
 	struct il_ab_shift s;	/* on log values */
 	double pct, lo_pct, hi_pct;	/* the same as % of a */
 	enum il_ab_equiv equiv;
-	double eq_lo_pct, eq_hi_pct;	/* the 90 % interval, when computed */
+	double eq_lo_pct, eq_hi_pct;	/* the TOST interval, when computed */
+	double eq_level;	/* its level: 0.90, or Bonferroni's across rows */
 	bool eq_ci_ok;
 	/* Every run of both sides has one value (at least 2 a side): the
 	 * shift is 0 with the interval [0, 0] and p 1, not "too few runs". */
@@ -128,6 +129,16 @@ struct il_ab_result {
  */
 int il_ab_compare(const double *a, int m, const double *b, int n,
 		  double conf, double margin_pct, struct il_ab_result *out);
+
+/**
+ * il_ab_tost() - (re)do the TOST part of @out for the values @a and @b of
+ * il_ab_compare() with the margin +-@margin_pct %, from the interval at
+ * @level: 0.90 for one test at 5 %, 1 - 0.10 / k for k tests adjusted
+ * together by Bonferroni.  Leaves @out's shift alone.
+ * Return: 0 or -errno (err.h).
+ */
+int il_ab_tost(const double *a, int m, const double *b, int n,
+	       double margin_pct, double level, struct il_ab_result *out);
 
 /**
  * il_ab_holm() - Holm's step-down adjustment of the @k p-values @p into

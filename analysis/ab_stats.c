@@ -381,12 +381,34 @@ static bool all_equal(const double *a, int m, const double *b, int n)
 	return true;
 }
 
+/* TOST on the log values @la, @lb from the interval at @level. */
+static int tost_log(const double *la, int m, const double *lb, int n,
+		    double margin_pct, double level, struct il_ab_result *out)
+{
+	struct il_ab_shift eq;
+	int ret = il_ab_shift(la, m, lb, n, level, &eq);
+
+	if (ret)
+		return ret;
+	out->eq_level = level;
+	out->eq_ci_ok = eq.ci_ok;
+	out->eq_lo_pct = out->eq_hi_pct = NAN;
+	out->equiv = IL_AB_EQUIV_NOT_SHOWN;
+	if (eq.ci_ok) {
+		out->eq_lo_pct = expm1(eq.lo) * 100;
+		out->eq_hi_pct = expm1(eq.hi) * 100;
+		/* The margin as a ratio, both ways: 1/(1+d) .. 1+d. */
+		if (eq.lo > -log1p(margin_pct / 100) && eq.hi < log1p(margin_pct / 100))
+			out->equiv = IL_AB_EQUIV_SHOWN;
+	}
+	return 0;
+}
+
 int il_ab_compare(const double *a, int m, const double *b, int n,
 		  double conf, double margin_pct, struct il_ab_result *out)
 {
 	double *la = malloc((m + 1) * sizeof(double));
 	double *lb = malloc((n + 1) * sizeof(double));
-	struct il_ab_shift eq;
 	int i, ret = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -419,6 +441,7 @@ int il_ab_compare(const double *a, int m, const double *b, int n,
 		if (margin_pct > 0) {
 			out->eq_ci_ok = true;
 			out->eq_lo_pct = out->eq_hi_pct = 0;
+			out->eq_level = 0.90;
 			out->equiv = IL_AB_EQUIV_SHOWN;
 		}
 		goto out;
@@ -431,21 +454,34 @@ int il_ab_compare(const double *a, int m, const double *b, int n,
 		out->lo_pct = expm1(out->s.lo) * 100;
 		out->hi_pct = expm1(out->s.hi) * 100;
 	}
-	if (margin_pct <= 0)
-		goto out;
-	ret = il_ab_shift(la, m, lb, n, 0.90, &eq);
-	if (ret)
-		goto out;
-	out->eq_ci_ok = eq.ci_ok;
-	out->equiv = IL_AB_EQUIV_NOT_SHOWN;
-	if (eq.ci_ok) {
-		out->eq_lo_pct = expm1(eq.lo) * 100;
-		out->eq_hi_pct = expm1(eq.hi) * 100;
-		/* The margin as a ratio, both ways: 1/(1+d) .. 1+d. */
-		if (eq.lo > -log1p(margin_pct / 100) && eq.hi < log1p(margin_pct / 100))
-			out->equiv = IL_AB_EQUIV_SHOWN;
-	}
+	if (margin_pct > 0)
+		ret = tost_log(la, m, lb, n, margin_pct, 0.90, out);
 out:
+	free(la);
+	free(lb);
+	return ret;
+}
+
+int il_ab_tost(const double *a, int m, const double *b, int n,
+	       double margin_pct, double level, struct il_ab_result *out)
+{
+	double *la, *lb;
+	int i, ret;
+
+	if (!out->positive || out->all_equal || margin_pct <= 0)
+		return 0;
+	la = malloc((m + 1) * sizeof(double));
+	lb = malloc((n + 1) * sizeof(double));
+	if (!la || !lb) {
+		free(la);
+		free(lb);
+		return il_errorf(-ENOMEM, "out of memory");
+	}
+	for (i = 0; i < m; i++)
+		la[i] = log(a[i]);
+	for (i = 0; i < n; i++)
+		lb[i] = log(b[i]);
+	ret = tost_log(la, m, lb, n, margin_pct, level, out);
 	free(la);
 	free(lb);
 	return ret;

@@ -78,13 +78,14 @@ static void equiv_words(const struct ab_row *w, int s, double margin,
 	if (!w->runs[0] || !w->runs[s] || w->ref || !r->positive)
 		snprintf(buf, len, "-");
 	else if (r->equiv == IL_AB_EQUIV_SHOWN)
-		snprintf(buf, len, "equivalent within +-%g%% (90%% CI [%+.2f, %+.2f])",
-			 margin, r->eq_lo_pct, r->eq_hi_pct);
+		snprintf(buf, len, "equivalent within +-%g%% (%.4g%% CI [%+.2f, %+.2f])",
+			 margin, r->eq_level * 100, r->eq_lo_pct, r->eq_hi_pct);
 	else if (!r->eq_ci_ok)
-		snprintf(buf, len, "not shown equivalent: too few runs for a 90%% interval");
+		snprintf(buf, len, "not shown equivalent: too few runs for a %.4g%% interval",
+			 r->eq_level * 100);
 	else
-		snprintf(buf, len, "not shown equivalent (90%% CI [%+.2f, %+.2f])",
-			 r->eq_lo_pct, r->eq_hi_pct);
+		snprintf(buf, len, "not shown equivalent (%.4g%% CI [%+.2f, %+.2f])",
+			 r->eq_level * 100, r->eq_lo_pct, r->eq_hi_pct);
 }
 
 #define FIXED_COLS 6
@@ -199,7 +200,7 @@ int ab_table_row(struct il_table *t, const struct ab_row *w, int ns,
 }
 
 void ab_table_notes(struct il_table *t, int ns, const struct il_analysis_opts *o,
-		  bool pooled, int ntests)
+		  bool pooled, int ntests, int ntost)
 {
 	int i;
 
@@ -224,8 +225,10 @@ void ab_table_notes(struct il_table *t, int ns, const struct il_analysis_opts *o
 	if (o->equivalence_pct > 0)
 		/* The margin is a ratio both ways, 1/(1+d) .. 1+d (ab_stats.c):
 		 * print the lower bound in use, -4.76 % for 5 %, not -5 %. */
-		il_table_note(t, "Sk TOST +-%g%%: two one-sided tests at 5 %% each: equivalent when the 90 %% Moses interval lies inside %+.2f%% .. %+.2f%%, the ratios 1/(1+d) .. 1+d for d = %g%%; each row is tested on its own, not adjusted across rows.",
+		il_table_note(t, "Sk TOST +-%g%%: two one-sided tests at 5 %% each: equivalent when the Moses interval lies inside %+.2f%% .. %+.2f%%, the ratios 1/(1+d) .. 1+d for d = %g%%; adjusted across the %d rows tested by Bonferroni, so the interval is the %.4g%% one (1 - 0.10/%d), and every row shown equivalent is so at 5 %% for the table as a whole.",
 			      o->equivalence_pct,
 			      (1 / (1 + o->equivalence_pct / 100) - 1) * 100,
-			      o->equivalence_pct, o->equivalence_pct);
+			      o->equivalence_pct, o->equivalence_pct, ntost,
+			      (1 - 0.10 / (ntost > 1 ? ntost : 1)) * 100,
+			      ntost > 1 ? ntost : 1);
 }

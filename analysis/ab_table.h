@@ -35,6 +35,9 @@ struct ab_row {
 	 * arm that drops its slow samples looks better in the tail. */
 	uint64_t dropped[AB_MAX_SIDES];
 	double drop_p[AB_MAX_SIDES];
+	/* The runs' values per side (runs[s] each, owned), kept for TOST
+	 * once the family across rows is known. */
+	double *v[AB_MAX_SIDES];
 };
 
 /* Below this p the row's drop rates are flagged as differing. */
@@ -47,9 +50,10 @@ int ab_table_row(struct il_table *t, const struct ab_row *w, int ns,
 		 const struct il_analysis_opts *o);
 /**
  * ab_table_notes() - what the columns mean, in words, under the table.
- * @pooled: some rows merged each run's CPUs; @ntests: the Holm family.
+ * @pooled: some rows merged each run's CPUs; @ntests: the Holm family;
+ * @ntost: the TOST family (Bonferroni across rows).
  */
 void ab_table_notes(struct il_table *t, int ns, const struct il_analysis_opts *o,
-		    bool pooled, int ntests);
+		    bool pooled, int ntests, int ntost);
 
 #endif

@@ -386,6 +386,11 @@ static int key_rows(const struct key *k, const char *cpu, int ns,
 			}
 			if (r[s].n)
 				ret = median_of(vals[s], r[s].n, &w->value[s]);
+			w->v[s] = malloc((r[s].n + 1) * sizeof(double));
+			if (!w->v[s])
+				ret = il_errorf(-ENOMEM, "out of memory");
+			else
+				memcpy(w->v[s], vals[s], r[s].n * sizeof(double));
 		}
 		if (st == IL_AB_P99)
 			for (s = 0; s < ns; s++)
@@ -437,13 +442,54 @@ static int add_key(const struct key *k, int ns, const struct il_analysis_opts *o
 	return ret;
 }
 
+/*
+ * TOST across the table: each row's TOST at 5 % on its own shows
+ * equivalence in some row of a long table by chance, so the family of
+ * every TOST computed is adjusted by Bonferroni, the interval at
+ * 1 - 0.10 / k for k tests (issue 22, item 9).  Its size into @ntost.
+ */
+static int tost_all(struct ab_rows *rows, int ns, double margin, int *ntost)
+{
+	int i, s, k = 0, ret = 0;
+
+	*ntost = 0;
+	if (margin <= 0)
+		return 0;
+	for (i = 0; i < rows->n; i++)
+		for (s = 1; s < ns; s++)
+			k += rows->v[i].res[s].equiv != IL_AB_EQUIV_NONE;
+	*ntost = k;
+	if (k < 2)
+		return 0;
+	for (i = 0; !ret && i < rows->n; i++) {
+		struct ab_row *w = &rows->v[i];
+
+		for (s = 1; !ret && s < ns; s++)
+			if (w->res[s].equiv != IL_AB_EQUIV_NONE)
+				ret = il_ab_tost(w->v[0], w->runs[0], w->v[s],
+						 w->runs[s], margin,
+						 1 - 0.10 / k, &w->res[s]);
+	}
+	return ret;
+}
+
+static void rows_free(struct ab_rows *rows)
+{
+	int i, s;
+
+	for (i = 0; i < rows->n; i++)
+		for (s = 0; s < MAX_SIDES; s++)
+			free(rows->v[i].v[s]);
+	free(rows->v);
+}
+
 int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 		      struct il_table **out)
 {
 	struct keys keys = { 0 };
 	struct ab_rows rows = { 0 };
 	struct il_table *t = NULL;
-	int ns = o->ncompare, i, ntests = 0, ret = 0;
+	int ns = o->ncompare, i, ntests = 0, ntost = 0, ret = 0;
 	bool pooled = false;
 
 	*out = NULL;
@@ -463,6 +509,8 @@ int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 		ret = add_key(&keys.v[i], ns, o, &rows, &pooled);
 	if (!ret)
 		ret = holm_all(&rows, ns, &ntests);
+	if (!ret)
+		ret = tost_all(&rows, ns, o->equivalence_pct, &ntost);
 	if (ret)
 		goto out;
 	t = ab_table_new(ns, o);
@@ -470,7 +518,7 @@ int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 		ret = il_errorf(-ENOMEM, "out of memory");
 		goto out;
 	}
-	ab_table_notes(t, ns, o, pooled, ntests);
+	ab_table_notes(t, ns, o, pooled, ntests, ntost);
 	for (i = 0; !ret && i < rows.n; i++)
 		ret = ab_table_row(t, &rows.v[i], ns, o);
 out:
@@ -480,6 +528,6 @@ out:
 	}
 	*out = t;
 	keys_free(&keys);
-	free(rows.v);
+	rows_free(&rows);
 	return ret;
 }

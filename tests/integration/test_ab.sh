@@ -73,6 +73,9 @@ check "never the words 'no change'" sh -c "! sed 's/no evidence of a change//g' 
 check "TOST 2 %: equivalent" sh -c "grep '^timer_wake,wake_latency,-,1,median' '$T_TMP/null.csv' | grep -q 'equivalent within +-2%'"
 check "the TOST note prints the bounds in use (-1.96 %, not -2 %)" \
 	grep -q 'inside -1.96% .. +2.00%' "$T_TMP/null.csv"
+check "TOST adjusted across the 3 rows: Bonferroni's 96.67 % interval, said" sh -c "
+	grep -q 'adjusted across the 3 rows tested by Bonferroni, so the interval is the 96.67% one' '$T_TMP/null.csv' &&
+	[ \"\$(grep -c '^timer_wake,.*(96.67% CI \\[' '$T_TMP/null.csv')\" -eq 3 ]"
 report "$T_TMP/shift.db" --equivalence 2 >"$T_TMP/shift2.csv"
 check "TOST 2 % on a 10 % shift: not shown equivalent" sh -c "grep '^timer_wake,wake_latency,-,1,median' '$T_TMP/shift2.csv' | grep -q 'not shown equivalent'"
 

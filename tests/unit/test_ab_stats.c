@@ -175,6 +175,31 @@ TEST(percent_and_tost)
 }
 
 /*
+ * Issue 22, item 9: TOST adjusted across rows.  4 against 4 has a 90 %
+ * interval (P(U = 0) = 1/70 <= 0.05), equivalent within 2 % here; with
+ * ten rows in the family Bonferroni asks for the 99 % interval, and 1/70
+ * > 0.005: none exists, so equivalence is no longer shown.
+ */
+TEST(tost_across_rows)
+{
+	const double a[] = { 1000, 1001, 1002, 1003 };
+	const double b[] = { 1000.5, 1001.5, 1002.5, 1003.5 };
+	struct il_ab_result r;
+
+	CHECK(il_ab_compare(a, 4, b, 4, 0.95, 2, &r) == 0);
+	CHECKF(r.equiv == IL_AB_EQUIV_SHOWN && r.eq_level == 0.90,
+	       "90%% [%g, %g]", r.eq_lo_pct, r.eq_hi_pct);
+	CHECK(il_ab_tost(a, 4, b, 4, 2, 1 - 0.10 / 10, &r) == 0);
+	CHECKF(r.equiv == IL_AB_EQUIV_NOT_SHOWN && !r.eq_ci_ok &&
+	       near(r.eq_level, 0.99, 1e-12), "equiv %d level %g", r.equiv, r.eq_level);
+	/* The shift itself is left as it was. */
+	CHECK(r.s.ci_ok && r.lo_pct < 0.05 && r.hi_pct > 0.05);
+	/* Two rows: the 95 % interval, which 4 against 4 still has. */
+	CHECK(il_ab_tost(a, 4, b, 4, 2, 1 - 0.10 / 2, &r) == 0);
+	CHECK(r.equiv == IL_AB_EQUIV_SHOWN && r.eq_ci_ok);
+}
+
+/*
  * Issue 22, item 5: tsc_gaps' loop_period is the same in every run of
  * both arms; the table said "too few runs (10 vs 10)" and TOST "not shown
  * equivalent".  Now: shift 0, interval [0, 0], p 1, equivalent.
@@ -288,6 +313,7 @@ int main(void)
 	RUN(exact_matches_normal_roughly);
 	RUN(exact_given_ties);
 	RUN(percent_and_tost);
+	RUN(tost_across_rows);
 	RUN(all_runs_equal);
 	RUN(signed_rank_paired);
 	RUN(holm);
