@@ -71,7 +71,7 @@ static void note_run_median(struct row *r, const struct il_hist *h,
 enum pct_kind {
 	PCT_NONE,	/* "-" */
 	PCT_VALUE,	/* *v */
-	PCT_ABOVE,	/* beyond the histogram: more than *v, its Max */
+	PCT_ABOVE,	/* beyond the histogram: more than *v, its top */
 };
 
 /*
@@ -92,7 +92,7 @@ static enum pct_kind row_pct_kind(const struct row *r, double p, uint64_t *v)
 	if (over) {
 		rank = ceil(p / 100 * (double)all - 1e-9);
 		if (rank > (double)r->sum.count) {
-			*v = r->sum.max;
+			*v = il_hist_max(r->hist);
 			return PCT_ABOVE;
 		}
 		/* The same rank among the recorded samples alone. */
@@ -102,7 +102,7 @@ static enum pct_kind row_pct_kind(const struct row *r, double p, uint64_t *v)
 	return PCT_VALUE;
 }
 
-/* Percentile @p of @r as JSON: a number, ">MAX" or null. */
+/* Percentile @p of @r as JSON: a number, ">TOP" or null. */
 static json_t *json_pct(const struct row *r, double p)
 {
 	uint64_t v = 0;
@@ -359,7 +359,7 @@ static void print_md(const struct rows *rows, FILE *out)
 			run_medians(r, meds, sizeof(meds)));
 	}
 	if (rows->n)
-		fprintf(out, "\nEach row pools the samples of its runs (Runs): Median, p99 and p99.9 are of the pooled samples, each the midpoint of its histogram bucket (within 0.05 %%) clamped to Min and Max; Run medians is the range of the runs' own medians, the spread between runs.  A tail percentile is \"-\" where fewer than 10 samples lie beyond it (p99 needs 1000 samples, p99.9 10000), Stddev where there is one sample.  Samples past the histogram's range (dropped for range: a cyclictest overflow) are ranked too, above every recorded value, so a percentile whose rank falls among them is \">Max\".\n");
+		fprintf(out, "\nEach row pools the samples of its runs (Runs): Median, p99 and p99.9 are of the pooled samples, each the midpoint of its histogram bucket (within 0.05 %%) clamped to Min and Max; Run medians is the range of the runs' own medians, the spread between runs.  A tail percentile is \"-\" where fewer than 10 samples lie beyond it (p99 needs 1000 samples, p99.9 10000), Stddev where there is one sample.  Samples past the histogram's range (dropped for range: a cyclictest overflow) are ranked too, above every recorded value, so a percentile whose rank falls among them reads \">N\", N the histogram's largest value (Max can lie beyond: a cyclictest import keeps cyclictest's max).\n");
 }
 
 /*

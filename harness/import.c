@@ -247,10 +247,10 @@ static int ct_points(json_t *hist, const char *name, uint64_t unit,
  * unit, half a unit below the midpoints on average (-1.5 % at 32 us, issue
  * 22), so the mean is avg + unit / 2, inside [min, max].  With an
  * overflow, cyclictest's
- * max and avg describe samples whose values were not kept, so the
- * summary's max and mean are those of the histogram's samples (its min is
- * still cyclictest's), the overflow counts as dropped (out of range), and
- * cyclictest's figures stay run attributes.
+ * avg describes samples whose values were not kept, so the summary's
+ * mean is that of the histogram's samples; its min and max are still
+ * cyclictest's (the max past the histogram), the overflow counts as
+ * dropped (out of range), and cyclictest's figures stay run attributes.
  */
 static int thread_series(json_t *th, const char *name, uint64_t unit,
 			 struct il_series **out, struct attrs *a)
@@ -307,6 +307,12 @@ static int thread_series(json_t *th, const char *name, uint64_t unit,
 		 * could stand in (ct_points()). */
 		s->sum.min = p[0].ns;
 		s->sum.max = p[n - 1].ns;
+		/* Past the histogram, cyclictest's max is still the run's:
+		 * Max stays the largest cycle (issue 22: 29398 stood for
+		 * 3584786).  The percentiles rank the overflow above the
+		 * histogram (report.c), never at Max. */
+		if (cycles > count && jmax >= 0 && max > s->sum.max)
+			s->sum.max = max;
 		exact = exact && cycles <= count && min == p[0].ns &&
 			max == p[n - 1].ns;
 		s->sum.mean = exact ? json_number_value(javg) * (double)unit +

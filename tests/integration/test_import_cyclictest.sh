@@ -12,7 +12,8 @@
 #  - min and max are cyclictest's own where no cycle overflowed, and the
 #    mean is cyclictest's avg plus half a unit (avg averages truncated
 #    values, the percentiles are midpoints);
-#  - overflowed cycles are counted as dropped for reason range.
+#  - overflowed cycles are counted as dropped for reason range, Max stays
+#    cyclictest's, and the table ranks percentiles over every cycle.
 . tests/lib.sh
 
 FIX=tests/fixtures/cyclictest
@@ -92,7 +93,7 @@ check "overflow: the histogram's samples counted, the rest dropped for range" \
 check "overflow: cyclictest's max over every cycle kept as an attribute" \
 	[ "$(q "SELECT value FROM run_attrs WHERE key = 'cyclictest.max_ns'")" -eq "$(jq '.thread[] | .max * 1000' "$F")" ]
 check "overflow: min is still cyclictest's" [ "$(q 'SELECT min FROM summaries')" -eq "$(jq '.thread[] | .min * 1000' "$F")" ]
-check "overflow: summary max inside the histogram" [ "$(q 'SELECT max FROM summaries')" -lt "$(jq '.thread[] | .max * 1000' "$F")" ]
+check "overflow: Max is still cyclictest's, past the histogram" [ "$(q 'SELECT max FROM summaries')" -eq "$(jq '.thread[] | .max * 1000' "$F")" ]
 # More than half the cycles overflowed: the median's rank, counted over
 # every cycle, lies past the histogram, so the table says ">Max", not a
 # median of the in-range cycles alone (issue 22, item 7).
@@ -101,9 +102,9 @@ import "$T_TMP/half.json" "$T_TMP/half.db"
 max=$(sqlite3 "$T_TMP/half.db" 'SELECT max FROM summaries')
 "$IDLELAB" report --db "$T_TMP/half.db" --format csv >"$T_TMP/half.csv"
 "$IDLELAB" report --db "$T_TMP/half.db" --format json >"$T_TMP/half.jsn"
-check "overflow past half: median >$max in csv and json, ranked over all cycles" sh -c "
-	grep -q ',$max,>$max,' '$T_TMP/half.csv' &&
-	[ \"\$(jq -r '.. | objects | select(has(\"median\")) | .median' '$T_TMP/half.jsn' | head -1)\" = '>$max' ]"
+check "overflow past half: Max $max, median '>' the histogram in csv and json" sh -c "
+	grep -q ',$max,>7[0-9]*,' '$T_TMP/half.csv' &&
+	jq -r '.. | objects | select(has(\"median\")) | .median' '$T_TMP/half.jsn' | head -1 | grep -q '^>7[0-9]*\$'"
 check "overflow under half: the median is a value" sh -c "
 	'$IDLELAB' report --db '$DB' --format csv | grep -q ',[0-9][0-9]*,[0-9][0-9]*,[0-9.]*,[0-9.]*,,,17,0,17,'"
 check "overflow: db check passes" "$IDLELAB" db check --db "$DB"
