@@ -45,7 +45,15 @@ struct row {
 	/* The range of the runs' own medians, over the runs with samples. */
 	int nmed;
 	uint64_t med_lo, med_hi;
+	/* One summary whose every sample is stored raw: its stored p50,
+	 * p99 and p999 are exact order statistics (store_run.c), which the
+	 * table prints instead of the histogram's clamped midpoints. */
+	bool exact;
+	uint64_t p50, p99, p999;
 };
+
+/* Columns after the drop reasons: p50, p99, p999, every sample raw. */
+#define COL_STORED_P	(17 + IL_DROP_NREASONS)
 
 /* One more run's median into @r's range. */
 static void note_run_median(struct row *r, const struct il_hist *h,
@@ -89,6 +97,11 @@ static enum pct_kind row_pct_kind(const struct row *r, double p, uint64_t *v)
 
 	if (!r->sum.count || (p > 50 && !il_tail_estimable(all, p)))
 		return PCT_NONE;
+	/* One run's raw samples: the exact order statistic it stored. */
+	if (r->exact && !over && (p == 50 || p == 99 || p == 99.9)) {
+		*v = p == 50 ? r->p50 : p == 99 ? r->p99 : r->p999;
+		return PCT_VALUE;
+	}
 	if (over) {
 		rank = ceil(p / 100 * (double)all - 1e-9);
 		if (rank > (double)r->sum.count) {
@@ -231,6 +244,7 @@ static int add_row(struct il_store *s, struct rows *rows, sqlite3_stmt *st)
 	stored_summary(st, &sum);
 	if (rows->n && same_key(&rows->v[rows->n - 1], st)) {
 		r = &rows->v[rows->n - 1];
+		r->exact = false;	/* pooled: the histograms' turn */
 		note_run_median(r, h, &sum);
 		il_summary_merge(&r->sum, &sum);
 		if (h) {
@@ -258,6 +272,13 @@ static int add_row(struct il_store *s, struct rows *rows, sqlite3_stmt *st)
 	r->grp = sqlite3_column_int64(st, 7);
 	r->runs = 1;
 	r->sum = sum;
+	r->exact = sum.count && sqlite3_column_int(st, COL_STORED_P + 3) &&
+		   sqlite3_column_type(st, COL_STORED_P) != SQLITE_NULL &&
+		   sqlite3_column_type(st, COL_STORED_P + 1) != SQLITE_NULL &&
+		   sqlite3_column_type(st, COL_STORED_P + 2) != SQLITE_NULL;
+	r->p50 = (uint64_t)sqlite3_column_int64(st, COL_STORED_P);
+	r->p99 = (uint64_t)sqlite3_column_int64(st, COL_STORED_P + 1);
+	r->p999 = (uint64_t)sqlite3_column_int64(st, COL_STORED_P + 2);
 	note_run_median(r, h, &sum);
 	r->hist = h ? h : il_hist_new();
 	return r->hist ? 0 : il_errorf(-ENOMEM, "out of memory");
@@ -359,7 +380,7 @@ static void print_md(const struct rows *rows, FILE *out)
 			run_medians(r, meds, sizeof(meds)));
 	}
 	if (rows->n)
-		fprintf(out, "\nEach row pools the samples of its runs (Runs): Median, p99 and p99.9 are of the pooled samples, each the midpoint of its histogram bucket (within 0.05 %%) clamped to Min and Max; Run medians is the range of the runs' own medians, the spread between runs.  A tail percentile is \"-\" where fewer than 10 samples lie beyond it (p99 needs 1000 samples, p99.9 10000), Stddev where there is one sample.  Samples past the histogram's range (dropped for range: a cyclictest overflow) are ranked too, above every recorded value, so a percentile whose rank falls among them reads \">N\", N the histogram's largest value (Max can lie beyond: a cyclictest import keeps cyclictest's max).\n");
+		fprintf(out, "\nEach row pools the samples of its runs (Runs): Median, p99 and p99.9 are of the pooled samples, each the midpoint of its histogram bucket (within 0.05 %%) clamped to Min and Max, or, for one run whose every sample was stored raw, the exact order statistic; Run medians is the range of the runs' own medians, the spread between runs.  A tail percentile is \"-\" where fewer than 10 samples lie beyond it (p99 needs 1000 samples, p99.9 10000), Stddev where there is one sample.  Samples past the histogram's range (dropped for range: a cyclictest overflow) are ranked too, above every recorded value, so a percentile whose rank falls among them reads \">N\", N the histogram's largest value (Max can lie beyond: a cyclictest import keeps cyclictest's max).\n");
 }
 
 /*
@@ -517,7 +538,9 @@ int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 {
 	static const char sql_fmt[] =
 		"SELECT " IL_MACHINE_LABEL_SQL("hostname", "machine_uuid") ", bench, params, metric, unit, cpu, cpu2, grp, "
-		"count, min, max, mean, stddev, dropped, early, hist, run_uuid, %s "
+		"count, min, max, mean, stddev, dropped, early, hist, run_uuid, %s, "
+		"p50, p99, p999, EXISTS (SELECT 1 FROM raw_samples x "
+		"WHERE x.summary_id = v_report_hist.summary_id AND x.count = v_report_hist.count) "
 		"FROM v_report_hist WHERE status = 'ok' "
 		"AND (?1 IS NULL OR run_uuid = ?1) AND (?2 IS NULL OR bench = ?2) "
 		"ORDER BY hostname, machine_uuid, bench, params, metric, unit, grp, cpu, cpu2";
