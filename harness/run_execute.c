@@ -277,6 +277,25 @@ static void note_throttling(struct il_run *run, json_t *before, json_t *after)
 	json_decref(d);
 }
 
+/*
+ * Flag a run whose series did not stay put (run attribute not_stationary,
+ * per CPU): warm-up is a fixed few discards, and a run that was still
+ * settling, or whose machine changed under it, publishes a mix.  Judged
+ * where the samples were kept raw (il_series_drifted()).
+ */
+static void note_drift(struct il_run *run)
+{
+	char why[256];
+	int i;
+
+	for (i = 0; i < il_run_nseries(run); i++) {
+		const struct il_series *s = il_run_series_at(run, i);
+
+		if (il_series_drifted(s, why, sizeof(why)))
+			il_run_attr(run, s->cpu, "not_stationary", "%s", why);
+	}
+}
+
 int il_run_execute(struct il_store *store, const char *machine_uuid,
 		   const struct il_run_request *req, struct il_run *run,
 		   struct il_counters *counters, struct il_run_outcome *out)
@@ -324,6 +343,7 @@ int il_run_execute(struct il_store *store, const char *machine_uuid,
 	after = il_env_snapshot();
 	end = realtime_ns();
 	note_throttling(run, before, after);
+	note_drift(run);
 	if (ret == -EOPNOTSUPP) {
 		/* Only running could tell (e.g. MWAIT faulted in the module). */
 		out->status = "unsupported";
