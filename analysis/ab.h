@@ -26,11 +26,24 @@
 #include "stats.h"
 
 /*
- * Above this many runs in either arm, or with tied values, the null
- * distribution of U is the normal approximation with the tie-corrected
- * variance; at or below it and without ties it is exact.
+ * Above this many runs in either arm, the null distribution of U is the
+ * normal approximation with the tie-corrected variance.  At or below it,
+ * it is exact: without ties the textbook one, with ties the permutation
+ * distribution of the rank sum conditional on the tied groups (midranks),
+ * so that per-run values that share a histogram bucket do not push a
+ * small campaign onto the approximation.
  */
 #define IL_AB_EXACT_MAX	50
+
+/* How the p-value of a shift was computed, for the row to say. */
+enum il_ab_path {
+	IL_AB_PATH_EXACT,	/* exact, no ties */
+	IL_AB_PATH_EXACT_TIES,	/* exact permutation, conditional on ties */
+	IL_AB_PATH_NORMAL,	/* normal approximation, tie-corrected */
+};
+
+/** il_ab_path_name() - "exact", "exact given ties", "normal". */
+const char *il_ab_path_name(enum il_ab_path p);
 
 /*
  * The per-run statistics the A/B table compares, in its row order: the
@@ -61,7 +74,9 @@ double il_ab_hd_quantile(const struct il_hist *h, double p);
 /* The shift of y against x, in the units of the values given. */
 struct il_ab_shift {
 	int m, n;		/* values in x and in y */
-	bool exact;		/* exact null distribution, else normal */
+	bool exact;		/* the interval from the exact (untied)
+				 * null distribution, else normal */
+	enum il_ab_path path;	/* how p was computed */
 	bool ci_ok;		/* false: too few values for the level */
 	double est;		/* Hodges-Lehmann: median of y_j - x_i */
 	double lo, hi;		/* Moses interval, when ci_ok */
@@ -97,7 +112,8 @@ struct il_ab_result {
 	struct il_ab_shift s;	/* on log values */
 	double pct, lo_pct, hi_pct;	/* the same as % of a */
 	enum il_ab_equiv equiv;
-	double eq_lo_pct, eq_hi_pct;	/* the 90 % interval, when computed */
+	double eq_lo_pct, eq_hi_pct;	/* the TOST interval, when computed */
+	double eq_level;	/* its level: 0.90, or Bonferroni's across rows */
 	bool eq_ci_ok;
 	/* Every run of both sides has one value (at least 2 a side): the
 	 * shift is 0 with the interval [0, 0] and p 1, not "too few runs". */
@@ -113,6 +129,16 @@ struct il_ab_result {
  */
 int il_ab_compare(const double *a, int m, const double *b, int n,
 		  double conf, double margin_pct, struct il_ab_result *out);
+
+/**
+ * il_ab_tost() - (re)do the TOST part of @out for the values @a and @b of
+ * il_ab_compare() with the margin +-@margin_pct %, from the interval at
+ * @level: 0.90 for one test at 5 %, 1 - 0.10 / k for k tests adjusted
+ * together by Bonferroni.  Leaves @out's shift alone.
+ * Return: 0 or -errno (err.h).
+ */
+int il_ab_tost(const double *a, int m, const double *b, int n,
+	       double margin_pct, double level, struct il_ab_result *out);
 
 /**
  * il_ab_holm() - Holm's step-down adjustment of the @k p-values @p into

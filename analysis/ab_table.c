@@ -54,6 +54,22 @@ static void verdict(const struct ab_row *w, int s, char *buf, size_t len)
 		snprintf(buf, len, "CI excludes 0 but not significant after Holm");
 }
 
+/*
+ * Append the flag of a row whose sides drop at different rates to its
+ * verdict @buf: the samples an arm drops are often its slow ones (an
+ * overrun, a call a target slept through), so its tail looks better.
+ */
+static void drop_flag(const struct ab_row *w, int s, char *buf, size_t len)
+{
+	size_t n = strlen(buf);
+	char p[16];
+
+	if (!(w->drop_p[s] < AB_DROP_FLAG_P) || n >= len)
+		return;
+	fmt_p(p, sizeof(p), w->drop_p[s]);
+	snprintf(buf + n, len - n, "; drop rates differ (p %s)", p);
+}
+
 static void equiv_words(const struct ab_row *w, int s, double margin,
 			char *buf, size_t len)
 {
@@ -62,21 +78,22 @@ static void equiv_words(const struct ab_row *w, int s, double margin,
 	if (!w->runs[0] || !w->runs[s] || w->ref || !r->positive)
 		snprintf(buf, len, "-");
 	else if (r->equiv == IL_AB_EQUIV_SHOWN)
-		snprintf(buf, len, "equivalent within +-%g%% (90%% CI [%+.2f, %+.2f])",
-			 margin, r->eq_lo_pct, r->eq_hi_pct);
+		snprintf(buf, len, "equivalent within +-%g%% (%.4g%% CI [%+.2f, %+.2f])",
+			 margin, r->eq_level * 100, r->eq_lo_pct, r->eq_hi_pct);
 	else if (!r->eq_ci_ok)
-		snprintf(buf, len, "not shown equivalent: too few runs for a 90%% interval");
+		snprintf(buf, len, "not shown equivalent: too few runs for a %.4g%% interval",
+			 r->eq_level * 100);
 	else
-		snprintf(buf, len, "not shown equivalent (90%% CI [%+.2f, %+.2f])",
-			 r->eq_lo_pct, r->eq_hi_pct);
+		snprintf(buf, len, "not shown equivalent (%.4g%% CI [%+.2f, %+.2f])",
+			 r->eq_level * 100, r->eq_lo_pct, r->eq_hi_pct);
 }
 
 #define FIXED_COLS 6
-#define SIDE_COLS 3
+#define SIDE_COLS 4
 
 static int side_cols(const struct il_analysis_opts *o)
 {
-	return o->equivalence_pct > 0 ? 6 : 5;
+	return o->equivalence_pct > 0 ? 7 : 6;
 }
 
 struct il_table *ab_table_new(int ns, const struct il_analysis_opts *o)
@@ -98,14 +115,16 @@ struct il_table *ab_table_new(int ns, const struct il_analysis_opts *o)
 		snprintf(buf[i], 80, "S%d runs", k + 1);
 		snprintf(buf[i + 1], 80, "S%d samples", k + 1);
 		snprintf(buf[i + 2], 80, "S%d median of runs", k + 1);
+		snprintf(buf[i + 3], 80, "S%d dropped %%", k + 1);
 	}
 	for (k = 1; k < ns; k++, i += sc) {
 		snprintf(buf[i], 80, "S%d vs S1 shift %%", k + 1);
 		snprintf(buf[i + 1], 80, "S%d shift 95%% CI", k + 1);
 		snprintf(buf[i + 2], 80, "S%d p", k + 1);
-		snprintf(buf[i + 3], 80, "S%d p (Holm)", k + 1);
-		if (sc == 6)
-			snprintf(buf[i + 4], 80, "S%d TOST +-%g%%", k + 1, o->equivalence_pct);
+		snprintf(buf[i + 3], 80, "S%d test", k + 1);
+		snprintf(buf[i + 4], 80, "S%d p (Holm)", k + 1);
+		if (sc == 7)
+			snprintf(buf[i + 5], 80, "S%d TOST +-%g%%", k + 1, o->equivalence_pct);
 		snprintf(buf[i + sc - 1], 80, "S%d verdict", k + 1);
 	}
 	for (i = 0; i < ncols; i++)
@@ -121,7 +140,7 @@ int ab_table_row(struct il_table *t, const struct ab_row *w, int ns,
 		   const struct il_analysis_opts *o)
 {
 	int sc = side_cols(o), ncols = t->ncols, i, k, ret;
-	char (*v)[96] = calloc(ncols, sizeof(*v));
+	char (*v)[160] = calloc(ncols, sizeof(*v));
 	const char **cells = calloc(ncols, sizeof(*cells));
 
 	if (!v || !cells) {
@@ -130,40 +149,47 @@ int ab_table_row(struct il_table *t, const struct ab_row *w, int ns,
 		return il_errorf(-ENOMEM, "out of memory");
 	}
 	for (i = 0; i < ncols; i++)
-		snprintf(v[i], 96, "-");
-	snprintf(v[0], 96, "%s", w->bench);
-	snprintf(v[1], 96, "%s", w->metric);
-	il_fmt_u64(v[2], 96, w->grp);
-	snprintf(v[3], 96, "%s", w->cpu);
-	snprintf(v[4], 96, "%s", il_ab_stat_name(w->st));
-	snprintf(v[5], 96, "%s", w->unit);
+		snprintf(v[i], 160, "-");
+	snprintf(v[0], 160, "%s", w->bench);
+	snprintf(v[1], 160, "%s", w->metric);
+	il_fmt_u64(v[2], 160, w->grp);
+	snprintf(v[3], 160, "%s", w->cpu);
+	snprintf(v[4], 160, "%s", il_ab_stat_name(w->st));
+	snprintf(v[5], 160, "%s", w->unit);
 	for (k = 0, i = FIXED_COLS; k < ns; k++, i += SIDE_COLS) {
-		snprintf(v[i], 96, "%d", w->runs[k]);
+		snprintf(v[i], 160, "%d", w->runs[k]);
 		if (!w->runs[k])
 			continue;
-		snprintf(v[i + 1], 96, "%" PRIu64, w->samples[k]);
+		snprintf(v[i + 1], 160, "%" PRIu64, w->samples[k]);
 		if (!isnan(w->value[k]))
-			snprintf(v[i + 2], 96, "%.1f", w->value[k]);
+			snprintf(v[i + 2], 160, "%.1f", w->value[k]);
+		if (w->samples[k] + w->dropped[k])
+			snprintf(v[i + 3], 160, "%.2f", 100.0 * (double)w->dropped[k] /
+				 (double)(w->samples[k] + w->dropped[k]));
 	}
 	for (k = 1; k < ns; k++, i += sc) {
 		const struct il_ab_result *r = &w->res[k];
 
 		if (w->thin) {
-			verdict(w, k, v[i + sc - 1], 96);
+			verdict(w, k, v[i + sc - 1], 160);
+			drop_flag(w, k, v[i + sc - 1], 160);
 			continue;
 		}
 		if (r->positive && !isnan(r->pct))
-			snprintf(v[i], 96, "%+.2f", r->pct);
+			snprintf(v[i], 160, "%+.2f", r->pct);
 		if (r->positive && r->s.ci_ok)
-			snprintf(v[i + 1], 96, "[%+.2f, %+.2f]", r->lo_pct, r->hi_pct);
+			snprintf(v[i + 1], 160, "[%+.2f, %+.2f]", r->lo_pct, r->hi_pct);
 		else if (r->positive)
-			snprintf(v[i + 1], 96, "not possible with %d vs %d runs",
+			snprintf(v[i + 1], 160, "not possible with %d vs %d runs",
 				 w->runs[0], w->runs[k]);
-		fmt_p(v[i + 2], 96, r->s.p);
-		fmt_p(v[i + 3], 96, w->holm[k]);
-		if (sc == 6)
-			equiv_words(w, k, o->equivalence_pct, v[i + 4], 96);
-		verdict(w, k, v[i + sc - 1], 96);
+		fmt_p(v[i + 2], 160, r->s.p);
+		if (!isnan(r->s.p) && !r->all_equal)
+			snprintf(v[i + 3], 160, "%s", il_ab_path_name(r->s.path));
+		fmt_p(v[i + 4], 160, w->holm[k]);
+		if (sc == 7)
+			equiv_words(w, k, o->equivalence_pct, v[i + 5], 160);
+		verdict(w, k, v[i + sc - 1], 160);
+		drop_flag(w, k, v[i + sc - 1], 160);
 	}
 	for (i = 0; i < ncols; i++)
 		cells[i] = v[i];
@@ -174,7 +200,7 @@ int ab_table_row(struct il_table *t, const struct ab_row *w, int ns,
 }
 
 void ab_table_notes(struct il_table *t, int ns, const struct il_analysis_opts *o,
-		  bool pooled, int ntests)
+		  bool pooled, int ntests, int ntost)
 {
 	int i;
 
@@ -183,12 +209,14 @@ void ab_table_notes(struct il_table *t, int ns, const struct il_analysis_opts *o
 	il_table_note(t, "The unit is the run: each run gives one value per row, its median, p99 or mean (Statistic) over its samples%s.",
 		      pooled ? "; CPU 'all': the sides measured different CPUs, so each run's CPUs were merged first" :
 		      ", per CPU (or pair)");
-	il_table_note(t, "Sk runs: the runs of side k behind the row's shift, interval and p; Sk samples: the samples in them; Sk median of runs: the median of those runs' values.");
+	il_table_note(t, "Sk runs: the runs of side k behind the row's shift, interval and p; Sk samples: the samples in them; Sk median of runs: the median of those runs' values; Sk dropped %%: the samples those runs could not take (every reason), as a share of all they tried.");
+	il_table_note(t, "A verdict ending 'drop rates differ' flags a row whose runs' drop rates differ from S1's (two-sided Mann-Whitney p < %g, not adjusted): dropped samples are often the slow ones, so the side that drops more can look better in the tail; read the corrected series where the benchmark stores one.",
+		      AB_DROP_FLAG_P);
 	il_table_note(t, "Sk vs S1 shift %%: Hodges-Lehmann estimate of Sk/S1 - 1, the median of the ratios of every Sk run's value to every S1 run's.");
-	il_table_note(t, "Sk shift 95%% CI: the distribution-free Moses interval of that shift, from the Mann-Whitney null distribution over the Sk runs and S1 runs counted in the row (exact for up to %d runs a side without ties, else the normal approximation with tie correction); with too few runs no 95%% interval exists and the row says so.",
+	il_table_note(t, "Sk shift 95%% CI: the distribution-free Moses interval of that shift, from the Mann-Whitney null distribution over the Sk runs and S1 runs counted in the row (exact for up to %d runs a side, else the normal approximation with tie correction); with too few runs no 95%% interval exists and the row says so.",
 		      IL_AB_EXACT_MAX);
-	il_table_note(t, "Sk p: two-sided Mann-Whitney (Wilcoxon rank-sum) p-value of no shift; Sk p (Holm): Holm-adjusted over all %d p-values of this table; the verdict uses the adjusted p.",
-		      ntests);
+	il_table_note(t, "Sk p: two-sided Mann-Whitney (Wilcoxon rank-sum) p-value of no shift; Sk test: how it was computed: exact (no ties), exact given ties (the permutation distribution of the midranks, conditional on the tied runs) for up to %d runs a side, else normal (the approximation with tie correction); Sk p (Holm): Holm-adjusted over all %d p-values of this table; the verdict uses the adjusted p.",
+		      IL_AB_EXACT_MAX, ntests);
 	il_table_note(t, "p99 rows are compared only where every run holds at least 1000 samples, so that a run's p99 has 10 samples beyond it; below, the row says so and is not tested.");
 	il_table_note(t, "A CI containing 0 is no evidence of a change; it does not show that the sides are equal%s.",
 		      o->equivalence_pct > 0 ? "" : "; give --equivalence PCT to test for equivalence (TOST)");
@@ -197,8 +225,10 @@ void ab_table_notes(struct il_table *t, int ns, const struct il_analysis_opts *o
 	if (o->equivalence_pct > 0)
 		/* The margin is a ratio both ways, 1/(1+d) .. 1+d (ab_stats.c):
 		 * print the lower bound in use, -4.76 % for 5 %, not -5 %. */
-		il_table_note(t, "Sk TOST +-%g%%: two one-sided tests at 5 %% each: equivalent when the 90 %% Moses interval lies inside %+.2f%% .. %+.2f%%, the ratios 1/(1+d) .. 1+d for d = %g%%; each row is tested on its own, not adjusted across rows.",
+		il_table_note(t, "Sk TOST +-%g%%: two one-sided tests at 5 %% each: equivalent when the Moses interval lies inside %+.2f%% .. %+.2f%%, the ratios 1/(1+d) .. 1+d for d = %g%%; adjusted across the %d rows tested by Bonferroni, so the interval is the %.4g%% one (1 - 0.10/%d), and every row shown equivalent is so at 5 %% for the table as a whole.",
 			      o->equivalence_pct,
 			      (1 / (1 + o->equivalence_pct / 100) - 1) * 100,
-			      o->equivalence_pct, o->equivalence_pct);
+			      o->equivalence_pct, o->equivalence_pct, ntost,
+			      (1 - 0.10 / (ntost > 1 ? ntost : 1)) * 100,
+			      ntost > 1 ? ntost : 1);
 }

@@ -30,7 +30,18 @@ struct ab_row {
 	 * (il_tail_estimable()); 0 where every run has enough.  Such a row
 	 * is not tested and its p stays out of Holm's family. */
 	uint64_t thin;
+	/* Samples not taken, per side (every reason), and the two-sided
+	 * Mann-Whitney p of the runs' drop rates, side k against S1: an
+	 * arm that drops its slow samples looks better in the tail. */
+	uint64_t dropped[AB_MAX_SIDES];
+	double drop_p[AB_MAX_SIDES];
+	/* The runs' values per side (runs[s] each, owned), kept for TOST
+	 * once the family across rows is known. */
+	double *v[AB_MAX_SIDES];
 };
+
+/* Below this p the row's drop rates are flagged as differing. */
+#define AB_DROP_FLAG_P	0.05
 
 /** ab_table_new() - the empty table with its columns, for @ns sides. */
 struct il_table *ab_table_new(int ns, const struct il_analysis_opts *o);
@@ -39,9 +50,10 @@ int ab_table_row(struct il_table *t, const struct ab_row *w, int ns,
 		 const struct il_analysis_opts *o);
 /**
  * ab_table_notes() - what the columns mean, in words, under the table.
- * @pooled: some rows merged each run's CPUs; @ntests: the Holm family.
+ * @pooled: some rows merged each run's CPUs; @ntests: the Holm family;
+ * @ntost: the TOST family (Bonferroni across rows).
  */
 void ab_table_notes(struct il_table *t, int ns, const struct il_analysis_opts *o,
-		    bool pooled, int ntests);
+		    bool pooled, int ntests, int ntost);
 
 #endif

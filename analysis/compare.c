@@ -309,12 +309,46 @@ static int median_of(const double *v, int n, double *out)
 	return 0;
 }
 
+/*
+ * The drop counts of side @s and, for s >= 1, the Mann-Whitney p of its
+ * runs' drop rates (dropped / (taken + dropped)) against side 0's, into
+ * @dropped and @p; NaN where a side has no runs.  @rate is scratch.
+ */
+static int drop_rates(const struct items *r, int ns, double **rate,
+		      uint64_t *dropped, double *p)
+{
+	struct il_ab_shift sh;
+	int s, i, ret;
+
+	for (s = 0; s < ns; s++) {
+		dropped[s] = 0;
+		p[s] = NAN;
+		for (i = 0; i < r[s].n; i++) {
+			const struct il_summary *sum = &r[s].v[i].sum;
+			uint64_t all = sum->count + sum->dropped;
+
+			dropped[s] += sum->dropped;
+			rate[s][i] = all ? (double)sum->dropped / (double)all : 0;
+		}
+	}
+	for (s = 1; s < ns; s++) {
+		if (!r[0].n || !r[s].n)
+			continue;
+		ret = il_ab_shift(rate[0], r[0].n, rate[s], r[s].n, 0.95, &sh);
+		if (ret)
+			return ret;
+		p[s] = sh.p;
+	}
+	return 0;
+}
+
 /* The statistics' rows of key @k and CPU label @cpu (NULL: all). */
 static int key_rows(const struct key *k, const char *cpu, int ns,
 		    const struct il_analysis_opts *o, struct ab_rows *rows)
 {
 	struct items r[MAX_SIDES] = { 0 };
-	double *vals[MAX_SIDES] = { 0 };
+	double *vals[MAX_SIDES] = { 0 }, drop_p[MAX_SIDES];
+	uint64_t dropped[MAX_SIDES];
 	int s, i, st, ret = 0;
 
 	for (s = 0; !ret && s < ns; s++) {
@@ -323,6 +357,8 @@ static int key_rows(const struct key *k, const char *cpu, int ns,
 		if (!ret && !vals[s])
 			ret = il_errorf(-ENOMEM, "out of memory");
 	}
+	if (!ret)
+		ret = drop_rates(r, ns, vals, dropped, drop_p);
 	for (st = 0; !ret && st < (o->deciles ? IL_AB_NALL : IL_AB_NSTATS); st++) {
 		struct ab_row *w = orow_new(rows);
 
@@ -338,6 +374,8 @@ static int key_rows(const struct key *k, const char *cpu, int ns,
 		snprintf(w->cpu, sizeof(w->cpu), "%s", cpu ? cpu : "all");
 		for (s = 0; !ret && s < ns; s++) {
 			w->runs[s] = r[s].n;
+			w->dropped[s] = dropped[s];
+			w->drop_p[s] = drop_p[s];
 			w->value[s] = NAN;
 			w->holm[s] = NAN;
 			w->res[s].s.p = NAN;
@@ -348,6 +386,11 @@ static int key_rows(const struct key *k, const char *cpu, int ns,
 			}
 			if (r[s].n)
 				ret = median_of(vals[s], r[s].n, &w->value[s]);
+			w->v[s] = malloc((r[s].n + 1) * sizeof(double));
+			if (!w->v[s])
+				ret = il_errorf(-ENOMEM, "out of memory");
+			else
+				memcpy(w->v[s], vals[s], r[s].n * sizeof(double));
 		}
 		if (st == IL_AB_P99)
 			for (s = 0; s < ns; s++)
@@ -399,13 +442,54 @@ static int add_key(const struct key *k, int ns, const struct il_analysis_opts *o
 	return ret;
 }
 
+/*
+ * TOST across the table: each row's TOST at 5 % on its own shows
+ * equivalence in some row of a long table by chance, so the family of
+ * every TOST computed is adjusted by Bonferroni, the interval at
+ * 1 - 0.10 / k for k tests (issue 22, item 9).  Its size into @ntost.
+ */
+static int tost_all(struct ab_rows *rows, int ns, double margin, int *ntost)
+{
+	int i, s, k = 0, ret = 0;
+
+	*ntost = 0;
+	if (margin <= 0)
+		return 0;
+	for (i = 0; i < rows->n; i++)
+		for (s = 1; s < ns; s++)
+			k += rows->v[i].res[s].equiv != IL_AB_EQUIV_NONE;
+	*ntost = k;
+	if (k < 2)
+		return 0;
+	for (i = 0; !ret && i < rows->n; i++) {
+		struct ab_row *w = &rows->v[i];
+
+		for (s = 1; !ret && s < ns; s++)
+			if (w->res[s].equiv != IL_AB_EQUIV_NONE)
+				ret = il_ab_tost(w->v[0], w->runs[0], w->v[s],
+						 w->runs[s], margin,
+						 1 - 0.10 / k, &w->res[s]);
+	}
+	return ret;
+}
+
+static void rows_free(struct ab_rows *rows)
+{
+	int i, s;
+
+	for (i = 0; i < rows->n; i++)
+		for (s = 0; s < MAX_SIDES; s++)
+			free(rows->v[i].v[s]);
+	free(rows->v);
+}
+
 int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 		      struct il_table **out)
 {
 	struct keys keys = { 0 };
 	struct ab_rows rows = { 0 };
 	struct il_table *t = NULL;
-	int ns = o->ncompare, i, ntests = 0, ret = 0;
+	int ns = o->ncompare, i, ntests = 0, ntost = 0, ret = 0;
 	bool pooled = false;
 
 	*out = NULL;
@@ -425,6 +509,8 @@ int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 		ret = add_key(&keys.v[i], ns, o, &rows, &pooled);
 	if (!ret)
 		ret = holm_all(&rows, ns, &ntests);
+	if (!ret)
+		ret = tost_all(&rows, ns, o->equivalence_pct, &ntost);
 	if (ret)
 		goto out;
 	t = ab_table_new(ns, o);
@@ -432,7 +518,7 @@ int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 		ret = il_errorf(-ENOMEM, "out of memory");
 		goto out;
 	}
-	ab_table_notes(t, ns, o, pooled, ntests);
+	ab_table_notes(t, ns, o, pooled, ntests, ntost);
 	for (i = 0; !ret && i < rows.n; i++)
 		ret = ab_table_row(t, &rows.v[i], ns, o);
 out:
@@ -442,6 +528,6 @@ out:
 	}
 	*out = t;
 	keys_free(&keys);
-	free(rows.v);
+	rows_free(&rows);
 	return ret;
 }

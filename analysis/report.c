@@ -45,7 +45,15 @@ struct row {
 	/* The range of the runs' own medians, over the runs with samples. */
 	int nmed;
 	uint64_t med_lo, med_hi;
+	/* One summary whose every sample is stored raw: its stored p50,
+	 * p99 and p999 are exact order statistics (store_run.c), which the
+	 * table prints instead of the histogram's clamped midpoints. */
+	bool exact;
+	uint64_t p50, p99, p999;
 };
+
+/* Columns after the drop reasons: p50, p99, p999, every sample raw. */
+#define COL_STORED_P	(17 + IL_DROP_NREASONS)
 
 /* One more run's median into @r's range. */
 static void note_run_median(struct row *r, const struct il_hist *h,
@@ -68,12 +76,60 @@ static void note_run_median(struct row *r, const struct il_hist *h,
  * ten samples lie beyond it (il_tail_estimable()), a standard deviation
  * only from two samples.  Return: false where the table shows "-".
  */
-static bool row_pct(const struct row *r, double p, uint64_t *v)
+enum pct_kind {
+	PCT_NONE,	/* "-" */
+	PCT_VALUE,	/* *v */
+	PCT_ABOVE,	/* beyond the histogram: more than *v, its top */
+};
+
+/*
+ * The same, ranked over every sample including those dropped for range
+ * (past the histogram: a cyclictest overflow), whose values are unknown
+ * but above every recorded one.  Ranked over the recorded ones only, an
+ * import with 1.25 % of its cycles past 30 us gave a p99 of 27 us (issue
+ * 22, item 7).  A rank that falls among them is PCT_ABOVE.
+ */
+static enum pct_kind row_pct_kind(const struct row *r, double p, uint64_t *v)
 {
-	if (!r->sum.count || (p > 50 && !il_tail_estimable(r->sum.count, p)))
-		return false;
+	uint64_t over = r->sum.drop_split ? r->sum.drop[IL_DROP_RANGE] : 0;
+	uint64_t all = r->sum.count + over;
+	double rank;
+
+	if (!r->sum.count || (p > 50 && !il_tail_estimable(all, p)))
+		return PCT_NONE;
+	/* One run's raw samples: the exact order statistic it stored. */
+	if (r->exact && !over && (p == 50 || p == 99 || p == 99.9)) {
+		*v = p == 50 ? r->p50 : p == 99 ? r->p99 : r->p999;
+		return PCT_VALUE;
+	}
+	if (over) {
+		rank = ceil(p / 100 * (double)all - 1e-9);
+		if (rank > (double)r->sum.count) {
+			*v = il_hist_max(r->hist);
+			return PCT_ABOVE;
+		}
+		/* The same rank among the recorded samples alone. */
+		p = (rank - 0.5) * 100 / (double)r->sum.count;
+	}
 	*v = il_hist_percentile_in(r->hist, p, r->sum.min, r->sum.max);
-	return true;
+	return PCT_VALUE;
+}
+
+/* Percentile @p of @r as JSON: a number, ">TOP" or null. */
+static json_t *json_pct(const struct row *r, double p)
+{
+	uint64_t v = 0;
+	char buf[32];
+
+	switch (row_pct_kind(r, p, &v)) {
+	case PCT_VALUE:
+		return json_integer((json_int_t)v);
+	case PCT_ABOVE:
+		snprintf(buf, sizeof(buf), ">%" PRIu64, v);
+		return json_string(buf);
+	default:
+		return json_null();
+	}
 }
 
 static bool row_stddev(const struct row *r, double *v)
@@ -88,11 +144,12 @@ static bool row_stddev(const struct row *r, double *v)
 static const char *pct_or_dash(const struct row *r, double p, char *buf,
 			       size_t len)
 {
-	uint64_t v;
+	uint64_t v = 0;
+	enum pct_kind k = row_pct_kind(r, p, &v);
 
-	if (!row_pct(r, p, &v))
+	if (k == PCT_NONE)
 		return "-";
-	snprintf(buf, len, "%" PRIu64, v);
+	snprintf(buf, len, "%s%" PRIu64, k == PCT_ABOVE ? ">" : "", v);
 	return buf;
 }
 
@@ -187,6 +244,7 @@ static int add_row(struct il_store *s, struct rows *rows, sqlite3_stmt *st)
 	stored_summary(st, &sum);
 	if (rows->n && same_key(&rows->v[rows->n - 1], st)) {
 		r = &rows->v[rows->n - 1];
+		r->exact = false;	/* pooled: the histograms' turn */
 		note_run_median(r, h, &sum);
 		il_summary_merge(&r->sum, &sum);
 		if (h) {
@@ -214,6 +272,13 @@ static int add_row(struct il_store *s, struct rows *rows, sqlite3_stmt *st)
 	r->grp = sqlite3_column_int64(st, 7);
 	r->runs = 1;
 	r->sum = sum;
+	r->exact = sum.count && sqlite3_column_int(st, COL_STORED_P + 3) &&
+		   sqlite3_column_type(st, COL_STORED_P) != SQLITE_NULL &&
+		   sqlite3_column_type(st, COL_STORED_P + 1) != SQLITE_NULL &&
+		   sqlite3_column_type(st, COL_STORED_P + 2) != SQLITE_NULL;
+	r->p50 = (uint64_t)sqlite3_column_int64(st, COL_STORED_P);
+	r->p99 = (uint64_t)sqlite3_column_int64(st, COL_STORED_P + 1);
+	r->p999 = (uint64_t)sqlite3_column_int64(st, COL_STORED_P + 2);
 	note_run_median(r, h, &sum);
 	r->hist = h ? h : il_hist_new();
 	return r->hist ? 0 : il_errorf(-ENOMEM, "out of memory");
@@ -315,7 +380,7 @@ static void print_md(const struct rows *rows, FILE *out)
 			run_medians(r, meds, sizeof(meds)));
 	}
 	if (rows->n)
-		fprintf(out, "\nEach row pools the samples of its runs (Runs): Median, p99 and p99.9 are of the pooled samples, each the midpoint of its histogram bucket (within 0.05 %%) clamped to Min and Max; Run medians is the range of the runs' own medians, the spread between runs.  A tail percentile is \"-\" where fewer than 10 samples lie beyond it (p99 needs 1000 samples, p99.9 10000), Stddev where there is one sample.\n");
+		fprintf(out, "\nEach row pools the samples of its runs (Runs): Median, p99 and p99.9 are of the pooled samples, each the midpoint of its histogram bucket (within 0.05 %%) clamped to Min and Max, or, for one run whose every sample was stored raw, the exact order statistic; Run medians is the range of the runs' own medians, the spread between runs.  A tail percentile is \"-\" where fewer than 10 samples lie beyond it (p99 needs 1000 samples, p99.9 10000), Stddev where there is one sample.  Samples past the histogram's range (dropped for range: a cyclictest overflow) are ranked too, above every recorded value, so a percentile whose rank falls among them reads \">N\", N the histogram's largest value (Max can lie beyond: a cyclictest import keeps cyclictest's max).\n");
 }
 
 /*
@@ -370,9 +435,12 @@ static void csv_u64(FILE *out, bool ok, uint64_t v)
 static void csv_pct(FILE *out, const struct row *r, double p)
 {
 	uint64_t v = 0;
-	bool ok = row_pct(r, p, &v);
+	enum pct_kind k = row_pct_kind(r, p, &v);
 
-	csv_u64(out, ok, v);
+	if (k == PCT_ABOVE)
+		fprintf(out, ",>%" PRIu64, v);
+	else
+		csv_u64(out, k == PCT_VALUE, v);
 }
 
 static void print_csv(const struct rows *rows, FILE *out)
@@ -446,20 +514,16 @@ static json_t *rows_json(const struct rows *rows)
 
 		json_object_set_new(o, "dropped_by_reason", drops_json(&r->sum));
 		if (r->sum.count) {
-			uint64_t v;
 			double d;
 
 			json_object_set_new(o, "min", json_integer((json_int_t)r->sum.min));
 			json_object_set_new(o, "max", json_integer((json_int_t)r->sum.max));
-			json_object_set_new(o, "median", row_pct(r, 50, &v) ?
-					    json_integer((json_int_t)v) : json_null());
+			json_object_set_new(o, "median", json_pct(r, 50));
 			json_object_set_new(o, "avg", json_real(r->sum.mean));
 			json_object_set_new(o, "stddev", row_stddev(r, &d) ?
 					    json_real(d) : json_null());
-			json_object_set_new(o, "p99", row_pct(r, 99, &v) ?
-					    json_integer((json_int_t)v) : json_null());
-			json_object_set_new(o, "p99_9", row_pct(r, 99.9, &v) ?
-					    json_integer((json_int_t)v) : json_null());
+			json_object_set_new(o, "p99", json_pct(r, 99));
+			json_object_set_new(o, "p99_9", json_pct(r, 99.9));
 		}
 		json_object_set_new(o, "run_medians", r->nmed ?
 				    json_pack("{s:I,s:I}", "lo", (json_int_t)r->med_lo,
@@ -474,7 +538,9 @@ int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 {
 	static const char sql_fmt[] =
 		"SELECT " IL_MACHINE_LABEL_SQL("hostname", "machine_uuid") ", bench, params, metric, unit, cpu, cpu2, grp, "
-		"count, min, max, mean, stddev, dropped, early, hist, run_uuid, %s "
+		"count, min, max, mean, stddev, dropped, early, hist, run_uuid, %s, "
+		"p50, p99, p999, EXISTS (SELECT 1 FROM raw_samples x "
+		"WHERE x.summary_id = v_report_hist.summary_id AND x.count = v_report_hist.count) "
 		"FROM v_report_hist WHERE status = 'ok' "
 		"AND (?1 IS NULL OR run_uuid = ?1) AND (?2 IS NULL OR bench = ?2) "
 		"ORDER BY hostname, machine_uuid, bench, params, metric, unit, grp, cpu, cpu2";

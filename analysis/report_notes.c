@@ -128,7 +128,7 @@ static json_t *flagged_runs(sqlite3 *db, const struct il_report_opts *o)
 		"SELECT " IL_MACHINE_LABEL_M ", substr(r.uuid, 1, 8), r.bench, a.cpu, a.key, a.value "
 		"FROM run_attrs a JOIN runs r ON r.uuid = a.run_uuid "
 		"JOIN machines m ON m.uuid = r.machine_uuid "
-		"WHERE a.key IN ('thermal_throttle_rose') AND (?1 IS NULL OR r.uuid = ?1) "
+		"WHERE a.key IN ('thermal_throttle_rose', 'not_stationary') AND (?1 IS NULL OR r.uuid = ?1) "
 		"AND (?2 IS NULL OR r.bench = ?2) ORDER BY 1, r.start_ns, a.cpu";
 	static const char *const keys[] = {
 		"machine", "run", "benchmark", "cpu", "flag", "detail", NULL
@@ -157,7 +157,7 @@ void report_notes_md(const struct report_notes *n, FILE *out)
 	};
 
 	print_not_measured_md(n->runs, n->counters, out);
-	print_rows_md(out, "Flagged runs (in the table above, but measured under conditions that can move the figures: thermal_throttle_rose, the CPU was slowed by heat during the run)",
+	print_rows_md(out, "Flagged runs (in the table above, but measured under conditions that can move the figures: thermal_throttle_rose, the CPU was slowed by heat during the run; not_stationary, the first and last tenth of a series' raw samples have middle halves that do not overlap)",
 		      "| Machine | Run | Benchmark | CPU | Flag | Detail |\n|---|---|---|---:|---|---|\n",
 		      n->flagged, flag_cols);
 }

@@ -398,7 +398,9 @@ void il_spin_quit(struct il_spin_ctl *c);
  * il_spin_ready() just before its first timestamp; a call after which some
  * target had made no progress since then is counted as dropped (the target
  * was off its CPU throughout, so the call had fewer than N targets), which
- * is why @tries is twice @samples.  The first IL_SPIN_WARMUP calls
+ * is why @tries is twice @samples.  Those calls are the slow idle wakes a
+ * study of idle cost is after, so they are not thrown away: their times go
+ * to N's "call_latency_slept" series, whose count is how many there were.  The first IL_SPIN_WARMUP calls
  * per N are discarded: the spinner set has just changed, and the caches and
  * TLBs of the call's own path are cold.  A stop request ends the loop
  * without failing the run, so what was measured is kept.
@@ -471,6 +473,7 @@ struct il_spin_bench {
 	il_spin_sample_fn sample;
 	void *arg;
 	struct il_series **s;	/* call_latency, one per targets entry */
+	struct il_series **slept; /* call_latency_slept, likewise */
 	struct il_spin_ctl spin;
 	struct il_pool pool;
 };

@@ -213,7 +213,7 @@ static uint64_t spin_window_start(const struct il_spin_bench *b, uint64_t ns)
 
 /* The calls for one target count @nt, into @s. */
 static int spin_bench_count(struct il_spin_bench *b, struct il_series *s,
-			    int nt)
+			    struct il_series *slept, int nt)
 {
 	uint64_t k, ns = 0;
 	int ret;
@@ -229,8 +229,13 @@ static int spin_bench_count(struct il_spin_bench *b, struct il_series *s,
 		 * off its CPU for the whole call: the kernel had no IPI to
 		 * send it (lazy TLB, or no longer running this mm), so the
 		 * call was timed with fewer than nt targets. */
-		if (ret == IL_SPIN_KEEP && !il_spin_all_moved(&b->spin, nt))
+		if (ret == IL_SPIN_KEEP && !il_spin_all_moved(&b->spin, nt)) {
 			ret = IL_SPIN_DROP;
+			/* Dropped from N's series, kept as its own category:
+			 * a target asleep is the slow wake under study. */
+			if (k >= IL_SPIN_WARMUP)
+				il_series_add(slept, ns);
+		}
 		if (k < IL_SPIN_WARMUP)
 			continue;
 		if (ret == IL_SPIN_KEEP) {
@@ -258,7 +263,7 @@ static int spin_bench_timer(struct il_spin_bench *b)
 		if (!ret)
 			ret = il_spin_set(&b->spin, nt);
 		if (!ret)
-			ret = spin_bench_count(b, b->s[i], nt);
+			ret = spin_bench_count(b, b->s[i], b->slept[i], nt);
 	}
 	/* A stop request is not a failure: what was measured is kept. */
 	return ret == -EINTR ? 0 : ret;
@@ -315,12 +320,16 @@ int il_spin_bench_start(struct il_spin_bench *b, struct il_run *run,
 	b->sample = sample;
 	b->arg = arg;
 	b->s = calloc((size_t)b->targets->n, sizeof(*b->s));
-	if (!b->s)
+	b->slept = calloc((size_t)b->targets->n, sizeof(*b->slept));
+	if (!b->s || !b->slept)
 		return il_errorf(-ENOMEM, "out of memory");
 	for (i = 0; i < b->targets->n; i++) {
 		b->s[i] = il_run_series(run, "call_latency", "ns", b->cpus[0],
 					-1, (int64_t)b->targets->v[i], false);
-		if (!b->s[i])
+		b->slept[i] = il_run_series(run, "call_latency_slept", "ns",
+					    b->cpus[0], -1,
+					    (int64_t)b->targets->v[i], false);
+		if (!b->s[i] || !b->slept[i])
 			return il_errorf(-ENOMEM, "out of memory for a series");
 	}
 	ret = il_spin_init(&b->spin, b->maxn, touch);
@@ -345,7 +354,9 @@ void il_spin_bench_free(struct il_spin_bench *b)
 	il_busy_stop(&b->busyp);
 	il_spin_free(&b->spin);
 	free(b->s);
+	free(b->slept);
 	free(b->cpus);
 	b->s = NULL;
+	b->slept = NULL;
 	b->cpus = NULL;
 }

@@ -30,8 +30,9 @@
  *    target set (lazy-TLB CPUs are skipped by the kernel's flush);
  *  - a call during which some target made no progress at all (it was
  *    preempted or asleep throughout, so the kernel skipped it as lazy)
- *    is counted as dropped, not timed at N, as membarrier_ipi does; up
- *    to twice `samples` calls are tried;
+ *    is counted as dropped, not timed at N, its time kept in
+ *    call_latency_slept, as membarrier_ipi does; up to twice `samples`
+ *    calls are tried;
  *  - both timestamps are on one CPU, so the TSC is used when calibrated.
  */
 #include "bench.h"
@@ -197,7 +198,7 @@ static uint64_t ts_estimate_ns(const void *params,
 const struct il_bench_ops il_bench_tlb_shootdown = {
 	.name = "tlb_shootdown",
 	.summary = "TLB shootdown cost (madvise DONTNEED or mprotect) against the number of CPUs using the page",
-	.timestamps = "call_latency: from a timestamp just before madvise(MADV_DONTNEED) (or mprotect(PROT_READ)) on a page all N spinning threads have just read, to one just after it returns, both on the timer CPU (the first placed)",
+	.timestamps = "call_latency: from a timestamp just before madvise(MADV_DONTNEED) (or mprotect(PROT_READ)) on a page all N spinning threads have just read, to one just after it returns, both on the timer CPU (the first placed); call_latency_slept: the same for the calls a target slept through (made no progress during), left out of call_latency as they had fewer than N targets",
 	.flags = IL_BF_MULTI_CPU,	/* a timer CPU plus target CPUs */
 	.report = {
 		.ipi_metric = "call_latency",	/* one madvise()/mprotect() */

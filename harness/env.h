@@ -89,6 +89,14 @@ json_t *il_env_delta(json_t *before, json_t *after);
 bool il_env_thermal_rose(json_t *cpu_delta, long long *core, long long *pkg);
 
 /**
+ * il_env_effective_khz() - one CPU's effective frequency over a run from
+ * its il_env_delta() entry: @tsc_khz x APERF / MPERF (MPERF counts at the
+ * TSC's rate while the CPU is in C0), into *@khz.
+ * Return: false where the MSRs were not readable or MPERF did not move.
+ */
+bool il_env_effective_khz(json_t *cpu_delta, uint64_t tsc_khz, double *khz);
+
+/**
  * il_host_uuid() - this host's stable identity, 36 chars + NUL.
  *
  * Read from $IDLELAB_STATE_DIR/host-uuid (default /var/lib/idlelab), and

@@ -2,13 +2,17 @@
 /*
  * env_snapshot.c - the per-run environment snapshots and their deltas.
  * Snapshots say what moved during a run (cpuidle usage and residency,
- * interrupt counts and thermal-throttle events per CPU; the boost state);
+ * interrupt counts, thermal-throttle events and APERF/MPERF per CPU; the
+ * boost state);
  * one is taken before and one after every run,
  * and il_env_delta() subtracts them.
  */
 #include "env_internal.h"
 #include "tsc.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,6 +73,36 @@ static json_t *snap_thermal(int cpu)
 	snprintf(path, sizeof(path), "%s/package_throttle_count", dir);
 	set(out, "package_throttle_count", fs_u64(path));
 	return out;
+}
+
+/*
+ * APERF (MSR 0xE8) and MPERF (MSR 0xE7) of @cpu through the msr driver:
+ * their deltas over a run give its effective frequency, tsc_khz x
+ * APERF / MPERF (Intel SDM vol. 3B, 15.2 "Hardware coordination feedback":
+ * MPERF counts at the invariant TSC rate in C0, APERF at the actual one).
+ * Unknown, with why, without root or the msr module.
+ */
+static json_t *snap_aperf_mperf(int cpu)
+{
+	uint64_t a, m;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/cpu/%d/msr", cpu);
+	fd = il_fs_open(path, O_RDONLY);
+	if (fd < 0)
+		return unknownf("cannot open %s (%s): APERF/MPERF need root and the msr module",
+				path, strerror(-fd));
+	if (pread(fd, &a, sizeof(a), 0xE8) != (ssize_t)sizeof(a) ||
+	    pread(fd, &m, sizeof(m), 0xE7) != (ssize_t)sizeof(m)) {
+		close(fd);
+		return unknownf("%s: APERF/MPERF not readable (not an x86 CPU with them, or a VM that hides them)",
+				path);
+	}
+	close(fd);
+	/* jansson's integers are signed 64-bit: keep the counters below. */
+	return json_pack("{s:I,s:I}", "aperf", (json_int_t)(a & INT64_MAX),
+			 "mperf", (json_int_t)(m & INT64_MAX));
 }
 
 /* Turbo/boost as the cpufreq driver states it, or unknown with why. */
@@ -154,6 +188,7 @@ json_t *il_env_snapshot(void)
 			set(c, "cpuidle", snap_cpuidle(list[i]));
 			set(c, "irq", env_snap_irq(&ic, irq_ok, irq_why, list[i]));
 			set(c, "thermal", snap_thermal(list[i]));
+			set(c, "aperf_mperf", snap_aperf_mperf(list[i]));
 			snprintf(key, sizeof(key), "%d", list[i]);
 			set(cpus, key, c);
 		}
@@ -213,6 +248,19 @@ bool il_env_thermal_rose(json_t *cpu_delta, long long *core, long long *pkg)
 	*core = json_integer_value(json_object_get(t, "core_throttle_count"));
 	*pkg = json_integer_value(json_object_get(t, "package_throttle_count"));
 	return *core > 0 || *pkg > 0;
+}
+
+bool il_env_effective_khz(json_t *cpu_delta, uint64_t tsc_khz, double *khz)
+{
+	json_t *t = json_object_get(cpu_delta, "aperf_mperf");
+	json_t *a = json_object_get(t, "aperf"), *m = json_object_get(t, "mperf");
+
+	if (!tsc_khz || !json_is_integer(a) || !json_is_integer(m) ||
+	    json_integer_value(m) <= 0)
+		return false;
+	*khz = (double)tsc_khz * (double)json_integer_value(a) /
+	       (double)json_integer_value(m);
+	return true;
 }
 
 json_t *il_env_delta(json_t *before, json_t *after)

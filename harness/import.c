@@ -241,12 +241,16 @@ static int ct_points(json_t *hist, const char *name, uint64_t unit,
 
 /*
  * One thread's series.  With every cycle inside the histogram, the
- * summary's min, max and mean are cyclictest's own (the histogram's
- * midpoints would only approximate them); with an overflow, cyclictest's
- * max and avg describe samples whose values were not kept, so the
- * summary's max and mean are those of the histogram's samples (its min is
- * still cyclictest's), the overflow counts as dropped (out of range), and
- * cyclictest's figures stay run attributes.
+ * summary's min and max are cyclictest's own (the histogram's midpoints
+ * would only approximate them), and so is its mean, put on the
+ * percentiles' footing: cyclictest's avg averages values truncated to the
+ * unit, half a unit below the midpoints on average (-1.5 % at 32 us, issue
+ * 22), so the mean is avg + unit / 2, inside [min, max].  With an
+ * overflow, cyclictest's
+ * avg describes samples whose values were not kept, so the summary's
+ * mean is that of the histogram's samples; its min and max are still
+ * cyclictest's (the max past the histogram), the overflow counts as
+ * dropped (out of range), and cyclictest's figures stay run attributes.
  */
 static int thread_series(json_t *th, const char *name, uint64_t unit,
 			 struct il_series **out, struct attrs *a)
@@ -266,7 +270,16 @@ static int thread_series(json_t *th, const char *name, uint64_t unit,
 	bool exact;
 	int n = 0, i, ret;
 
-	if (!json_is_object(hist) || !json_object_size(hist))
+	if (!json_is_object(hist))
+		return il_errorf(-EINVAL, "thread %s has no histogram (run cyclictest with -h/--histogram)", name);
+	/* cyclictest writes the non-empty buckets only: an empty histogram
+	 * of a thread that ran is one every cycle overflowed, as -N -h 400
+	 * does (400 buckets of 1 ns).  Say that, not "no histogram". */
+	if (!json_object_size(hist) && cycles)
+		return il_errorf(-EINVAL, "thread %s: all %" PRIu64 " cycles overflowed the histogram (its max %" PRIu64 " ns lies past the last bucket): -h N keeps N buckets of one unit, %s, so run cyclictest with a larger -h",
+				 name, cycles, max,
+				 unit == 1 ? "1 ns with -N (-h 400 covers 400 ns)" : "1 us");
+	if (!json_object_size(hist))
 		return il_errorf(-EINVAL, "thread %s has no histogram (run cyclictest with -h/--histogram)", name);
 	exact = jmin >= 0 && jmax >= jmin && json_is_number(javg) &&
 		(uint64_t)jmax <= IL_HIST_HIGHEST / unit;
@@ -294,10 +307,20 @@ static int thread_series(json_t *th, const char *name, uint64_t unit,
 		 * could stand in (ct_points()). */
 		s->sum.min = p[0].ns;
 		s->sum.max = p[n - 1].ns;
+		/* Past the histogram, cyclictest's max is still the run's:
+		 * Max stays the largest cycle (issue 22: 29398 stood for
+		 * 3584786).  The percentiles rank the overflow above the
+		 * histogram (report.c), never at Max. */
+		if (cycles > count && jmax >= 0 && max > s->sum.max)
+			s->sum.max = max;
 		exact = exact && cycles <= count && min == p[0].ns &&
 			max == p[n - 1].ns;
-		s->sum.mean = exact ? json_number_value(javg) * (double)unit :
-			      sum / (double)count;
+		s->sum.mean = exact ? json_number_value(javg) * (double)unit +
+				      (double)unit / 2 : sum / (double)count;
+		if (s->sum.mean > (double)s->sum.max)
+			s->sum.mean = (double)s->sum.max;
+		if (s->sum.mean < (double)s->sum.min)
+			s->sum.mean = (double)s->sum.min;
 		for (i = 0; i < n; i++) {
 			double d = (double)p[i].ns - s->sum.mean;
 
@@ -468,7 +491,7 @@ int il_import_cyclictest(struct il_store *s, const char *path,
 	r.series = series;
 	attr(a, -1, "wake_source", "timer");
 	attr(a, -1, "import.source", "%s", path);
-	attr(a, -1, "import.note", "each cyclictest bucket [k, k+1) units placed at its midpoint; min, max and mean are cyclictest's own when no cycle overflowed the histogram; overflows counted as dropped (range)");
+	attr(a, -1, "import.note", "each cyclictest bucket [k, k+1) units placed at its midpoint; min and max are cyclictest's own when no cycle overflowed the histogram, and the mean is cyclictest's avg plus half a unit (avg averages values truncated to the unit); overflows counted as dropped (range)");
 	r.nattrs = a->n;
 	r.attrs = a->v;
 	ret = il_store_save_run(s, &r);

@@ -251,7 +251,9 @@ static int store_run(struct il_store *store, const char *machine_uuid,
 /*
  * Flag a run during which a CPU's thermal-throttle counters rose (run
  * attribute thermal_throttle_rose, per CPU): its figures were measured on
- * a CPU slowed by heat, which the report says beside them.
+ * a CPU slowed by heat, which the report says beside them.  And record
+ * each CPU's effective frequency over the run (effective_mhz, from APERF
+ * and MPERF) where the MSRs were readable.
  */
 static void note_throttling(struct il_run *run, json_t *before, json_t *after)
 {
@@ -259,11 +261,39 @@ static void note_throttling(struct il_run *run, json_t *before, json_t *after)
 	const char *key;
 	long long core, pkg;
 
-	json_object_foreach(json_object_get(d, "cpus"), key, c)
+	double khz;
+
+	json_object_foreach(json_object_get(d, "cpus"), key, c) {
 		if (il_env_thermal_rose(c, &core, &pkg))
 			il_run_attr(run, atoi(key), "thermal_throttle_rose",
 				    "core +%lld, package +%lld", core, pkg);
+		/* Where the MSRs were readable: the clock the run had. */
+		if (json_object_get(c, "aperf_mperf") &&
+		    il_env_effective_khz(c, run->tsc_khz ? run->tsc_khz :
+					 il_tsc_khz(), &khz))
+			il_run_attr(run, atoi(key), "effective_mhz", "%.1f",
+				    khz / 1000);
+	}
 	json_decref(d);
+}
+
+/*
+ * Flag a run whose series did not stay put (run attribute not_stationary,
+ * per CPU): warm-up is a fixed few discards, and a run that was still
+ * settling, or whose machine changed under it, publishes a mix.  Judged
+ * where the samples were kept raw (il_series_drifted()).
+ */
+static void note_drift(struct il_run *run)
+{
+	char why[256];
+	int i;
+
+	for (i = 0; i < il_run_nseries(run); i++) {
+		const struct il_series *s = il_run_series_at(run, i);
+
+		if (il_series_drifted(s, why, sizeof(why)))
+			il_run_attr(run, s->cpu, "not_stationary", "%s", why);
+	}
 }
 
 int il_run_execute(struct il_store *store, const char *machine_uuid,
@@ -313,6 +343,7 @@ int il_run_execute(struct il_store *store, const char *machine_uuid,
 	after = il_env_snapshot();
 	end = realtime_ns();
 	note_throttling(run, before, after);
+	note_drift(run);
 	if (ret == -EOPNOTSUPP) {
 		/* Only running could tell (e.g. MWAIT faulted in the module). */
 		out->status = "unsupported";

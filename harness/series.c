@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,4 +108,51 @@ void il_series_add_timed(struct il_series *s, uint64_t t_ns, uint64_t v)
 	}
 	il_summary_add(&s->sum, v);
 	raw_push(s, w, 2);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Quartiles 1 and 3 of the @k values of @s from sample @from on. */
+static bool tenth_quartiles(const struct il_series *s, size_t from, size_t k,
+			    uint64_t *q1, uint64_t *q3)
+{
+	uint64_t *v = malloc(k * sizeof(*v));
+	size_t i;
+
+	if (!v)
+		return false;
+	for (i = 0; i < k; i++)
+		v[i] = s->raw[from + i];
+	qsort(v, k, sizeof(*v), u64_cmp);
+	*q1 = v[k / 4];
+	*q3 = v[(3 * k) / 4];
+	free(v);
+	return true;
+}
+
+bool il_series_drifted(const struct il_series *s, char *why, size_t len)
+{
+	size_t n = s->raw_len;
+	uint64_t a1, a3, b1, b3;
+	size_t k = n / 10;
+
+	/* Timed series are event lists (gaps above a threshold), whose
+	 * lengths come and go with the interrupts: not a sampled level. */
+	if (!s->raw || s->raw_layout == IL_RAW_TIMED || n != s->sum.count ||
+	    s->dropped_raw || n < IL_STATIONARY_MIN)
+		return false;
+	if (!tenth_quartiles(s, 0, k, &a1, &a3) ||
+	    !tenth_quartiles(s, n - k, k, &b1, &b3))
+		return false;
+	if (a3 >= b1 && b3 >= a1)
+		return false;
+	snprintf(why, len, "%s: first tenth's middle half %" PRIu64 "-%" PRIu64
+		 " %s, last tenth's %" PRIu64 "-%" PRIu64,
+		 s->metric, a1, a3, s->unit, b1, b3);
+	return true;
 }

@@ -64,6 +64,24 @@ void il_series_free(struct il_series *s);
  * Return: 0, or -ENOMEM (with a message).
  */
 int il_series_reserve(struct il_series *s, uint64_t nsamples);
+/*
+ * The fewest samples il_series_drifted() judges: a tenth of them, 20, is
+ * the least that has a meaningful middle half.
+ */
+#define IL_STATIONARY_MIN	200
+
+/**
+ * il_series_drifted() - the stationarity check of a run's series (issue
+ * 22): the first and the last tenth of its raw samples, in the order they
+ * were taken, have middle halves (interquartile ranges) that do not
+ * overlap, so the warm-up did not settle it or the machine moved under
+ * it.  Judged only where every sample was kept raw, untimed (a timed
+ * series is a list of events, such as gaps), and there are at least
+ * IL_STATIONARY_MIN; then @why says how (the two tenths' quartiles).
+ * Return: true if it drifted.
+ */
+bool il_series_drifted(const struct il_series *s, char *why, size_t len);
+
 /** il_series_add() - one sample: summary, histogram, raw. Hot path. */
 void il_series_add(struct il_series *s, uint64_t v);
 /** il_series_add_timed() - one sample with its time since run start. */

@@ -74,12 +74,15 @@ void store_finalize_all(struct il_store *s);
 /*
  * A summary named in a finding, and every summary with its histogram:
  * columns 0-4 are SERIES_COLS, 5-7 the summary's count, min and max, 8
- * whether a histograms row exists, 9 its layout, 10 its BLOB.
+ * whether a histograms row exists, 9 its layout, 10 its BLOB, 11 the
+ * samples dropped (those past the histogram among them, so Max may be
+ * too; the total, as a file older than schema 4 has no reasons).
  */
 #define SERIES_COLS	"s.run_uuid, s.metric, s.cpu, s.cpu2, s.grp"
 #define STORE_HIST_SELECT						\
 	"SELECT " SERIES_COLS ", s.count, s.min, s.max,"		\
-	" h.summary_id IS NOT NULL, h.layout, h.blob"			\
+	" h.summary_id IS NOT NULL, h.layout, h.blob,"			\
+	" s.dropped"							\
 	" FROM summaries s LEFT JOIN histograms h ON h.summary_id = s.id"
 /* "metric cpu 3->5 grp 4" from SERIES_COLS at column @col of @st. */
 void store_series_label(sqlite3_stmt *st, int col, char *buf, size_t len);

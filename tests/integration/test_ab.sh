@@ -52,11 +52,24 @@ col() {	# the value of column NAME in the row of statistic STAT of csv FILE
 report "$T_TMP/shift.db" >"$T_TMP/shift.csv"
 check "report on a simulated dataset exits 0" [ $? -eq 0 ]
 sed 's/^/#   /' "$T_TMP/shift.csv"
-check "three rows (median, p99, mean), each naming 10 runs a side" sh -c "[ \"\$(awk -F, 'NR > 1 && \$7 == 10 && \$10 == 10' '$T_TMP/shift.csv' | wc -l)\" -eq 3 ]"
+check "three rows (median, p99, mean), each naming 10 runs a side" sh -c "[ \"\$(awk -F, 'NR > 1 && \$7 == 10 && \$11 == 10' '$T_TMP/shift.csv' | wc -l)\" -eq 3 ]"
 check "true +10 %: median shift found" sh -c "grep '^timer_wake,wake_latency,,1,median' '$T_TMP/shift.csv' | grep -q 'higher than S1 (Holm p < 0.05)'"
 notes "$T_TMP/shift.db" >"$T_TMP/shift.md"
+check "each tested row names its p's path (S2 test)" sh -c "[ \"\$(awk -F, 'NR > 1' '$T_TMP/shift.csv' | grep -c ',\(exact\|exact given ties\|normal\),')\" -eq 3 ] && grep -q 'exact given ties (the permutation distribution of the midranks' '$T_TMP/shift.md'"
 check "the notes say Holm and the runs behind each interval" sh -c "grep -q 'Holm-adjusted over all 3 p-values' '$T_TMP/shift.md' && grep -q 'Sk runs: the runs of side k behind' '$T_TMP/shift.md'"
 check "csv: the table alone, no comment lines" sh -c "! grep -q '^#' '$T_TMP/shift.csv' && head -n 1 '$T_TMP/shift.csv' | grep -q '^Benchmark,Metric,'"
+
+# Drops per side (issue 22, item 2): none here, so no row is flagged; then
+# arm B's runs are made to drop 1 in 21 of their samples, as overruns.
+d=$(col 'S1 dropped %' median "$T_TMP/shift.csv")/$(col 'S2 dropped %' p99 "$T_TMP/shift.csv")
+check "S1 and S2 dropped %: 0.00 on every row ($d), no flag" sh -c "[ '$d' = 0.00/0.00 ] && ! grep -q '; drop rates differ' '$T_TMP/shift.csv'"
+cp "$T_TMP/shift.db" "$T_TMP/drops.db"
+sqlite3 "$T_TMP/drops.db" "UPDATE summaries SET dropped = 100, dropped_overrun = 100 WHERE run_uuid IN (SELECT uuid FROM runs WHERE json_extract(params, '\$.arm') = 'B')"
+report "$T_TMP/drops.db" >"$T_TMP/drops.csv"
+d=$(col 'S2 dropped %' median "$T_TMP/drops.csv")
+check "B drops 100 of 2100 a run: S2 dropped % 4.76 ($d), every row flagged" sh -c "[ '$d' = 4.76 ] && [ \"\$(grep -c '^timer_wake,.*higher than S1 (Holm p < 0.05); drop rates differ (p 1.1e-05)' '$T_TMP/drops.csv')\" -eq 3 ]"
+notes "$T_TMP/drops.db" >"$T_TMP/drops.md"
+check "the notes say why differing drop rates matter" grep -q 'dropped samples are often the slow ones' "$T_TMP/drops.md"
 
 report "$T_TMP/shift.db" --deciles >"$T_TMP/dec.csv"
 check "--deciles: nine Harrell-Davis decile rows more, all shifted" sh -c "[ \"\$(grep -c '^timer_wake,wake_latency,,1,HD p[1-9]0,.*higher than S1' '$T_TMP/dec.csv')\" -eq 9 ]"
@@ -72,6 +85,9 @@ check "TOST 2 %: equivalent" sh -c "grep '^timer_wake,wake_latency,,1,median' '$
 notes "$T_TMP/null.db" --equivalence 2% >"$T_TMP/null.md"
 check "the TOST note prints the bounds in use (-1.96 %, not -2 %)" \
 	grep -q 'inside -1.96% .. +2.00%' "$T_TMP/null.md"
+check "TOST adjusted across the 3 rows: Bonferroni's 96.67 % interval, said" sh -c "
+	grep -q 'adjusted across the 3 rows tested by Bonferroni, so the interval is the 96.67% one' '$T_TMP/null.md' &&
+	[ \"\$(grep -c '^timer_wake,.*(96.67% CI \\[' '$T_TMP/null.csv')\" -eq 3 ]"
 report "$T_TMP/shift.db" --equivalence 2 >"$T_TMP/shift2.csv"
 check "TOST 2 % on a 10 % shift: not shown equivalent" sh -c "grep '^timer_wake,wake_latency,,1,median' '$T_TMP/shift2.csv' | grep -q 'not shown equivalent'"
 

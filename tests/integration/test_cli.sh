@@ -38,6 +38,11 @@ check "mean between min and max" [ "$(q "SELECT count(*) FROM summaries WHERE co
 check "every summary has a histogram" [ "$(q "SELECT count(*) FROM summaries s WHERE NOT EXISTS (SELECT 1 FROM histograms h WHERE h.summary_id=s.id)")" -eq 0 ]
 check "raw samples stored with --raw only" [ "$(q "SELECT count(DISTINCT r.bench) FROM raw_samples x JOIN summaries s ON s.id=x.summary_id JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench NOT IN ('tlb_shootdown','tsc_gaps')")" -eq 0 ]
 check "raw sample count equals summary count" [ "$(q "SELECT count(*) FROM raw_samples x JOIN summaries s ON s.id=x.summary_id JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='tlb_shootdown' AND x.count=s.count")" -ge 1 ]
+# Issue 22, item 3: a row of one run whose samples are all stored raw
+# prints the exact order statistic the run stored, not a bucket midpoint.
+want=$(q "SELECT group_concat(s.grp || ':' || s.p50, ' ') FROM summaries s JOIN runs r ON r.uuid = s.run_uuid WHERE r.bench = 'tlb_shootdown' AND s.metric = 'call_latency' AND s.count > 0 ORDER BY s.grp")
+got=$("$IDLELAB" report --db "$DB" --bench tlb_shootdown --format json | jq -r '[.. | objects | select(has("median") and .metric == "call_latency") | "\(.targets):\(.median)"] | join(" ")')
+check "one raw run: the table's medians are its stored exact p50s ($got)" [ -n "$want" -a "$got" = "$want" ]
 check "counters never 0 when not ok" [ "$(q "SELECT count(*) FROM counters WHERE status<>'ok' AND (value IS NOT NULL OR reason IS NULL OR reason='')")" -eq 0 ]
 check "software counters counted" [ "$(q "SELECT count(*) FROM counters WHERE event LIKE '%context-switches%' AND status='ok'")" -ge 1 ]
 check "env snapshots before and after" [ "$(q "SELECT count(*) FROM run_env WHERE phase IN ('before','after')")" -ge 8 ]

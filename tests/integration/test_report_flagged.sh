@@ -33,4 +33,9 @@ check "md: its figures stay in the table" grep -q "^| .* | tsc_gaps |  | gap (ns
 "$IDLELAB" report --db "$D" --format json >"$T_TMP/r.json" 2>&1
 check "json: flagged carries the run" \
 	jq -e --arg r "$(echo "$run" | cut -c1-8)" '.flagged | length == 1 and .[0].run == $r and .[0].cpu == 0' "$T_TMP/r.json"
+# The stationarity check's flag (issue 22, item 9) is listed the same way.
+q "$D" "INSERT INTO run_attrs (run_uuid, cpu, key, value) VALUES ('$run', 1, 'not_stationary', 'gap: first tenth''s middle half 10-20 ns, last tenth''s 40-50')"
+"$IDLELAB" report --db "$D" >"$T_TMP/r2" 2>&1
+check "md: a run that failed the stationarity check is flagged too" \
+	grep -q "| $(echo "$run" | cut -c1-8) | tsc_gaps | 1 | not_stationary | gap: first tenth's middle half 10-20 ns" "$T_TMP/r2"
 t_done

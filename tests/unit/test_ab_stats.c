@@ -107,11 +107,41 @@ TEST(exact_matches_normal_roughly)
 	}
 	CHECK(il_ab_shift(x, 50, y, 50, 0.95, &e) == 0);
 	CHECK(e.exact);
-	/* One tie makes the same data take the normal path. */
+	CHECK(e.path == IL_AB_PATH_EXACT);
+	/* One tie: still exact at 50 a side, conditional on the tie. */
 	y[0] = x[0];
 	CHECK(il_ab_shift(x, 50, y, 50, 0.95, &n) == 0);
-	CHECK(!n.exact);
-	CHECKF(near(e.p, n.p, 0.05), "exact %g normal %g", e.p, n.p);
+	CHECK(n.exact && n.path == IL_AB_PATH_EXACT_TIES);
+	CHECKF(near(e.p, n.p, 0.05), "exact %g given ties %g", e.p, n.p);
+}
+
+/*
+ * Issue 22, item 5: 6 against 6, completely separated, has the exact p
+ * 2/924; one tie between the arms sent it to the normal approximation
+ * (0.0064).  Conditional on the tie, the two choices of six ranks whose
+ * sum is at least the observed 56.5 are {6.5 (either), 8 .. 12}: the
+ * one-sided tail is 2/924 and the two-sided p 4/924.
+ */
+TEST(exact_given_ties)
+{
+	const double x[] = { 1, 2, 3, 4, 5, 6 }, y[] = { 6, 8, 9, 10, 11, 12 };
+	const double xs[] = { 1, 2, 3, 4, 5, 6 }, ys[] = { 7, 8, 9, 10, 11, 12 };
+	const double xt[] = { 1, 1, 2 }, yt[] = { 1, 2, 2 };
+	struct il_ab_shift s;
+
+	CHECK(il_ab_shift(xs, 6, ys, 6, 0.95, &s) == 0);
+	CHECKF(s.path == IL_AB_PATH_EXACT && near(s.p, 2.0 / 924, 1e-12), "p %g", s.p);
+	CHECK(il_ab_shift(x, 6, y, 6, 0.95, &s) == 0);
+	CHECKF(s.path == IL_AB_PATH_EXACT_TIES, "path %s", il_ab_path_name(s.path));
+	CHECKF(near(s.p, 4.0 / 924, 1e-12), "p %.6f, want %.6f", s.p, 4.0 / 924);
+	CHECK(s.ci_ok && s.lo > 0);
+	/* Ties within and across: the midranks are 2 2 2 5 5 5, y's sum
+	 * is 12; of the 20 choices of three, 10 have a sum >= 12 (1 of 15,
+	 * 9 of 12), so p = 2 x 10/20 = 1. */
+	CHECK(il_ab_shift(xt, 3, yt, 3, 0.95, &s) == 0);
+	CHECK(s.path == IL_AB_PATH_EXACT_TIES);
+	CHECKF(s.p == 1, "p %g", s.p);
+	CHECK(!strcmp(il_ab_path_name(IL_AB_PATH_NORMAL), "normal"));
 }
 
 TEST(percent_and_tost)
@@ -142,6 +172,31 @@ TEST(percent_and_tost)
 	a[3] = 0;
 	CHECK(il_ab_compare(a, 20, b, 20, 0.95, 0, &r) == 0);
 	CHECK(!r.positive && isnan(r.pct));
+}
+
+/*
+ * Issue 22, item 9: TOST adjusted across rows.  4 against 4 has a 90 %
+ * interval (P(U = 0) = 1/70 <= 0.05), equivalent within 2 % here; with
+ * ten rows in the family Bonferroni asks for the 99 % interval, and 1/70
+ * > 0.005: none exists, so equivalence is no longer shown.
+ */
+TEST(tost_across_rows)
+{
+	const double a[] = { 1000, 1001, 1002, 1003 };
+	const double b[] = { 1000.5, 1001.5, 1002.5, 1003.5 };
+	struct il_ab_result r;
+
+	CHECK(il_ab_compare(a, 4, b, 4, 0.95, 2, &r) == 0);
+	CHECKF(r.equiv == IL_AB_EQUIV_SHOWN && r.eq_level == 0.90,
+	       "90%% [%g, %g]", r.eq_lo_pct, r.eq_hi_pct);
+	CHECK(il_ab_tost(a, 4, b, 4, 2, 1 - 0.10 / 10, &r) == 0);
+	CHECKF(r.equiv == IL_AB_EQUIV_NOT_SHOWN && !r.eq_ci_ok &&
+	       near(r.eq_level, 0.99, 1e-12), "equiv %d level %g", r.equiv, r.eq_level);
+	/* The shift itself is left as it was. */
+	CHECK(r.s.ci_ok && r.lo_pct < 0.05 && r.hi_pct > 0.05);
+	/* Two rows: the 95 % interval, which 4 against 4 still has. */
+	CHECK(il_ab_tost(a, 4, b, 4, 2, 1 - 0.10 / 2, &r) == 0);
+	CHECK(r.equiv == IL_AB_EQUIV_SHOWN && r.eq_ci_ok);
 }
 
 /*
@@ -256,7 +311,9 @@ int main(void)
 	RUN(too_few_runs_no_interval);
 	RUN(normal_with_ties);
 	RUN(exact_matches_normal_roughly);
+	RUN(exact_given_ties);
 	RUN(percent_and_tost);
+	RUN(tost_across_rows);
 	RUN(all_runs_equal);
 	RUN(signed_rank_paired);
 	RUN(holm);

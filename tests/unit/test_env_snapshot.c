@@ -57,7 +57,10 @@ TEST(snapshot_fixture)
 	CHECK(jint(s, "irq_global.ERR") == 0 && jint(s, "irq_global.MIS") == 0);
 	CHECK(!strcmp(jstrv(s, "governors.cpuidle"), "menu"));
 	CHECK(json_is_integer(jget(s, "mono_ns")));
-	CHECK(walk(s, "snap") == 0);
+	/* Known, but for APERF/MPERF of each of the 4 CPUs: no file tree
+	 * holds the msr device, and it says why. */
+	CHECK(is_unknown_at(s, "cpus.0.aperf_mperf"));
+	CHECK(walk(s, "snap") == 4);
 	json_decref(s);
 
 	/* The empty tree: every part unknown, with its reason. */
@@ -101,6 +104,24 @@ TEST(snapshot_delta)
 		CHECK(il_env_thermal_rose(jget(d, "cpus.1"), &core, &pkg) &&
 		      core == 3 && pkg == 0);
 		CHECK(!il_env_thermal_rose(jget(d, "cpus.0"), &core, &pkg));
+	}
+	{
+		/* APERF/MPERF: 2.4e9 actual cycles in 2e9 reference ones at
+		 * a 2 GHz TSC is 2.4 GHz (issue 22).  A file tree cannot
+		 * hold the msr device (its offsets are register numbers, 8
+		 * bytes each, overlapping), so the delta is written here. */
+		json_t *c0 = json_pack("{s:{s:I,s:I}}", "aperf_mperf",
+				       "aperf", (json_int_t)2400000000LL,
+				       "mperf", (json_int_t)2000000000LL);
+		double khz = 0;
+
+		CHECKF(il_env_effective_khz(c0, 2000000, &khz) &&
+		       khz > 2399999 && khz < 2400001, "khz %g", khz);
+		CHECK(!il_env_effective_khz(c0, 0, &khz));
+		/* Unreadable here: no entry in the delta, no frequency. */
+		CHECK(!il_env_effective_khz(jget(d, "cpus.1"), 2000000, &khz));
+		CHECK(jget(d, "cpus.1.aperf_mperf") == NULL);
+		json_decref(c0);
 	}
 	CHECK(jint(d, "cpus.2.cpuidle.C6.usage") == 17);
 	CHECK(jint(d, "cpus.2.cpuidle.C6.time_us") == 12345);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "series.h"
 #include "tap.h"
 #include "stats.h"
 #include "stats_fixture.h"
@@ -152,11 +153,58 @@ TEST(summary_drop_reasons_merge)
 	CHECK(il_drop_reason_name(IL_DROP_NREASONS) == NULL);
 }
 
+/*
+ * Issue 22, item 9: the stationarity check of a run's raw samples, the
+ * first tenth against the last.  A steady series passes; one whose level
+ * climbs by a third from start to end does not; too few samples,
+ * samples not all kept, or a timed list of events are not judged.
+ */
+TEST(series_stationarity)
+{
+	struct il_series *s = il_series_new("wake_latency", "ns", 0, -1, -1,
+					    false, true);
+	struct il_series *t = il_series_new("call_latency", "ns", 0, -1, -1,
+					    false, true);
+	struct il_series *g = il_series_new("gap", "ns", 0, -1, -1, true, true);
+	char why[256] = "";
+	int i;
+
+	CHECK(s && t && g);
+	if (!s || !t || !g)
+		goto out;
+	for (i = 0; i < 1000; i++) {
+		uint64_t climb = 1000 + (uint64_t)i / 3 + (uint64_t)(i % 11);
+
+		il_series_add(s, 1000 + (uint64_t)(i * 7919 % 101));
+		il_series_add(t, climb);
+		il_series_add_timed(g, (uint64_t)i * 1000, climb);
+	}
+	CHECKF(!il_series_drifted(s, why, sizeof(why)), "%s", why);
+	CHECK(il_series_drifted(t, why, sizeof(why)));
+	CHECKF(strstr(why, "call_latency: first tenth's middle half 10"), "%s", why);
+	/* A timed series is a list of events, not judged. */
+	CHECK(!il_series_drifted(g, why, sizeof(why)));
+	/* A sample not kept raw: no longer judged. */
+	t->dropped_raw = 1;
+	CHECK(!il_series_drifted(t, why, sizeof(why)));
+	t->dropped_raw = 0;
+	il_series_free(s);
+	s = il_series_new("x", "ns", 0, -1, -1, false, true);
+	for (i = 0; s && i < IL_STATIONARY_MIN - 1; i++)
+		il_series_add(s, (uint64_t)i * 100);
+	CHECK(s && !il_series_drifted(s, why, sizeof(why)));
+out:
+	il_series_free(s);
+	il_series_free(t);
+	il_series_free(g);
+}
+
 int main(void)
 {
 	RUN(summary_welford_vs_two_pass);
 	RUN(summary_merge_equals_union);
 	RUN(summary_edges);
 	RUN(summary_drop_reasons_merge);
+	RUN(series_stationarity);
 	return tap_done();
 }
