@@ -9,9 +9,10 @@
 #   - redaction, on by default: every hostname, original machine UUID,
 #     serial, DMI UUID, asset tag, hardware address and dropped
 #     command-line option of a fixture fingerprint and hwloc XML
-#     (tests/fixtures/publish/) is absent from every file of the bundle,
-#     the SQLite file included; --no-redact keeps them; one key gives one
-#     set of pseudonyms, another key another;
+#     (tests/fixtures/publish/), and a campaign file's directory, is
+#     absent from every file of the bundle, the SQLite file included;
+#     --no-redact keeps them; one key gives one set of pseudonyms,
+#     another key another;
 #   - refusals (exit 2, nothing written): a non-empty DIR, the input's own
 #     directory, a file, a selection of no run; the input never changes.
 . tests/lib.sh
@@ -26,14 +27,23 @@ for h in a b; do
 	t_new_host "$T_TMP/state-$h"
 	IDLELAB_STATE_DIR=$T_TMP/state-$h IDLELAB_HOSTNAME=lab-$h-secrethost "$I" bench \
 		tsc_gaps --cpus 0 --param duration_ms=20 --db "$T_TMP/$h.db" >/dev/null 2>&1
+	# Machine a also runs a campaign, from a directory whose name is
+	# private: the bundle keeps the file's name and hash, not its path.
+	if [ $h = a ]; then
+		mkdir -p "$T_TMP/campdir-secret"
+		printf 'name: pub\ngroups:\n  - name: g\n    bench: tsc_gaps\n    cpus: "0"\n    params: {duration_ms: 20}\n' \
+			>"$T_TMP/campdir-secret/c.yaml"
+		IDLELAB_STATE_DIR=$T_TMP/state-$h IDLELAB_HOSTNAME=lab-$h-secrethost "$I" run \
+			"$T_TMP/campdir-secret/c.yaml" --db "$T_TMP/$h.db" >/dev/null 2>&1
+	fi
 	q "$T_TMP/$h.db" "UPDATE machines SET fingerprint = json_patch(fingerprint,
 		CAST(readfile('$F/fingerprint-patch.json') AS TEXT)), hwloc_xml = CAST(readfile('$F/hwloc.xml') AS TEXT)"
 done
 mkdir "$T_TMP/src"
 "$I" merge "$T_TMP/src/fleet.db" "$T_TMP/a.db" "$T_TMP/b.db" >/dev/null 2>&1
 SRC=$T_TMP/src/fleet.db
-check "the source holds two machines and two runs" \
-	[ "$(q "$SRC" "SELECT count(DISTINCT machine_uuid) || ' ' || count(*) FROM runs")" = "2 2" ]
+check "the source holds two machines, three runs and a campaign" \
+	[ "$(q "$SRC" "SELECT count(DISTINCT machine_uuid) || ' ' || count(*) || ' ' || (SELECT count(*) FROM campaigns) FROM runs")" = "2 3 1" ]
 check "the source carries the fixture's serials" grep -qa FP-PSERIAL-7731 "$SRC"
 sum_before=$(sha256sum "$SRC" | cut -d' ' -f1)
 
@@ -107,7 +117,7 @@ leaks() {
 		grep -v '^#' "$F/private.txt" | while read -r s; do
 			grep -qaF -- "$s" "$f" && printf ' %s in %s' "$s" "${f##*/}"
 		done
-		for s in lab-a-secrethost lab-b-secrethost "${T_TMP##*/}" \
+		for s in lab-a-secrethost lab-b-secrethost "${T_TMP##*/}" campdir-secret \
 			"$(cat "$T_TMP/state-a/host-uuid")" "$(cat "$T_TMP/state-b/host-uuid")"; do
 			grep -qaiF -- "$s" "$f" && printf ' %s in %s' "$s" "${f##*/}"
 		done
@@ -125,6 +135,10 @@ check "redacted: machine UUIDs are pseudonyms in UUID form (version 8)" \
 check "redacted: run UUIDs are kept" \
 	[ "$(q "$B/idlelab.db" "SELECT group_concat(uuid) FROM (SELECT uuid FROM runs ORDER BY uuid)")" = \
 	  "$(q "$SRC" "SELECT group_concat(uuid) FROM (SELECT uuid FROM runs ORDER BY uuid)")" ]
+check "redacted: the campaign keeps its file's name and hash, under the machine's pseudonym" \
+	[ "$(q "$B/idlelab.db" "SELECT c.file || ' ' || (c.file_sha256 = '$(sha256sum "$T_TMP/campdir-secret/c.yaml" | cut -d' ' -f1)') || ' ' || count(r.uuid) FROM campaigns c JOIN runs r ON r.machine_uuid = c.machine_uuid AND r.campaign = c.name")" = "c.yaml 1 1" ]
+check "README.md lists the campaign file with its SHA-256" \
+	grep -q "^| pub | c.yaml | $(sha256sum "$T_TMP/campdir-secret/c.yaml" | cut -d' ' -f1) | " "$B/README.md"
 check "redactions.json lists what was removed" \
 	jq -e '.redacted and (.machines | length == 2) and all(.machines[]; .removed | index("kernel command line: root") and index("hwloc XML: info DMIProductSerial") and index("fingerprint: dmi.product_uuid"))' "$B/redactions.json"
 check "README.md names the machines by pseudonym and says what was removed" \
@@ -151,16 +165,19 @@ check "--no-redact: hostnames, serials, machine UUIDs and the command line kept"
 # finds every private string, the fixture's and the hosts'.
 found=$(leaks "$T_TMP/plain")
 check "the leak check finds every private string in a --no-redact bundle" \
-	[ "$(echo "$found" | grep -o ' in idlelab.db' | wc -l)" -eq "$(($(grep -vc '^#' "$F/private.txt") + 5))" ]
+	[ "$(echo "$found" | grep -o ' in idlelab.db' | wc -l)" -eq "$(($(grep -vc '^#' "$F/private.txt") + 6))" ]
 check "--no-redact: no redactions.json" test ! -e "$T_TMP/plain/redactions.json"
 "$I" merge "$T_TMP/back-plain.db" "$T_TMP/plain/idlelab.db" >/dev/null 2>&1
 check "--no-redact merged back: the source's report, byte for byte" \
 	sh -c "'$I' report --db '$SRC' >'$T_TMP/r1' && '$I' report --db '$T_TMP/back-plain.db' >'$T_TMP/r2' && cmp '$T_TMP/r1' '$T_TMP/r2'"
 
 # A selection: --where host=... keeps one machine and its run only.
-"$I" publish "$T_TMP/one" --db "$SRC" --where host=lab-a-secrethost >/dev/null 2>&1
-check "--where host=: one machine, one run" \
+"$I" publish "$T_TMP/one" --db "$SRC" --where host=lab-b-secrethost >/dev/null 2>&1
+check "--where host=: one machine, its one run" \
 	[ "$(q "$T_TMP/one/idlelab.db" "SELECT (SELECT count(*) FROM machines) || ' ' || count(*) FROM runs")" = "1 1" ]
+"$I" publish "$T_TMP/campaign" --db "$SRC" --where campaign=pub >/dev/null 2>&1
+check "--where campaign=: its run, its machine and its campaign row" \
+	[ "$(q "$T_TMP/campaign/idlelab.db" "SELECT (SELECT count(*) FROM machines) || ' ' || count(*) || ' ' || (SELECT count(*) FROM campaigns) FROM runs")" = "1 1 1" ]
 one=$(q "$T_TMP/one/idlelab.db" "SELECT uuid || ',' || hostname FROM machines")
 check "--where host=: the same pseudonyms as in the whole bundle" \
 	sh -c "[ -n '$one' ] && grep -q '^$one,' '$B/machines.csv'"
