@@ -191,6 +191,7 @@ static int key_read(const char *path, int check_mode, struct il_redact_key *key)
 	struct sha256_ctx ctx;
 	uint8_t buf[4096], id[SHA256_DIGEST_SIZE];
 	struct stat st;
+	size_t total = 0;
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), i;
 
@@ -203,11 +204,18 @@ static int key_read(const char *path, int check_mode, struct il_redact_key *key)
 				 path, (unsigned)(st.st_mode & 0777));
 	}
 	sha256_init(&ctx);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
 		sha256_update(&ctx, (size_t)n, buf);
+		total += (size_t)n;
+	}
 	close(fd);
 	if (n < 0)
 		return il_errorf(-EIO, "cannot read the publish key %s", path);
+	/* A short key can be guessed, and with it every pseudonym undone
+	 * by trying hostnames. */
+	if (total < IL_REDACT_KEY_MIN)
+		return il_errorf(-EINVAL, "the publish key %s holds %zu bytes: give at least %d random ones (e.g. head -c 32 /dev/urandom)",
+				 path, total, IL_REDACT_KEY_MIN);
 	sha256_digest(&ctx, sizeof(key->k), key->k);
 	/* The key's name: a hash of the key under a fixed label, so a lab can
 	 * tell which key a bundle used and learns nothing of the key. */

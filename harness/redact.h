@@ -23,6 +23,8 @@
 #include <stdint.h>
 
 #define IL_REDACT_KEY_LEN 32
+/* The fewest bytes a key file may hold (128 bits). */
+#define IL_REDACT_KEY_MIN 16
 /* "host-" and 12 hex digits (48 bits: no clash in any real fleet). */
 #define IL_REDACT_HOST_LEN 18
 
@@ -36,7 +38,8 @@ struct il_redact_key {
  * @path is NULL of $IDLELAB_STATE_DIR/publish-key (default
  * /var/lib/idlelab), created mode 0600 with 32 random bytes if missing.
  * An existing default key readable by group or others is refused
- * (-EPERM): whoever can read it can undo every pseudonym.
+ * (-EPERM): whoever can read it can undo every pseudonym.  So is a file
+ * of fewer than IL_REDACT_KEY_MIN bytes (-EINVAL), which can be guessed.
  * @used, when not NULL, gets the path read (malloc()ed).
  */
 int il_redact_key_load(const char *path, struct il_redact_key *key,

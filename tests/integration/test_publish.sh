@@ -194,6 +194,8 @@ check "... and leaves no DIR behind" test ! -e "$T_TMP/none"
 expect_exit "a missing database is refused" 2 "$I" publish "$T_TMP/nodb" --db "$T_TMP/missing.db"
 expect_exit "no DIR is a usage error" 2 "$I" publish --db "$SRC"
 expect_exit "a bad --where is a usage error" 2 "$I" publish "$T_TMP/w" --db "$SRC" --where nokey=1
+printf 'short' >"$T_TMP/short.key"
+expect_exit "a --key file too short to be secret is refused" 2 "$I" publish "$T_TMP/k" --db "$SRC" --key "$T_TMP/short.key"
 chmod 644 "$IDLELAB_STATE_DIR/publish-key"
 expect_exit "a default key others can read is refused" 2 "$I" publish "$T_TMP/k" --db "$SRC"
 check "the input is still unchanged" [ "$(sha256sum "$SRC" | cut -d' ' -f1)" = "$sum_before" ]
