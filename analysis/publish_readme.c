@@ -90,6 +90,9 @@ static void redactions(FILE *out, const json_t *r)
 			fprintf(out, "%s%s", j ? "; " : "; removed ", json_string_value(v));
 		fputs("\n", out);
 	}
+	if (json_integer_value(json_object_get(r, "reference_machines_kept")))
+		fprintf(out, "- kept as published: %lld reference machines (figures from public sources, not measured)\n",
+			(long long)json_integer_value(json_object_get(r, "reference_machines_kept")));
 	v = json_object_get(json_object_get(r, "paths"), "removed");
 	if (v)
 		fprintf(out, "- removed %s\n", json_string_value(v));

@@ -41,7 +41,8 @@ int il_publish_copy(const char *src_path, const char *work_path,
 int il_publish_keep(struct il_store *work);
 
 /**
- * il_publish_redact() - rewrite @work's machines under @key: UUID and
+ * il_publish_redact() - rewrite @work's measured machines (reference
+ * machines, published figures, stay as they are) under @key: UUID and
  * hostname pseudonyms (in every table that references a machine), the
  * fingerprint and hwloc XML redacted, and the directories taken out of
  * runs' command lines and campaigns' file paths.  What was removed is

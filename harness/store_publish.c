@@ -185,6 +185,18 @@ static int strip_column(sqlite3 *db, const char *table, const char *col,
 	return ret;
 }
 
+static long long count_rows(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	long long n = 0;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
 /* Every reference to machine @from becomes @to. */
 static int rekey(sqlite3 *db, const char *from, const char *to)
 {
@@ -271,11 +283,15 @@ static int redact_all(sqlite3 *db, const struct il_redact_key *key,
 	int ret = 0, rc, nrun, ncamp;
 
 	/* The machine list is read whole first: rows are rewritten, keys
-	 * included, while it is walked. */
+	 * included, while it is walked.  Reference machines are left as
+	 * they are: their names and figures come from public sources, and
+	 * their fixed UUIDs are what lets `import reference` and a merge
+	 * of this bundle meet on one row instead of two. */
 	if (!list || json_object_set_new(report, "machines", list))
 		return il_errorf(-ENOMEM, "out of memory");
 	if (exec(db, "CREATE TEMP TABLE il_pub_m AS SELECT uuid, hostname,"
-		 " fingerprint, hwloc_xml FROM main.machines", "listing machines") ||
+		 " fingerprint, hwloc_xml FROM main.machines WHERE is_reference = 0",
+		 "listing machines") ||
 	    sqlite3_prepare_v2(db, "SELECT uuid, hostname, fingerprint, hwloc_xml"
 			       " FROM temp.il_pub_m ORDER BY uuid", -1, &sel, NULL) != SQLITE_OK)
 		return sql_err(db, "listing machines");
@@ -284,6 +300,9 @@ static int redact_all(sqlite3 *db, const struct il_redact_key *key,
 	sqlite3_finalize(sel);
 	ret = ret ?: strip_column(db, "runs", "cmdline", &nrun) ?:
 	      strip_column(db, "campaigns", "file", &ncamp);
+	if (!ret && json_object_set_new(report, "reference_machines_kept",
+					json_integer(count_rows(db, "SELECT count(*) FROM main.machines WHERE is_reference = 1"))))
+		ret = il_errorf(-ENOMEM, "out of memory");
 	if (!ret && json_object_set_new(report, "paths",
 					json_pack("{s:s, s:i, s:i}", "removed",
 						  "the directories of every path in runs.cmdline and campaigns.file (their file names stay)",

@@ -13,6 +13,7 @@
 #     absent from every file of the bundle, the SQLite file included;
 #     --no-redact keeps them; one key gives one set of pseudonyms,
 #     another key another;
+#   - reference machines (published figures) stay as published;
 #   - refusals (exit 2, nothing written): a non-empty DIR, the input's own
 #     directory, a file, a selection of no run; the input never changes.
 . tests/lib.sh
@@ -181,6 +182,21 @@ check "--where campaign=: its run, its machine and its campaign row" \
 one=$(q "$T_TMP/one/idlelab.db" "SELECT uuid || ',' || hostname FROM machines")
 check "--where host=: the same pseudonyms as in the whole bundle" \
 	sh -c "[ -n '$one' ] && grep -q '^$one,' '$B/machines.csv'"
+
+# Reference machines (published figures) are public and keep their names
+# and fixed UUIDs, so the bundle and a fresh `import reference` meet on
+# the same rows when merged.
+"$I" import reference data/reference/seeds.json --db "$T_TMP/ref.db" >/dev/null 2>&1
+"$I" merge "$T_TMP/withref.db" "$T_TMP/ref.db" "$T_TMP/a.db" >/dev/null 2>&1
+"$I" publish "$T_TMP/refb" --db "$T_TMP/withref.db" >/dev/null 2>&1
+check "reference machines are kept as published, the measured one redacted" \
+	[ "$(q "$T_TMP/refb/idlelab.db" "SELECT group_concat(n) FROM (SELECT count(*) AS n FROM machines WHERE uuid IN (SELECT uuid FROM machines WHERE is_reference = 1) AND hostname NOT LIKE 'host-%' UNION ALL SELECT count(*) FROM machines WHERE is_reference = 0 AND hostname LIKE 'host-%')")" = \
+	  "$(q "$T_TMP/ref.db" "SELECT count(*) FROM machines"),1" ]
+"$I" merge "$T_TMP/refback.db" "$T_TMP/ref.db" "$T_TMP/refb/idlelab.db" >/dev/null 2>&1
+check "merged with a fresh import reference: no reference machine twice" \
+	[ "$(q "$T_TMP/refback.db" "SELECT count(*) FROM machines")" = "$(q "$T_TMP/withref.db" "SELECT count(*) FROM machines")" ]
+check "redactions.json counts the reference machines kept" \
+	jq -e '.reference_machines_kept > 0 and (.machines | length == 1)' "$T_TMP/refb/redactions.json"
 
 # Refusals: exit 2 with a message, nothing written.
 expect_exit "a non-empty DIR is refused" 2 "$I" publish "$B" --db "$SRC"
