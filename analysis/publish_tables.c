@@ -62,6 +62,7 @@ static json_t *table_comment(const char *name)
 {
 	char pat[160], *buf = NULL;
 	const char *sql = NULL, *at, *ls, *le;
+	json_t *desc;
 	size_t len = 0;
 	int i;
 
@@ -95,10 +96,9 @@ static json_t *table_comment(const char *name)
 	}
 	if (!buf)
 		return NULL;
-	json_t *s = json_string(buf);
-
+	desc = json_string(buf);
 	free(buf);
-	return s;
+	return desc;
 }
 
 /* The "--" comment on @col's own line of the CREATE TABLE text @sql. */
