@@ -36,6 +36,7 @@ static const struct il_cmd il_cmds[] = {
 	{ "merge", cmd_merge, "merge databases into one (by UUID, idempotent)" },
 	{ "import", cmd_import, "import cyclictest JSON or the seeds' reference figures" },
 	{ "export", cmd_export, "export runs, summaries or histogram buckets" },
+	{ "publish", cmd_publish, "write a shareable, redacted dataset bundle" },
 	{ NULL, NULL, NULL },
 };
 

@@ -152,7 +152,7 @@ done
 
 # --- the option tables (harness/cli/cli_opts.h) -----------------------------
 # --help is generated from the same table --list-options prints.
-for c in info list bench report db restore merge import export run; do
+for c in info list bench report db restore merge import export publish run; do
 	"$IDLELAB" $c --help >"$T_TMP/help"
 	miss=
 	for o in $("$IDLELAB" $c --list-options); do
