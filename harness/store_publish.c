@@ -15,6 +15,7 @@
 #include "merge.h"
 #include "redact.h"
 #include "store.h"
+#include "store_internal.h"
 #include "store_sqlite.h"
 
 #include <errno.h>
@@ -185,18 +186,6 @@ static int strip_column(sqlite3 *db, const char *table, const char *col,
 	return ret;
 }
 
-static long long count_rows(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	long long n = 0;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
 /* Every reference to machine @from becomes @to. */
 static int rekey(sqlite3 *db, const char *from, const char *to)
 {
@@ -281,6 +270,7 @@ static int redact_all(sqlite3 *db, const struct il_redact_key *key,
 	json_t *list = json_array();
 	sqlite3_stmt *sel;
 	int ret = 0, rc, nrun, ncamp;
+	int64_t nref = 0;
 
 	/* The machine list is read whole first: rows are rewritten, keys
 	 * included, while it is walked.  Reference machines are left as
@@ -300,8 +290,12 @@ static int redact_all(sqlite3 *db, const struct il_redact_key *key,
 	sqlite3_finalize(sel);
 	ret = ret ?: strip_column(db, "runs", "cmdline", &nrun) ?:
 	      strip_column(db, "campaigns", "file", &ncamp);
+	if (!ret && store_query_i64(db, "SELECT count(*) FROM main.machines WHERE is_reference = 1",
+				    &nref))
+		ret = il_errorf(-EIO, "cannot count the reference machines: %s",
+				sqlite3_errmsg(db));
 	if (!ret && json_object_set_new(report, "reference_machines_kept",
-					json_integer(count_rows(db, "SELECT count(*) FROM main.machines WHERE is_reference = 1"))))
+					json_integer(nref)))
 		ret = il_errorf(-ENOMEM, "out of memory");
 	if (!ret && json_object_set_new(report, "paths",
 					json_pack("{s:s, s:i, s:i}", "removed",
