@@ -193,30 +193,30 @@ TEST(run_level)
 	save(s, 100, "d", 10000);
 	save(s, 101, "e", 10000);
 	t = compare(s, "params.mode=a", "params.mode=b");
-	CHECK(t && t->nrows == 3 && t->ncols == 17);
-	if (t && t->nrows == 3 && t->ncols == 17) {
+	CHECK(t && t->nrows == 3 && t->ncols == 20);
+	if (t && t->nrows == 3 && t->ncols == 20) {
 		CHECKF(!strcmp(t->cells[4], "median"), "%s", t->cells[4]);
-		CHECKF(!strcmp(t->cells[6], "8") && !strcmp(t->cells[9], "8"),
-		       "runs %s %s", t->cells[6], t->cells[9]);
-		dm = atof(t->cells[12]);
-		CHECKF(dm > 8 && dm < 12, "median shift %s", t->cells[12]);
-		CHECK(sscanf(t->cells[13], "[%lf, %lf]", &lo, &hi) == 2);
-		CHECKF(lo > 0 && lo < dm && hi > dm, "%s", t->cells[13]);
-		CHECKF(!strcmp(t->cells[16], "higher than S1 (Holm p < 0.05)"), "%s", t->cells[16]);
+		CHECKF(!strcmp(t->cells[6], "8") && !strcmp(t->cells[10], "8"),
+		       "runs %s %s", t->cells[6], t->cells[10]);
+		dm = atof(t->cells[14]);
+		CHECKF(dm > 8 && dm < 12, "median shift %s", t->cells[14]);
+		CHECK(sscanf(t->cells[15], "[%lf, %lf]", &lo, &hi) == 2);
+		CHECKF(lo > 0 && lo < dm && hi > dm, "%s", t->cells[15]);
+		CHECKF(!strcmp(t->cells[19], "higher than S1 (Holm p < 0.05)"), "%s", t->cells[19]);
 	}
 	il_table_free(t);
 	t = compare(s, "params.mode=a", "params.mode=c");
-	if (t && t->nrows == 3 && t->ncols == 17) {
-		CHECK(sscanf(t->cells[13], "[%lf, %lf]", &lo, &hi) == 2);
-		CHECKF(lo < 0 && hi > 0, "%s", t->cells[13]);
-		CHECKF(!strcmp(t->cells[16], "no evidence of a change (CI contains 0)"),
-		       "%s", t->cells[16]);
+	if (t && t->nrows == 3 && t->ncols == 20) {
+		CHECK(sscanf(t->cells[15], "[%lf, %lf]", &lo, &hi) == 2);
+		CHECKF(lo < 0 && hi > 0, "%s", t->cells[15]);
+		CHECKF(!strcmp(t->cells[19], "no evidence of a change (CI contains 0)"),
+		       "%s", t->cells[19]);
 	}
 	il_table_free(t);
 	t = compare(s, "params.mode=d", "params.mode=e");
-	if (t && t->nrows == 3 && t->ncols == 17) {
-		CHECKF(!strcmp(t->cells[13], "not possible with 1 vs 1 runs"), "%s", t->cells[13]);
-		CHECKF(strstr(t->cells[16], "too few runs (1 vs 1)") != NULL, "%s", t->cells[16]);
+	if (t && t->nrows == 3 && t->ncols == 20) {
+		CHECKF(!strcmp(t->cells[15], "not possible with 1 vs 1 runs"), "%s", t->cells[15]);
+		CHECKF(strstr(t->cells[19], "too few runs (1 vs 1)") != NULL, "%s", t->cells[19]);
 	}
 	il_table_free(t);
 	il_store_close(s);
