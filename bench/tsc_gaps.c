@@ -185,6 +185,7 @@ static int tg_thread(struct il_worker *w)
 
 	/* This CPU's own TSC as the base when TSCs may disagree. */
 	c.base = st->cross_cpu ? st->start_tsc : il_rdtsc_ordered();
+	c.gs->t0_tsc = c.base;	/* --causes lines this CPU's trace up with it */
 	il_gap_loop_run(&L, tg_read, &c, tg_flush, tg_stop);
 	tg_flush(&c, &L);
 	tg_summaries(w, &L);

@@ -199,8 +199,17 @@ static int add_windows(struct il_causes_run *c, const struct il_run *run,
 	double per = c->trace->clock == IL_TRACE_CLOCK_TSC ?
 		1e6 / (double)c->khz : 1.0;
 	bool timed = s->raw_layout == IL_RAW_TIMED;
-
 	size_t first = *nw;
+	/* A series counted from its CPU's own first read: its times move by
+	 * that read's distance from t0, in the same CPU's TSC as its events.
+	 * Without this a run whose TSCs were not trusted across CPUs had its
+	 * windows off by the thread's start, tens to hundreds of us. */
+	int64_t shift = 0;
+
+	if (timed && c->trace->clock == IL_TRACE_CLOCK_TSC && s->t0_tsc)
+		shift = s->t0_tsc >= t0 ?
+			(int64_t)((double)(s->t0_tsc - t0) * per) :
+			-(int64_t)((double)(t0 - s->t0_tsc) * per);
 
 	if (timed && c->trace->clock == IL_TRACE_CLOCK_TSC && !run->t0_tsc)
 		return 0;	/* no time base declared: nothing to place */
@@ -218,7 +227,7 @@ static int add_windows(struct il_causes_run *c, const struct il_run *run,
 		/* Every noted sample goes in, for the idle state it met
 		 * (il_causes_states()); only outliers are kept after. */
 		if (timed) {
-			t = (int64_t)s->raw[2 * k];
+			t = (int64_t)s->raw[2 * k] + shift;
 		} else {
 			uint64_t a = nt->v[k].t;
 

@@ -43,6 +43,10 @@ struct il_series {
 	size_t raw_cap;
 	uint64_t raw_limit;	/* max samples kept; beyond, counted dropped_raw */
 	uint64_t dropped_raw;
+	/* The TSC value a timed series' times count from, when that is not
+	 * the run's t0_tsc (0: it is): a CPU's own first read when TSCs may
+	 * disagree across CPUs.  --causes places the samples with it. */
+	uint64_t t0_tsc;
 };
 
 /**
