@@ -47,6 +47,9 @@ TEST_DEPS="$TEST_DEPS mmdebstrap"
 # clang and its compiler-rt: the libFuzzer smoke run of the parsers
 # (tests/integration/test_fuzz_smoke.sh, `make FUZZ=1 fuzz`).
 TEST_DEPS="$TEST_DEPS clang libclang-rt-14-dev"
+# python3-jsonschema: the publish test validates datapackage.json and
+# metadata.json against schemas/json/.
+TEST_DEPS="$TEST_DEPS python3-jsonschema"
 FLEET_DEPS="ansible-core openssh-client"
 
 # tools/deps.sh: installed, missing, apt_install and the plan modes.

@@ -51,6 +51,22 @@ int il_publish_package(struct il_store *bundle, const char *dir,
 int il_publish_readme(struct il_store *bundle, const char *dir,
 		      const json_t *redactions);
 
+/**
+ * il_publish_metadata() - write DIR/metadata.json, the Datasette metadata
+ * of the bundle's idlelab.db: the package's title and source, and per
+ * table its description, its columns' descriptions and their units, all
+ * taken from @tables (il_publish_tables()), so the two files never
+ * disagree.
+ */
+int il_publish_metadata(const char *dir, const json_t *tables);
+
+/**
+ * il_publish_column_unit() - the unit of column @col when its name fixes
+ * one ("ns" for *_ns, "kHz" for *_khz, "KiB" for *_kb), else NULL: the
+ * summaries' values are in the unit their row names.
+ */
+const char *il_publish_column_unit(const char *col);
+
 /** il_publish_file_sha256() - the SHA-256 of the file at @path in hex. */
 int il_publish_file_sha256(const char *path, char out[65], long long *bytes);
 

@@ -140,6 +140,7 @@ static int body(FILE *out, sqlite3 *db, const json_t *r, const char *dbhash)
 			"- `idlelab.db`: every table, one SQLite file (SHA-256 `%s`).\n"
 			"- `TABLE.csv`: one CSV per table (RFC 4180, a header row; an empty field is NULL; BLOBs in base64).\n"
 			"- `datapackage.json`: a Frictionless Data Package describing each file: field types, primary and foreign keys, sizes and SHA-256 hashes.\n"
+			"- `metadata.json`: the same descriptions and units for Datasette (`datasette idlelab.db -m metadata.json`).\n"
 			"%s\n"
 			"## Reproduce\n\n"
 			"```sh\n"

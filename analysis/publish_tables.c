@@ -149,6 +149,22 @@ static const char *json_column_type(sqlite3 *db, const char *table,
 	return rows == 1 ? type : "string";
 }
 
+const char *il_publish_column_unit(const char *col)
+{
+	size_t n = strlen(col);
+
+	/* first_seen and last_seen say "ns since the epoch" in the schema
+	 * but have no suffix; every other fixed unit is in the name. */
+	if ((n > 3 && !strcmp(col + n - 3, "_ns")) ||
+	    !strcmp(col, "first_seen") || !strcmp(col, "last_seen"))
+		return "ns";
+	if (n > 4 && !strcmp(col + n - 4, "_khz"))
+		return "kHz";
+	if (n > 3 && !strcmp(col + n - 3, "_kb"))
+		return "KiB";
+	return NULL;
+}
+
 static json_t *field(sqlite3 *db, const char *table, const char *create,
 		     sqlite3_stmt *col)
 {
@@ -176,6 +192,10 @@ static json_t *field(sqlite3 *db, const char *table, const char *create,
 	d = column_comment(create, name);
 	if (d)
 		json_object_set_new(f, "description", d);
+	/* Table Schema has no unit property; the spec allows properties of
+	 * one's own, and metadata.json gives the same units to Datasette. */
+	if (il_publish_column_unit(name))
+		json_object_set_new(f, "unit", json_string(il_publish_column_unit(name)));
 	/* A primary key column is required by the key itself. */
 	if (sqlite3_column_int(col, 3) && !sqlite3_column_int(col, 5))
 		json_object_set_new(f, "constraints", json_pack("{s:b}", "required", 1));

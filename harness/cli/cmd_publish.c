@@ -3,8 +3,9 @@
  * cmd_publish.c - `idlelab publish DIR`: a dataset a lab can share (issue
  * 25).  DIR gets idlelab.db (the selected runs and their machines, made
  * with VACUUM INTO: harness/publish.h), one CSV per table,
- * datapackage.json and README.md (analysis/publish_bundle.h), and, when
- * redacted (the default, redact.h), redactions.json.
+ * datapackage.json, metadata.json (for Datasette) and README.md
+ * (analysis/publish_bundle.h), and, when redacted (the default,
+ * redact.h), redactions.json.
  *
  * DIR must be new or empty: a bundle is one publication, and mixing it
  * with files already there would let a stale CSV pass for part of it.  The
@@ -176,6 +177,7 @@ static int make_files(const char *dir, const struct paths *p, json_t *redactions
 	}
 	ret = il_publish_tables(bundle, dir, tables) ?:
 	      il_publish_package(bundle, dir, tables) ?:
+	      il_publish_metadata(dir, tables) ?:
 	      il_publish_readme(bundle, dir, redactions);
 	if (!ret && redactions)
 		ret = write_json(p->redactions, redactions);
