@@ -1,7 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Issue 25, items 1 and 2: `idlelab publish DIR`.
-#   - the bundle: idlelab.db, one CSV per table, datapackage.json (its
+#   - the bundle: idlelab.db, one CSV per table, datapackage.json and
+#     metadata.json (validated against schemas/json/, units checked), the
+#     README's five worked queries run on it, datapackage.json (its
 #     shape checked with jq: resources, schemas, keys, hashes), README.md;
 #   - it merges back: `idlelab merge` of the bundle gives the source's
 #     report row for row (by name without redaction; with it, the same
@@ -101,6 +103,53 @@ for p in $(jq -r '.resources[].path' "$P"); do
 	  "sha256:$(sha256sum "$B/$p" | cut -d' ' -f1)" ] || bad="$bad $p"
 done
 check "datapackage.json: every hash is its file's SHA-256${bad:+:$bad}" [ -z "$bad" ]
+
+# Units: a fixed unit is in the field, as a property of the package's own.
+check "datapackage.json: a *_ns field has unit ns, a per-row value none" \
+	jq -e '(.resources[] | select(.name == "runs") | .schema.fields[] | select(.name == "start_ns") | .unit == "ns") and (.resources[] | select(.name == "summaries") | .schema.fields[] | select(.name == "p50") | has("unit") | not)' "$P"
+check "datapackage.json: tsc_khz in kHz, first_seen in ns" \
+	jq -e '(.resources[] | select(.name == "runs") | .schema.fields[] | select(.name == "tsc_khz") | .unit == "kHz") and (.resources[] | select(.name == "machines") | .schema.fields[] | select(.name == "first_seen") | .unit == "ns")' "$P"
+
+# metadata.json for Datasette: the same tables, descriptions and units.
+M=$B/metadata.json
+check "metadata.json: every table of the database, under the database idlelab" \
+	[ "$(jq -r '.databases.idlelab.tables | keys | join(" ")' "$M")" = "$(echo $tables)" ]
+check "metadata.json: column descriptions and units agree with datapackage.json" \
+	jq -e --slurpfile p "$P" '.databases.idlelab.tables.machines.columns.first_seen == "ns since the epoch" and .databases.idlelab.tables.runs.units.start_ns == "ns" and ([$p[0].resources[] | select(.schema) | .name as $t | .schema.fields[] | select(.unit) | [$t, .name, .unit]] == [.databases.idlelab.tables | to_entries[] | .key as $t | .value.units | to_entries[] | [$t, .key, .value]])' "$M"
+
+# Both files against JSON Schemas written from the specs; each schema
+# must also refuse a broken copy, or it checks nothing.
+V="python3 tests/helpers/json-validate.py"
+check "datapackage.json is valid against schemas/json/datapackage.schema.json" \
+	$V schemas/json/datapackage.schema.json "$P"
+check "metadata.json is valid against schemas/json/datasette-metadata.schema.json" \
+	$V schemas/json/datasette-metadata.schema.json "$M"
+jq '.resources[0].path = "../etc/passwd" | del(.resources[1].schema)' "$P" >"$T_TMP/bad-pkg.json"
+expect_exit "a resource path with .. and a tabular resource without schema are refused" 1 \
+	$V schemas/json/datapackage.schema.json "$T_TMP/bad-pkg.json"
+check "the refusal names both" sh -c "grep -q 'resources/0/path' '$T_TMP/err' && grep -q \"'schema' is a required property\" '$T_TMP/err'"
+jq '.databases.idlelab.tables.runs.unit = .databases.idlelab.tables.runs.units' "$M" >"$T_TMP/bad-meta.json"
+expect_exit "a misspelt Datasette key (unit for units) is refused" 1 \
+	$V schemas/json/datasette-metadata.schema.json "$T_TMP/bad-meta.json"
+
+# The README's five worked queries, as printed there, on the bundle.
+awk '/^```sql$/ { on = 1; n++; next } /^```$/ { on = 0 } on { print > (dir "/q" n ".sql") }' \
+	dir="$T_TMP" README.md
+rq() { sqlite3 -batch -csv -noheader "$B/idlelab.db" <"$T_TMP/q$1.sql"; }
+check "the README has five worked queries, q1 to q5" sh -c \
+	"for i in 1 2 3 4 5; do head -1 '$T_TMP'/q\$i.sql | grep -q \"^-- q\$i: \" || exit 1; done"
+bq() { q "$B/idlelab.db" "$1"; }
+check "q1: one row per machine and bench, every run counted, all ok" \
+	[ "$(rq 1 | awk -F, '{ n++; r += $3; ok += $4 } END { print n, r, ok }')" = \
+	  "$(bq "SELECT count(DISTINCT machine_uuid || bench) || ' ' || count(*) || ' ' || sum(status = 'ok') FROM runs")" ]
+check "q2: the gap series of both machines, with samples" \
+	[ "$(rq 2 | awk -F, '$3 == "gap" && $6 > 0 { print $1 }' | sort -u | wc -l)" -eq 2 ]
+check "q3: the two machines side by side, the ratio their medians'" \
+	[ "$(rq 3 | awk -F, '$2 == "gap" { r = $5 ? $7 / $5 : 0; d = r - $8; print (d < 0.001 && d > -0.001 && $4 < $6) ? "ok" : "bad" }' | sort -u)" = ok ]
+check "q4: every row it gives has a status and a reason" \
+	sh -c "rq() { sqlite3 -batch -csv -noheader '$B/idlelab.db' <'$T_TMP/q4.sql'; }; rq >/dev/null && ! rq | awk -F, '\$4 == \"\" || \$5 == \"\"' | grep -q ."
+check "q5: both machines, on this kernel, with their run counts" \
+	[ "$(rq 5 | awk -F, -v k="$(uname -r)" '$3 == k { n++; r += $NF } END { print n, r }')" = "2 3" ]
 
 # Merge back: the report of the bundle, merged into a new file, is the
 # source's, row for row, under pseudonyms (the Machine column aside).
