@@ -126,6 +126,11 @@ inventory() {  # inventory FILE [GHOST]
 		echo "    ansible_python_interpreter: /usr/bin/python3"
 		echo "    ansible_ssh_common_args: -F $S/ssh_config"
 		echo "    ansible_control_path_dir: $T_TMP/cp"
+		# The masters must outlive the whole run for "one SSH master per
+		# inventory host" to count them: fleet/ansible.cfg's 120 s is
+		# shorter than a run on a loaded 2-CPU machine.  The test's
+		# cleanup closes them.
+		echo "    ansible_ssh_args: -o ControlMaster=auto -o ControlPersist=30m -o ServerAliveInterval=30"
 		echo "    idlelab_binary: $IDLELAB"
 		echo "    idlelab_prefix: $T_TMP/prefix"
 		echo "    idlelab_install_deps: false"
