@@ -203,6 +203,42 @@ static int find_bench(const struct cli_command *cmd, int argc, char **argv,
 }
 
 /*
+ * Open the database, record the machine, run the prepared @run with a
+ * progress line and print how it ended.  Return: the exit code.
+ */
+static int store_and_run(const char *db, struct il_topo *topo,
+			 const struct il_run_request *req, struct il_run *run,
+			 struct il_counters *counters, bool json, bool quiet)
+{
+	struct il_store *store = NULL;
+	struct il_run_outcome out;
+	char machine[37];
+	bool progress;
+	int ret, code;
+
+	ret = il_store_open(db, IL_STORE_CREATE, &store);
+	if (ret)
+		return cli_usage_error("bench: %s", il_errmsg());
+	ret = il_machine_register(store, topo, machine);
+	if (ret) {
+		code = cli_error(IL_EXIT_FAIL, "bench: cannot record the machine: %s", il_errmsg());
+		il_store_close(store);
+		return code;
+	}
+	cli_install_signals();
+	memset(&out, 0, sizeof(out));
+	progress = !json && !quiet && show_progress(req, run);
+	ret = il_run_execute(store, machine, req, run, counters, &out);
+	if (progress) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	code = print_outcome(store, db, req, &out, ret, json, quiet);
+	il_store_close(store);
+	return code;
+}
+
+/*
  * The --param strings @kv into @req's typed block, and that block rendered
  * once into the text that --dry-run and --json print and the store keeps:
  * from here on the run's parameters are the block.  Both are malloc'd
@@ -237,13 +273,9 @@ int cmd_bench(int argc, char **argv)
 	char *params_json = NULL;
 	void *block = NULL;
 	struct il_counters *counters = NULL;
-	struct il_store *store = NULL;
 	struct il_topo *topo = NULL;
-	struct il_run_outcome out;
 	struct il_run run;
-	char machine[37];
 	bool json = false, quiet = false, dry = false, have_run = false;
-	bool progress;
 	const struct cli_option options[] = {
 		CLI_STRING('c', "cpus", &req.cpus, "SPEC",
 			   "placement: all, 0,2-3, one-per-core, one-per-l3,\n"
@@ -275,26 +307,18 @@ int cmd_bench(int argc, char **argv)
 	if (!params)
 		return cli_error(IL_EXIT_FAIL, "out of memory");
 	code = cli_parse_options(&cmd, argc, argv, &argi);
-	if (code != CLI_CONTINUE) {
-		free(params);
-		return code;
-	}
-	if (dry && json) {
-		free(params);
-		return cli_usage_error("bench: --dry-run prints text only; leave --json out");
-	}
-	code = find_bench(&cmd, argc, argv, argi, &req.ops);
-	if (code) {
-		free(params);
-		return code;
-	}
+	if (code != CLI_CONTINUE)
+		goto out;
+	code = dry && json ?
+	       cli_usage_error("bench: --dry-run prints text only; leave --json out") :
+	       find_bench(&cmd, argc, argv, argi, &req.ops);
+	if (code)
+		goto out;
 	req.cmdline = cli_cmdline();
 	/* A campaign killed with -9 may have left settings changed. */
 	code = dry ? 0 : cli_envctl_recover("bench");
-	if (code) {
-		free(params);
-		return code;
-	}
+	if (code)
+		goto out;
 
 	ret = il_topo_open(&topo);
 	if (ret) {
@@ -310,31 +334,9 @@ int cmd_bench(int argc, char **argv)
 		code = cli_usage_error("bench %s: %s", req.ops->name, il_errmsg());
 		goto out;
 	}
-	if (dry) {
-		code = print_dry(&req, &run);
-		goto out;
-	}
-	ret = il_store_open(db, IL_STORE_CREATE, &store);
-	if (ret) {
-		code = cli_usage_error("bench: %s", il_errmsg());
-		goto out;
-	}
-	ret = il_machine_register(store, topo, machine);
-	if (ret) {
-		code = cli_error(IL_EXIT_FAIL, "bench: cannot record the machine: %s", il_errmsg());
-		goto out;
-	}
-	cli_install_signals();
-	memset(&out, 0, sizeof(out));
-	progress = !json && !quiet && show_progress(&req, &run);
-	ret = il_run_execute(store, machine, &req, &run, counters, &out);
-	if (progress) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
-	code = print_outcome(store, db, &req, &out, ret, json, quiet);
+	code = dry ? print_dry(&req, &run) :
+	       store_and_run(db, topo, &req, &run, counters, json, quiet);
 out:
-	il_store_close(store);
 	il_counters_close(counters);
 	if (have_run)
 		il_run_release(&run);
