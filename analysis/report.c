@@ -46,7 +46,7 @@ struct row {
 	int nmed;
 	uint64_t med_lo, med_hi;
 	/* One summary whose every sample is stored raw: its stored p50,
-	 * p99 and p999 are exact order statistics (store_run.c), which the
+	 * p99 and p999 are exact order statistics (store_series.c), which the
 	 * table prints instead of the histogram's clamped midpoints. */
 	bool exact;
 	uint64_t p50, p99, p999;

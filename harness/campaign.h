@@ -111,10 +111,13 @@ struct il_plan_entry {
 	char *params_json;		/* @block rendered once, by
 					 * il_run_params_json(): hashed into
 					 * @hash and stored as runs.params */
-	int nparams;
-	char **params;			/* the keys the file set, "key=value"
-					 * rendered from @block, sorted by key */
-	char *params_str;		/* the same joined by ";" ("" if none) */
+	/*
+	 * Which options the file set (not their values: those are in
+	 * @block), in the order of their "key=value" text; what the plan
+	 * shows names them.  il_plan_entry_param() formats one.
+	 */
+	int nset;
+	const struct il_opt **set;
 	int repetition;			/* 1..repetitions */
 	int repetitions;
 	enum il_plan_order order;	/* its group's */
@@ -191,6 +194,22 @@ struct il_run_request;
  */
 void il_plan_request(const struct il_plan_entry *e, const char *campaign,
 		     struct il_run_request *req);
+
+/**
+ * il_plan_entry_param() - the @i-th option the file set in @e, formatted
+ * from @e's block as "key=value" into @buf (@len bytes).
+ * Return: 0, or -EINVAL if it does not fit.
+ */
+int il_plan_entry_param(const struct il_plan_entry *e, int i, char *buf,
+			size_t len);
+
+/**
+ * il_plan_entry_params() - every option the file set in @e, formatted from
+ * @e's block, "key=value" each, joined by @sep ("" when the file set none):
+ * for display, never parsed again.
+ * Return: a malloc'd string, or NULL on allocation failure.
+ */
+char *il_plan_entry_params(const struct il_plan_entry *e, const char *sep);
 
 /** il_plan_matches() - fnmatch(3) of @glob on the bench or group name. */
 bool il_plan_matches(const struct il_plan_entry *e, const char *glob);

@@ -31,14 +31,17 @@
  *      the workers read as p->interval_us;
  *   7. stored as it was rendered: run_entry() also passes the entry's text
  *      in il_run_request.params_json, and store_run() (run_execute.c) writes
- *      it to runs.params unchanged.  Only a run without a plan (`idlelab
- *      bench`, params_json NULL) is rendered there, once, from its block.
+ *      it to runs.params unchanged.  `idlelab bench` has no plan: it parses
+ *      its --param strings into a block at the command line
+ *      (il_opts_parse_kvs()) and renders that once, so the runner takes a
+ *      block from both.
  *
  * So the resume hash and runs.params are the same bytes (every parameter,
  * defaults included); tests/unit/test_params_once.c holds quick.yaml to
- * that.  The "k=v" strings of il_plan_entry.params are display only
- * (dry-run, progress lines): they are formatted from the block and never
- * parsed again.
+ * that.  The plan entry keeps which options the file set
+ * (il_plan_entry.set), not their text: the "k=v" strings of dry-run, the
+ * progress lines and the stored plan's "set" are formatted from the block
+ * when they are shown (il_plan_entry_param()) and never parsed again.
  */
 #include "campaign_internal.h"
 #include "err.h"
@@ -68,9 +71,26 @@ uint64_t il_fnv1a64(const void *data, size_t len)
 	return h;
 }
 
-static int cmp_str(const void *a, const void *b)
+/*
+ * The order of two set options: that of their "name=value" strings under
+ * strcmp(), which the stored plans' "set" arrays and the display have
+ * always used.  Two names differ before either string's '=' ends it, so
+ * a name's end compares as '='; the values never decide.
+ */
+static int cmp_set(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const char *x = (*(const struct il_opt *const *)a)->name;
+	const char *y = (*(const struct il_opt *const *)b)->name;
+
+	for (;; x++, y++) {
+		int cx = *x ? (unsigned char)*x : '=';
+		int cy = *y ? (unsigned char)*y : '=';
+
+		if (cx != cy)
+			return cx - cy;
+		if (!*x)
+			return 0;
+	}
 }
 
 /* The bytes of one option's field in a params block. */
@@ -92,20 +112,14 @@ static size_t opt_size(const struct il_opt *o)
 /* One matrix combination of a group, before it is repeated. */
 struct combo {
 	void *blk;		/* every parameter, typed */
-	int nkv;
-	char **kv;		/* the keys the file set, "k=v", sorted */
-	char *params_str;	/* the same joined by ";" */
+	int nkeys;
+	const struct il_opt **keys;	/* the options the file set, cmp_set() order */
 	char *json;		/* il_run_params_json(): what the store writes */
 };
 
 static void combo_free(struct combo *cb)
 {
-	int i;
-
-	for (i = 0; i < cb->nkv; i++)
-		free(cb->kv[i]);
-	free(cb->kv);
-	free(cb->params_str);
+	free(cb->keys);
 	free(cb->json);
 	free(cb->blk);
 	memset(cb, 0, sizeof(*cb));
@@ -125,93 +139,84 @@ static void apply(const struct typed_val *v, void *blk,
 	keys[(*nkeys)++] = v->o;
 }
 
-static char *join_params(char **kv, int n)
-{
-	size_t len = 1, used = 0;
-	char *s;
-	int i;
-
-	for (i = 0; i < n; i++)
-		len += strlen(kv[i]) + 1;
-	s = malloc(len);
-	if (!s)
-		return NULL;
-	s[0] = '\0';
-	for (i = 0; i < n; i++)
-		used += snprintf(s + used, len - used, "%s%s", i ? ";" : "", kv[i]);
-	return s;
-}
-
 /*
  * The parameters of one matrix combination @idx[]: the table's defaults,
  * then the sched_fifo pass-through, the defaults block, the group's params
  * and the matrix values copied over them as typed fields.  Inheritance
  * (cs_inherit()) already left out what a later source sets, so the order
- * only documents precedence.  The set keys are rendered for display only.
+ * only documents precedence.  The set keys are kept for display only.
  */
 static int combo_build(const struct group_src *g, const int *idx,
 		       double scale, struct combo *cb)
 {
 	const struct il_bench_ops *ops = g->ops;
-	const struct il_opt **keys, *o;
 	size_t size = ops->params_size ? ops->params_size : 1;
-	char buf[1024];
-	int nopts = 0, nkeys = 0, i;
+	const struct il_opt *o;
+	int nopts = 0, i;
 
 	memset(cb, 0, sizeof(*cb));
 	for (o = ops->opts; o && o->name; o++)
 		nopts++;
-	keys = calloc(nopts + 1, sizeof(*keys));
+	cb->keys = calloc(nopts + 1, sizeof(*cb->keys));
 	cb->blk = malloc(size);
-	if (!keys || !cb->blk)
+	if (!cb->keys || !cb->blk)
 		goto nomem;
 	memcpy(cb->blk, g->base, size);
 	if (g->prio.o)
-		apply(&g->prio, cb->blk, keys, &nkeys);
+		apply(&g->prio, cb->blk, cb->keys, &cb->nkeys);
 	for (i = 0; i < g->ndset; i++)
-		apply(&g->dset[i], cb->blk, keys, &nkeys);
+		apply(&g->dset[i], cb->blk, cb->keys, &cb->nkeys);
 	for (i = 0; i < g->nset; i++)
-		apply(&g->set[i], cb->blk, keys, &nkeys);
+		apply(&g->set[i], cb->blk, cb->keys, &cb->nkeys);
 	for (i = 0; i < g->ndims; i++)
-		apply(&g->dims[i].tv[idx[i]], cb->blk, keys, &nkeys);
+		apply(&g->dims[i].tv[idx[i]], cb->blk, cb->keys, &cb->nkeys);
 	/* --scale acts on the finished block, so a count set in the file and
 	 * a default shrink alike. */
 	if (scale != 1.0)
 		il_opts_scale(ops->opts, cb->blk, scale);
-	cb->kv = calloc(nkeys + 1, sizeof(char *));
-	if (!cb->kv)
-		goto nomem;
-	for (i = 0; i < nkeys; i++) {
-		if (il_opts_format(keys[i], cb->blk, buf, sizeof(buf)) < 0 ||
-		    asprintf(&cb->kv[i], "%s=%s", keys[i]->name, buf) < 0)
-			goto nomem;
-		cb->nkv = i + 1;
-	}
-	if (cb->nkv)
-		qsort(cb->kv, cb->nkv, sizeof(char *), cmp_str);
-	cb->params_str = join_params(cb->kv, cb->nkv);
+	if (cb->nkeys)
+		qsort(cb->keys, cb->nkeys, sizeof(*cb->keys), cmp_set);
 	cb->json = il_run_params_json(ops, cb->blk);
-	if (!cb->params_str || !cb->json)
+	if (!cb->json)
 		goto nomem;
-	free(keys);
 	return 0;
 nomem:
-	free(keys);
 	combo_free(cb);
 	return il_errorf(-ENOMEM, "out of memory");
 }
 
-void cp_entry_free(struct il_plan_entry *e)
+int il_plan_entry_param(const struct il_plan_entry *e, int i, char *buf,
+			size_t len)
 {
+	const struct il_opt *o = e->set[i];
+	int k = snprintf(buf, len, "%s=", o->name);
+
+	if (k < 0 || (size_t)k >= len)
+		return -EINVAL;
+	return il_opts_format(o, e->block, buf + k, len - k) < 0 ? -EINVAL : 0;
+}
+
+char *il_plan_entry_params(const struct il_plan_entry *e, const char *sep)
+{
+	char kv[1024], *s = strdup(""), *t;
 	int i;
 
+	for (i = 0; s && i < e->nset; i++) {
+		if (il_plan_entry_param(e, i, kv, sizeof(kv)) ||
+		    asprintf(&t, "%s%s%s", s, i ? sep : "", kv) < 0)
+			t = NULL;
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+void cp_entry_free(struct il_plan_entry *e)
+{
 	free(e->group);
 	free(e->cpus);
 	free(e->events);
-	for (i = 0; i < e->nparams; i++)
-		free(e->params[i]);
-	free(e->params);
-	free(e->params_str);
+	free(e->set);
 	free(e->params_json);
 	free(e->block);
 }
@@ -225,7 +230,6 @@ static int add_entry(struct ctx *x, const struct group_src *g, int gno,
 	struct il_plan_entry *e;
 	char *canon;
 	uint64_t h;
-	int i;
 
 	if (c->nplan >= IL_PLAN_MAX)
 		return cy_fail(x, g->line, NULL, "the plan has more than %d runs; split the campaign",
@@ -252,21 +256,16 @@ static int add_entry(struct ctx *x, const struct group_src *g, int gno,
 	e->group = strdup(g->name);
 	e->cpus = strdup(cpus);
 	e->events = g->s.events ? strdup(g->s.events) : NULL;
-	e->params = calloc(cb->nkv ? cb->nkv : 1, sizeof(char *));
+	e->set = calloc(cb->nkeys ? cb->nkeys : 1, sizeof(*e->set));
 	e->block = malloc(size);
-	e->params_str = strdup(cb->params_str);
 	/* A copy of the combination's one rendering, not a second one. */
 	e->params_json = strdup(cb->json);
 	if (!e->group || !e->cpus || (g->s.events && !e->events) ||
-	    !e->params || !e->block || !e->params_str || !e->params_json)
+	    !e->set || !e->block || !e->params_json)
 		return il_errorf(-ENOMEM, "out of memory");
 	memcpy(e->block, cb->blk, size);
-	for (i = 0; i < cb->nkv; i++) {
-		e->params[i] = strdup(cb->kv[i]);
-		if (!e->params[i])
-			return il_errorf(-ENOMEM, "out of memory");
-		e->nparams = i + 1;
-	}
+	memcpy(e->set, cb->keys, cb->nkeys * sizeof(*e->set));
+	e->nset = cb->nkeys;
 	/* Every parameter, defaults included: a changed default is a new
 	 * configuration, never a finished one (issue 8). */
 	if (asprintf(&canon, "%s|%s|%s%s%s", e->ops->name, e->cpus, e->params_json,

@@ -48,7 +48,7 @@ void il_sha256_hex(const void *data, size_t len, char out[65])
 static json_t *entry_json(const struct il_plan_entry *e)
 {
 	json_t *o = json_object(), *set = json_array();
-	char seed[17];
+	char seed[17], kv[1024];
 	int i;
 
 	if (!o || !set) {
@@ -56,8 +56,15 @@ static json_t *entry_json(const struct il_plan_entry *e)
 		json_decref(set);
 		return NULL;
 	}
-	for (i = 0; i < e->nparams; i++)
-		json_array_append_new(set, json_string(e->params[i]));
+	/* Formatted from the block, as the plan has always written them. */
+	for (i = 0; i < e->nset; i++) {
+		if (il_plan_entry_param(e, i, kv, sizeof(kv))) {
+			json_decref(o);
+			json_decref(set);
+			return NULL;
+		}
+		json_array_append_new(set, json_string(kv));
+	}
 	snprintf(seed, sizeof(seed), "%016" PRIx64, e->order_seed);
 	json_object_set_new(o, "index", json_integer(e->index));
 	json_object_set_new(o, "bench", json_string(e->ops->name));
@@ -273,13 +280,41 @@ static char *jdup(const json_t *o, const char *key)
 	return s ? strdup(s) : NULL;
 }
 
+/*
+ * The options a stored entry's "set" names ("key=value" each, formatted
+ * from the block when it was stored): only the keys are taken, since the
+ * values are the block's, rebuilt from the stored runs.params text.
+ */
+static int entry_set(const json_t *set, struct il_plan_entry *e)
+{
+	const char *kv;
+	char key[64];
+	size_t i, n;
+	json_t *v;
+
+	e->set = calloc(json_array_size(set) + 1, sizeof(*e->set));
+	if (!e->set)
+		return -ENOMEM;
+	json_array_foreach(set, i, v) {
+		kv = json_string_value(v);
+		n = kv ? strcspn(kv, "=") : 0;
+		if (!kv || !kv[n] || n >= sizeof(key))
+			return -EINVAL;
+		memcpy(key, kv, n);
+		key[n] = '\0';
+		e->set[i] = il_opts_find(e->ops->opts, key);
+		if (!e->set[i])
+			return -EINVAL;
+		e->nset = (int)i + 1;
+	}
+	return 0;
+}
+
 /* The scalar fields of one stored entry; the block is rebuilt after. */
 static int entry_fields(const json_t *o, struct il_plan_entry *e)
 {
 	const char *ord = jstr(o, "order"), *seed = jstr(o, "order_seed");
 	const char *hash = jstr(o, "hash");
-	json_t *set = json_object_get(o, "set"), *v;
-	size_t i;
 	int k;
 
 	e->index = json_integer_value(json_object_get(o, "index"));
@@ -294,8 +329,7 @@ static int entry_fields(const json_t *o, struct il_plan_entry *e)
 	e->cpus = jdup(o, "cpus");
 	e->events = jdup(o, "events");
 	e->params_json = jdup(o, "params");
-	e->params = calloc(json_array_size(set) + 1, sizeof(char *));
-	if (!e->group || !e->cpus || !e->params_json || !e->params || !ord ||
+	if (!e->group || !e->cpus || !e->params_json || !ord ||
 	    !seed || !hash || strlen(hash) != 16)
 		return -EINVAL;
 	for (k = 0; k <= IL_ORDER_LAST; k++)
@@ -306,22 +340,15 @@ static int entry_fields(const json_t *o, struct il_plan_entry *e)
 	e->order = (enum il_plan_order)k;
 	e->order_seed = strtoull(seed, NULL, 16);
 	memcpy(e->hash, hash, sizeof(e->hash));
-	json_array_foreach(set, i, v) {
-		e->params[i] = json_string_value(v) ? strdup(json_string_value(v)) : NULL;
-		if (!e->params[i])
-			return -EINVAL;
-		e->nparams = (int)i + 1;
-	}
-	return 0;
+	return entry_set(json_object_get(o, "set"), e);
 }
 
-/* @e's display string ("k=v;k=v") and a check that the block renders
- * back to the stored bytes with the stored resume key. */
-static int entry_check(struct il_plan_entry *e)
+/* A check that @e's block renders back to the stored bytes with the
+ * stored resume key. */
+static int entry_check(const struct il_plan_entry *e)
 {
 	char *json = il_run_params_json(e->ops, e->block), *canon, hash[17];
-	size_t len = 1;
-	int i, same;
+	int same;
 
 	if (!json)
 		return -ENOMEM;
@@ -334,19 +361,7 @@ static int entry_check(struct il_plan_entry *e)
 		return -ENOMEM;
 	snprintf(hash, sizeof(hash), "%016" PRIx64, il_fnv1a64(canon, strlen(canon)));
 	free(canon);
-	if (strcmp(hash, e->hash))
-		return -EINVAL;
-	for (i = 0; i < e->nparams; i++)
-		len += strlen(e->params[i]) + 1;
-	e->params_str = calloc(1, len);
-	if (!e->params_str)
-		return -ENOMEM;
-	for (i = 0; i < e->nparams; i++) {
-		if (i)
-			strcat(e->params_str, ";");
-		strcat(e->params_str, e->params[i]);
-	}
-	return 0;
+	return strcmp(hash, e->hash) ? -EINVAL : 0;
 }
 
 static int entry_from_json(const json_t *o, struct il_plan_entry *e)

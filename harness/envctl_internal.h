@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * envctl_internal.h - what the two halves of envctl share and nothing else
- * sees: the journal entry, and the journal's operations that applying the
- * controls (envctl_apply.c) calls in envctl_journal.c.  Errors follow
- * err.h: 0 or -errno with a message set.
+ * envctl_internal.h - what the parts of envctl share and nothing else
+ * sees: the journal entry, the planning of each control into entries
+ * (envctl_plan.c), and the journal's operations (envctl_journal.c) that
+ * applying the controls (envctl_apply.c) calls.  Errors follow err.h: 0 or
+ * -errno with a message set.
  */
 #ifndef IDLELAB_ENVCTL_INTERNAL_H
 #define IDLELAB_ENVCTL_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* What restoring an entry does. */
 enum il_jentry_op {
@@ -31,6 +33,34 @@ struct jentry {
 	char *val;		/* wanted value (NULL for entries read back) */
 	bool pm_qos;
 };
+
+/* Where the per-CPU cpufreq and cpuidle controls live (through sysfs.h). */
+#define IL_ENVCTL_CPU_DIR	"/sys/devices/system/cpu"
+/* The most cpuidle states of one CPU looked at. */
+#define IL_ENVCTL_MAX_STATES	64
+
+/* The journal entries planned so far (envctl_plan.c). */
+struct envctl_plan {
+	int n;
+	int kept;		/* entries of the controls planned before */
+	struct jentry *e;
+};
+
+/*
+ * Plan one control for the online CPUs @cpus: add an entry per file to
+ * change.  A control this machine lacks returns -EOPNOTSUPP (no cpuidle or
+ * cpufreq, no PM QoS file) or -ENOENT (no such state or governor), which
+ * il_envctl_apply_available() leaves out.
+ */
+struct il_envctl_spec;
+int il_envctl_plan_cpuidle(struct envctl_plan *pl,
+			   const struct il_envctl_spec *s, const int *cpus,
+			   int ncpus);
+int il_envctl_plan_governor(struct envctl_plan *pl, const char *gov,
+			    const int *cpus, int ncpus);
+int il_envctl_plan_pin(struct envctl_plan *pl, const struct il_envctl_spec *s,
+		       const int *cpus, int ncpus);
+int il_envctl_plan_qos(struct envctl_plan *pl, int32_t us);
 
 /* Trailing whitespace aside, true if the two values are the same. */
 bool il_envctl_same_value(const void *a, size_t alen, const void *b,

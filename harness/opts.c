@@ -251,6 +251,32 @@ int il_opts_set_kv(const struct il_opt *t, void *params, const char *kv)
 	return il_opts_set(t, params, key, eq + 1);
 }
 
+/* The key of a "key=value" string: its length, up to '=' or the end. */
+static size_t kv_keylen(const char *kv)
+{
+	return strcspn(kv, "=");
+}
+
+int il_opts_parse_kvs(const struct il_opt *t, void *params,
+		      const char *const *kv, int n)
+{
+	size_t len;
+	int i, j, ret;
+
+	for (i = 1; i < n; i++) {
+		len = kv_keylen(kv[i]);
+		for (j = 0; j < i; j++)
+			if (kv_keylen(kv[j]) == len &&
+			    !strncmp(kv[j], kv[i], len))
+				return il_errorf(-EINVAL, "parameter '%.*s' is given twice ('%s' and '%s')",
+						 (int)len, kv[i], kv[j], kv[i]);
+	}
+	ret = il_opts_defaults(t, params);
+	for (i = 0; !ret && i < n; i++)
+		ret = il_opts_set_kv(t, params, kv[i]);
+	return ret;
+}
+
 void il_opts_scale(const struct il_opt *t, void *params, double factor)
 {
 	const struct il_opt *o;

@@ -73,6 +73,16 @@ int il_opts_set(const struct il_opt *t, void *params, const char *key,
 /** il_opts_set_kv() - the same for one "key=value" string. */
 int il_opts_set_kv(const struct il_opt *t, void *params, const char *kv);
 
+/**
+ * il_opts_parse_kvs() - the typed block of @n "key=value" strings @kv
+ * (`idlelab bench --param`): @params gets the table's defaults, then each
+ * string over them.  A key given twice is refused, as a campaign file
+ * refuses a duplicate key, rather than the last one silently winning.
+ * Return: 0, or il_opts_set()'s -ENOENT/-EINVAL (message set).
+ */
+int il_opts_parse_kvs(const struct il_opt *t, void *params,
+		      const char *const *kv, int n);
+
 /** il_opts_find() - the entry for @key, or NULL. */
 const struct il_opt *il_opts_find(const struct il_opt *t, const char *key);
 

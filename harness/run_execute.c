@@ -24,53 +24,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The key of a "key=value" string: its length, up to '=' or the end. */
-static size_t kv_keylen(const char *kv)
-{
-	return strcspn(kv, "=");
-}
-
-/*
- * A key given twice: the last would silently win, where a campaign file
- * refuses the duplicate key.  Return: 0, or -EINVAL naming both.
- */
-static int check_dup_params(const struct il_run_request *req)
-{
-	size_t n;
-	int i, j;
-
-	for (i = 1; i < req->nparams; i++) {
-		n = kv_keylen(req->params[i]);
-		for (j = 0; j < i; j++)
-			if (kv_keylen(req->params[j]) == n &&
-			    !strncmp(req->params[j], req->params[i], n))
-				return il_errorf(-EINVAL, "parameter '%.*s' is given twice ('%s' and '%s')",
-						 (int)n, req->params[i],
-						 req->params[j], req->params[i]);
-	}
-	return 0;
-}
-
-/*
- * The request's parameters into @params: a copy of the plan's block, or
- * the defaults with the "key=value" strings over them - the one place
- * `bench --param` text is parsed.
- */
-static int fill_params(const struct il_run_request *req, void *params)
-{
-	const struct il_bench_ops *ops = req->ops;
-	int i, ret;
-
-	if (req->block) {
-		memcpy(params, req->block, ops->params_size);
-		return 0;
-	}
-	ret = check_dup_params(req) ?: il_opts_defaults(ops->opts, params);
-	for (i = 0; !ret && i < req->nparams; i++)
-		ret = il_opts_set_kv(ops->opts, params, req->params[i]);
-	return ret;
-}
-
 int il_run_prepare(struct il_topo *topo, const struct il_run_request *req,
 		   struct il_run *run, struct il_counters **counters)
 {
@@ -96,9 +49,8 @@ int il_run_prepare(struct il_topo *topo, const struct il_run_request *req,
 		run->causes->buffer_kb = req->causes_buffer_kb;
 		run->causes->lean = req->causes_lean;
 	}
-	ret = fill_params(req, run->params);
-	if (ret)
-		return ret;
+	/* Parsed before it came here (run_execute.h): copied, never text. */
+	memcpy(run->params, req->block, ops->params_size);
 	ret = il_place_parse(topo, spec ? spec : "all", &run->place);
 	if (ret)
 		return ret;
@@ -177,8 +129,8 @@ static int store_run(struct il_store *store, const char *machine_uuid,
 	snprintf(rec.uuid, sizeof(rec.uuid), "%s", out->uuid);
 	snprintf(rec.machine_uuid, sizeof(rec.machine_uuid), "%s", machine_uuid);
 	rec.bench = run->ops->name;
-	/* A plan's run carries the text it was hashed over; only a run
-	 * without a plan (`idlelab bench`) is rendered here, once. */
+	/* A run carries the text it was hashed over or printed with; only
+	 * one without it is rendered here, once. */
 	if (req->params_json) {
 		rec.params_json = req->params_json;
 	} else {
@@ -375,8 +327,7 @@ static int store_not_run(struct il_store *store, const char *machine_uuid,
 	ret = il_run_init(&run, req->ops);
 	if (ret)
 		return ret;
-	/* Best effort: a skipped run is stored whatever its parameters. */
-	fill_params(req, run.params);
+	memcpy(run.params, req->block, req->ops->params_size);
 	il_uuid_v4(out->uuid);
 	out->status = status;
 	snprintf(out->reason, sizeof(out->reason), "%s", reason);

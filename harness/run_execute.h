@@ -33,22 +33,20 @@ struct il_run_request {
 	const struct il_bench_ops *ops;
 	const char *cpus;		/* NULL: the benchmark's default */
 	/*
-	 * The parameters: either @block, ops->params_size bytes already
-	 * filled (a campaign's plan entry, parsed once when the plan was
-	 * made), or, when @block is NULL, @nparams "key=value" strings
-	 * (`idlelab bench --param`), parsed once by il_run_prepare() over
-	 * the defaults.
+	 * The parameters: ops->params_size bytes, every field filled, the one
+	 * form a run's parameters travel in.  A campaign's plan entry parsed
+	 * its block once, when the plan was made; `idlelab bench` parses its
+	 * --param strings into one at the command line (il_opts_parse_kvs()).
 	 */
 	const void *block;
 	/*
 	 * @block as the plan rendered and hashed it (il_plan_entry.params_json),
-	 * stored as runs.params as it is, so a run's parameters become text
-	 * exactly once.  NULL (`idlelab bench`): the runner renders the
-	 * parameters itself, once, when it stores the run.
+	 * or as `idlelab bench` rendered it for what it prints: stored as
+	 * runs.params as it is, so a run's parameters become text exactly
+	 * once.  NULL: the runner renders @block itself, once, when it stores
+	 * the run.
 	 */
 	const char *params_json;
-	int nparams;
-	const char *const *params;	/* "key=value" */
 	const char *events;		/* NULL: the default set; "none"
 					 * (IL_EVENTS_NONE): no counters */
 	const char *backend;		/* "pfm" (NULL) or "papi" */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * store_internal.h - what the store's files (store_open.c, store_migrate.c,
- * store_run.c, store_check.c, store_damaged.c) share and nothing outside
- * them sees: the handle's layout, its prepared-statement slots and the
- * SQLite helpers (store_sql.c).
+ * store_run.c, store_series.c, store_check.c, store_damaged.c) share and
+ * nothing outside them sees: the handle's layout, its prepared-statement
+ * slots and the SQLite helpers (store_sql.c).
  */
 #ifndef IDLELAB_STORE_INTERNAL_H
 #define IDLELAB_STORE_INTERNAL_H
@@ -70,6 +70,54 @@ int store_exec(struct il_store *s, const char *sql, const char *what);
 int store_query_i64(sqlite3 *db, const char *sql, int64_t *out);
 /* Drop the cached statements, e.g. before a migration changes tables. */
 void store_finalize_all(struct il_store *s);
+
+/* The cached statement of slot @id in *@out, prepared on first use. */
+int store_stmt(struct il_store *s, int id, sqlite3_stmt **out);
+/* Step a bound INSERT (or BEGIN/COMMIT) to completion and reset it. */
+int store_run_stmt(struct il_store *s, sqlite3_stmt *st, const char *what);
+/* Bind failures are rare (NOMEM, TOOBIG) but would store NULL silently:
+ * fail with @what, and reset. */
+int store_bind_fail(struct il_store *s, sqlite3_stmt *st, int rc,
+		    const char *what);
+/* A statement whose binding returned @rc: refuse it, or step it. */
+int store_step_bound(struct il_store *s, sqlite3_stmt *st, int rc,
+		     const char *what);
+
+/* Binding one value; NULL text stores NULL. */
+static inline int store_bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	return v ? sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC) :
+		   sqlite3_bind_null(st, i);
+}
+
+/* Empty strings mean "none" in the fixed-size fields of counters.h. */
+static inline int store_bind_text_nz(sqlite3_stmt *st, int i, const char *v)
+{
+	return store_bind_text(st, i, v && v[0] ? v : NULL);
+}
+
+static inline int store_bind_i64(sqlite3_stmt *st, int i, int64_t v)
+{
+	return sqlite3_bind_int64(st, i, v);
+}
+
+static inline int store_bind_u64(sqlite3_stmt *st, int i, uint64_t v)
+{
+	/* Counts and ns timestamps stay far below 2^63. */
+	return sqlite3_bind_int64(st, i, (sqlite3_int64)v);
+}
+
+/*
+ * The series of a run (store_series.c): one summaries row each, with its
+ * histogram and, when kept, its raw samples; or a published summary.
+ * Inside the run's transaction (store_run.c).
+ */
+struct il_series;
+struct il_published_series;
+int store_put_series(struct il_store *s, const char *run,
+		     const struct il_series *se);
+int store_put_published(struct il_store *s, const char *run,
+			const struct il_published_series *p);
 
 /*
  * A summary named in a finding, and every summary with its histogram:

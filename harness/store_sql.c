@@ -2,8 +2,9 @@
 /*
  * store_sql.c - the SQLite helpers the store's files share
  * (store_internal.h): the busy timeout every handle gets, SQLite result
- * codes as -errno and as il_errorf() messages, statements run once, and
- * dropping the cached prepared statements.  They live apart from
+ * codes as -errno and as il_errorf() messages, statements run once, the
+ * cache of prepared statements that the writers (store_run.c,
+ * store_series.c) bind and step, and dropping it.  They live apart from
  * store_open.c so that opening (which migrates) and store_migrate.c (which
  * runs SQL) both call down into this file instead of into each other.
  */
@@ -108,4 +109,50 @@ void store_finalize_all(struct il_store *s)
 		sqlite3_finalize(s->st[i]);
 		s->st[i] = NULL;
 	}
+}
+
+int store_stmt(struct il_store *s, int id, sqlite3_stmt **out)
+{
+	int rc;
+
+	/* The caller may not look at the return: never leave *out unset. */
+	*out = NULL;
+	if (!s->st[id]) {
+		rc = sqlite3_prepare_v3(s->db, store_stmt_sql[id], -1,
+					SQLITE_PREPARE_PERSISTENT, &s->st[id],
+					NULL);
+		if (rc != SQLITE_OK)
+			return store_sql_fail(s, rc, "preparing a statement");
+	}
+	*out = s->st[id];
+	return 0;
+}
+
+/* Resetting at once matters: a statement left mid-step would keep the
+ * transaction's locks. */
+int store_run_stmt(struct il_store *s, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+	int ret = rc == SQLITE_DONE ? 0 : store_sql_fail(s, rc, what);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
+}
+
+int store_bind_fail(struct il_store *s, sqlite3_stmt *st, int rc,
+		    const char *what)
+{
+	int ret = store_sql_fail(s, rc, what);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return ret;
+}
+
+int store_step_bound(struct il_store *s, sqlite3_stmt *st, int rc,
+		     const char *what)
+{
+	return rc ? store_bind_fail(s, st, rc, what) :
+		    store_run_stmt(s, st, what);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * store_stmts.c - the SQL of every statement the store prepares once and
- * keeps (struct il_store's st[] cache, store_run.c's stmt()): the inserts
- * of the run writer, the machine rows, and the transaction verbs.
+ * keeps (struct il_store's st[] cache, store_sql.c's store_stmt()): the
+ * inserts of the run writer, the machine rows, and the transaction verbs.
  */
 #include "store_internal.h"
 

@@ -2,9 +2,10 @@
 /*
  * cmd_bench.c - `idlelab bench NAME`: one run into the database.
  *
- * The order matters for "bad input loses nothing": every flag, parameter,
- * placement and event name is validated (il_run_prepare) before the
- * database is opened, and the database is checked to be an idlelab one of
+ * The order matters for "bad input loses nothing": the --param strings
+ * are parsed into the benchmark's typed block here, once (the runner
+ * takes only a block), and every flag, placement and event name is
+ * validated (il_run_prepare) before the database is opened, and the database is checked to be an idlelab one of
  * a known version before anything is written or measured.
  *
  * What it prints names the run: a first line with the 8 digits of its
@@ -66,23 +67,19 @@ static int add_param(const struct cli_option *o, const char *arg)
 static int print_dry(const struct il_run_request *req, const struct il_run *run)
 {
 	const struct il_bench_ops *ops = req->ops;
-	char *params = il_run_params_json(ops, run->params);
 	const char *why = il_bench_supported(ops);
 	uint64_t ns = ops->estimate_ns ? ops->estimate_ns(run->params, &run->place) : 0;
 
-	if (!params)
-		return cli_error(IL_EXIT_FAIL, "bench: out of memory");
 	printf("bench %s: cpus %s (%d measured)\n", ops->name,
 	       req->cpus ? req->cpus : ops->default_cpus,
 	       il_bench_measured(&run->place));
-	printf("params: %s\n", params);
+	printf("params: %s\n", req->params_json);
 	if (ops->estimate_ns)
 		printf("estimate: %.2f s\n", ns / 1e9);
 	if (why)
 		printf("unsupported here: %s (it would be stored as unsupported)\n", why);
 	else
 		printf("supported here\n");
-	free(params);
 	return IL_EXIT_OK;
 }
 
@@ -111,35 +108,28 @@ static bool show_progress(const struct il_run_request *req,
  * is stored with figures, as the table of the plain output is.
  */
 static int print_json(struct il_store *store, const struct il_run_request *req,
-		      const struct il_run *run, const struct il_run_outcome *out,
-		      bool stored)
+		      const struct il_run_outcome *out, bool stored)
 {
 	enum il_run_status st;
-	char *params = il_run_params_json(req->ops, run->params);
 	struct cli_run_line l = {
 		.uuid = out->uuid,
 		.bench = req->ops->name,
 		.status = out->status ? out->status : "failed",
 		.reason = out->reason,
 		.cpus = req->cpus ? req->cpus : req->ops->default_cpus,
-		.params_json = params,
+		.params_json = req->params_json,
 		.stored = stored,
 		.kept = out->kept,
 		.index = -1,
 	};
-	int ret;
 
 	if (stored && !il_run_status_parse(l.status, &st) &&
 	    (st == IL_RUN_OK || st == IL_RUN_INTERRUPTED)) {
 		l.report = cli_json_report_run(store, out->uuid);
-		if (!l.report) {
-			free(params);
+		if (!l.report)
 			return -EIO;
-		}
 	}
-	ret = cli_json_run_line(stdout, &l);
-	free(params);
-	return ret;
+	return cli_json_run_line(stdout, &l);
 }
 
 /*
@@ -150,7 +140,6 @@ static int print_json(struct il_store *store, const struct il_run_request *req,
  */
 static int print_outcome(struct il_store *store, const char *db,
 			 const struct il_run_request *req,
-			 const struct il_run *run,
 			 const struct il_run_outcome *out, int ret, bool json,
 			 bool quiet)
 {
@@ -158,7 +147,7 @@ static int print_outcome(struct il_store *store, const char *db,
 
 	/* The database's refusal is a run too: its line says where the
 	 * measurement was kept, before the error says why. */
-	if (json && out->uuid[0] && print_json(store, req, run, out, !ret))
+	if (json && out->uuid[0] && print_json(store, req, out, !ret))
 		return cli_error(IL_EXIT_FAIL, "bench: %s", il_errmsg());
 	if (ret && out->kept[0])
 		return cli_error(IL_EXIT_FAIL, "bench %s: cannot store the run: %s; the measurement (%s, run %s) is kept in %s: once %s can be written, load it with: idlelab import pending --db %s",
@@ -213,20 +202,80 @@ static int find_bench(const struct cli_command *cmd, int argc, char **argv,
 			       name);
 }
 
+/*
+ * Open the database, record the machine, run the prepared @run with a
+ * progress line and print how it ended.  Return: the exit code.
+ */
+static int store_and_run(const char *db, struct il_topo *topo,
+			 const struct il_run_request *req, struct il_run *run,
+			 struct il_counters *counters, bool json, bool quiet)
+{
+	struct il_store *store = NULL;
+	struct il_run_outcome out;
+	char machine[37];
+	bool progress;
+	int ret, code;
+
+	ret = il_store_open(db, IL_STORE_CREATE, &store);
+	if (ret)
+		return cli_usage_error("bench: %s", il_errmsg());
+	ret = il_machine_register(store, topo, machine);
+	if (ret) {
+		code = cli_error(IL_EXIT_FAIL, "bench: cannot record the machine: %s", il_errmsg());
+		il_store_close(store);
+		return code;
+	}
+	cli_install_signals();
+	memset(&out, 0, sizeof(out));
+	progress = !json && !quiet && show_progress(req, run);
+	ret = il_run_execute(store, machine, req, run, counters, &out);
+	if (progress) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	code = print_outcome(store, db, req, &out, ret, json, quiet);
+	il_store_close(store);
+	return code;
+}
+
+/*
+ * The --param strings @kv into @req's typed block, and that block rendered
+ * once into the text that --dry-run and --json print and the store keeps:
+ * from here on the run's parameters are the block.  Both are malloc'd
+ * into @block and @json for the caller to free.
+ * Return: the exit code.
+ */
+static int parse_params(struct il_run_request *req, const char *const *kv,
+			int n, void **block, char **json)
+{
+	const struct il_bench_ops *ops = req->ops;
+
+	*json = NULL;
+	*block = calloc(1, ops->params_size ? ops->params_size : 1);
+	if (!*block)
+		return cli_error(IL_EXIT_FAIL, "bench: out of memory");
+	if (il_opts_parse_kvs(ops->opts, *block, kv, n))
+		return cli_usage_error("bench %s: %s", ops->name, il_errmsg());
+	*json = il_run_params_json(ops, *block);
+	if (!*json)
+		return cli_error(IL_EXIT_FAIL, "bench: out of memory");
+	req->block = *block;
+	req->params_json = *json;
+	return IL_EXIT_OK;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	struct il_run_request req = { .plan_index = -1 };
 	const char **params = calloc(argc, sizeof(char *));
 	struct param_list pl = { params, 0 };
 	const char *db = cli_default_db();
+	char *params_json = NULL;
+	void *block = NULL;
 	struct il_counters *counters = NULL;
-	struct il_store *store = NULL;
 	struct il_topo *topo = NULL;
-	struct il_run_outcome out;
 	struct il_run run;
-	char machine[37];
 	bool json = false, quiet = false, dry = false, have_run = false;
-	bool progress;
 	const struct cli_option options[] = {
 		CLI_STRING('c', "cpus", &req.cpus, "SPEC",
 			   "placement: all, 0,2-3, one-per-core, one-per-l3,\n"
@@ -258,69 +307,42 @@ int cmd_bench(int argc, char **argv)
 	if (!params)
 		return cli_error(IL_EXIT_FAIL, "out of memory");
 	code = cli_parse_options(&cmd, argc, argv, &argi);
-	if (code != CLI_CONTINUE) {
-		free(params);
-		return code;
-	}
-	req.params = params;
-	req.nparams = pl.n;
-	if (dry && json) {
-		free(params);
-		return cli_usage_error("bench: --dry-run prints text only; leave --json out");
-	}
-	code = find_bench(&cmd, argc, argv, argi, &req.ops);
-	if (code) {
-		free(params);
-		return code;
-	}
+	if (code != CLI_CONTINUE)
+		goto out;
+	code = dry && json ?
+	       cli_usage_error("bench: --dry-run prints text only; leave --json out") :
+	       find_bench(&cmd, argc, argv, argi, &req.ops);
+	if (code)
+		goto out;
 	req.cmdline = cli_cmdline();
 	/* A campaign killed with -9 may have left settings changed. */
 	code = dry ? 0 : cli_envctl_recover("bench");
-	if (code) {
-		free(params);
-		return code;
-	}
+	if (code)
+		goto out;
 
 	ret = il_topo_open(&topo);
 	if (ret) {
 		code = cli_error(IL_EXIT_FAIL, "bench: %s", il_errmsg());
 		goto out;
 	}
+	code = parse_params(&req, params, pl.n, &block, &params_json);
+	if (code)
+		goto out;
 	ret = il_run_prepare(topo, &req, &run, &counters);
 	have_run = true;
 	if (ret) {
 		code = cli_usage_error("bench %s: %s", req.ops->name, il_errmsg());
 		goto out;
 	}
-	if (dry) {
-		code = print_dry(&req, &run);
-		goto out;
-	}
-	ret = il_store_open(db, IL_STORE_CREATE, &store);
-	if (ret) {
-		code = cli_usage_error("bench: %s", il_errmsg());
-		goto out;
-	}
-	ret = il_machine_register(store, topo, machine);
-	if (ret) {
-		code = cli_error(IL_EXIT_FAIL, "bench: cannot record the machine: %s", il_errmsg());
-		goto out;
-	}
-	cli_install_signals();
-	memset(&out, 0, sizeof(out));
-	progress = !json && !quiet && show_progress(&req, &run);
-	ret = il_run_execute(store, machine, &req, &run, counters, &out);
-	if (progress) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
-	code = print_outcome(store, db, &req, &run, &out, ret, json, quiet);
+	code = dry ? print_dry(&req, &run) :
+	       store_and_run(db, topo, &req, &run, counters, json, quiet);
 out:
-	il_store_close(store);
 	il_counters_close(counters);
 	if (have_run)
 		il_run_release(&run);
 	il_topo_close(topo);
+	free(params_json);
+	free(block);
 	free(params);
 	return code;
 }

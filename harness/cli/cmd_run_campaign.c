@@ -248,8 +248,8 @@ static int run_dry(struct run_ctx *r)
 		r->ps.est[i] = estimate(r, i);
 	if (il_envctl_journal_pending())
 		fprintf(stderr, "idlelab: run: notice: a restore journal is pending; a real run restores it first (or run 'idlelab restore')\n");
-	run_dry_run(&r->ps, r->o.resume);
-	if (run_dry_warnings(&r->ps, r->o.resume))
+	if (run_dry_run(&r->ps, r->o.resume) ||
+	    run_dry_warnings(&r->ps, r->o.resume))
 		return cli_error(IL_EXIT_FAIL, "run: %s", il_errmsg());
 	return IL_EXIT_OK;
 }

@@ -64,7 +64,8 @@ struct progress {
 };
 
 void run_print_env(const struct il_campaign *c, FILE *f);
-void run_dry_run(const struct plan_state *ps, bool resume);
+/* run_dry_run() - the plan as --dry-run prints it.  Return: 0, or -ENOMEM. */
+int run_dry_run(const struct plan_state *ps, bool resume);
 int run_dry_warnings(const struct plan_state *ps, bool resume);
 void run_progress_clear(struct progress *p);
 void run_progress_show(struct progress *p, const struct il_plan_entry *e);

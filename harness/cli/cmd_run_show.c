@@ -9,11 +9,13 @@
 #include "cmd_run_internal.h"
 #include "cli_runjson.h"
 #include "envctl.h"
+#include "err.h"
 #include "kmod_frame.h"
 #include "run_execute.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 void run_print_env(const struct il_campaign *c, FILE *f)
 {
@@ -24,7 +26,7 @@ void run_print_env(const struct il_campaign *c, FILE *f)
 		fprintf(f, "%s\n", line);
 }
 
-void run_dry_run(const struct plan_state *ps, bool resume)
+int run_dry_run(const struct plan_state *ps, bool resume)
 {
 	const struct il_campaign *c = ps->c;
 	uint64_t total = 0;
@@ -57,7 +59,7 @@ void run_dry_run(const struct plan_state *ps, bool resume)
 	for (i = 0; i < c->nplan; i++) {
 		const struct il_plan_entry *e = &c->plan[i];
 		bool is_done = resume && run_final_status(ps->st[i].status);
-		char rep[24];
+		char rep[24], *params;
 
 		if (!ps->sel[i])
 			continue;
@@ -70,15 +72,20 @@ void run_dry_run(const struct plan_state *ps, bool resume)
 			total += ps->est[i];
 			snprintf(d, sizeof(d), "%.1f s", ps->est[i] / 1e9);
 		}
+		params = il_plan_entry_params(e, ";");
+		if (!params)
+			return il_errorf(-ENOMEM, "out of memory");
 		printf("%6" PRId64 "  %-18s %-16s %-14s %7s  %-16s %9s  %s\n",
 		       e->index, e->group, e->ops->name, e->cpus, rep, e->hash, d,
-		       e->params_str[0] ? e->params_str : "-");
+		       params[0] ? params : "-");
+		free(params);
 	}
 	cli_fmt_duration(total, d, sizeof(d));
 	printf("estimated duration: %s for %d runs", d, n - done);
 	if (done)
 		printf(" (%d already done)", done);
 	printf("\n");
+	return 0;
 }
 
 /*
@@ -130,6 +137,7 @@ int run_show_outcome(const struct plan_state *ps, const struct progress *p,
 		     const struct il_run_outcome *o, bool stored)
 {
 	const char *status = o->status ? o->status : "failed";
+	char *params;
 	struct cli_run_line l = {
 		.uuid = o->uuid,
 		.bench = e->ops->name,
@@ -151,11 +159,15 @@ int run_show_outcome(const struct plan_state *ps, const struct progress *p,
 	/* A refused run is told on stderr, with where it was kept. */
 	if (ps->output == RUN_OUT_QUIET || !stored)
 		return 0;
+	params = il_plan_entry_params(e, ";");
+	if (!params)
+		return il_errorf(-ENOMEM, "out of memory");
 	/* The 8 digits are what report --run takes back. */
 	printf("[%d/%d] #%" PRId64 " run %.8s %s cpus=%s %s rep %d/%d: %s%s%s\n",
 	       p->i, p->n, e->index, o->uuid, e->ops->name, e->cpus,
-	       e->params_str[0] ? e->params_str : "-", e->repetition,
+	       params[0] ? params : "-", e->repetition,
 	       e->repetitions, status, o->reason[0] ? ": " : "", o->reason);
+	free(params);
 	fflush(stdout);
 	return 0;
 }

@@ -5,9 +5,10 @@
  * before anything is stored: the input is argv, its words separated by
  * NUL bytes.  The table is bench's (the command with the most kinds of
  * option: strings, flags, a repeated callback); the operand names the
- * benchmark, and the --param strings and --cpus spec go through
- * il_run_prepare(), which parses them with the benchmark's own option
- * table and runs its check op, against a fixed synthetic topology.
+ * benchmark, the --param strings are parsed with the benchmark's own
+ * option table (il_opts_parse_kvs(), as cmd_bench does), and the block
+ * and the --cpus spec go through il_run_prepare(), which runs its check
+ * op, against a fixed synthetic topology.
  * Counters are left off (events "none"): opening them is not parsing.
  */
 #include "fuzz.h"
@@ -43,23 +44,32 @@ static void prepare(const char *name, const char *cpus, const struct params *p)
 	struct il_run_request req = {
 		.plan_index = -1,
 		.cpus = cpus,
-		.params = p->kv,
-		.nparams = p->n,
 		.events = IL_EVENTS_NONE,
 	};
 	struct il_counters *counters = NULL;
 	struct il_run run;
+	void *blk;
 
 	req.ops = il_bench_find(name);
 	if (!req.ops) {
 		(void)il_bench_suggest(name);
 		return;
 	}
+	/* As cmd_bench does: the strings into the typed block first. */
+	blk = calloc(1, req.ops->params_size ? req.ops->params_size : 1);
+	if (!blk)
+		return;
+	if (il_opts_parse_kvs(req.ops->opts, blk, p->kv, p->n)) {
+		free(blk);
+		return;
+	}
+	req.block = blk;
 	memset(&run, 0, sizeof(run));
 	(void)il_run_prepare(topo, &req, &run, &counters);
 	il_run_release(&run);
 	if (counters)
 		il_counters_close(counters);
+	free(blk);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -26,12 +26,31 @@
 /* With the placement expanded, as `idlelab run` estimates. */
 #define ESTIMATE(e) il_plan_estimate_placed_ns((e), topo)
 
+/* The @i-th "key=value" the file set in @e, formatted from its block. */
+static const char *set_kv(const struct il_plan_entry *e, int i)
+{
+	static char kv[1024];
+
+	return il_plan_entry_param(e, i, kv, sizeof(kv)) ? "" : kv;
+}
+
+/* Every "key=value" the file set in @e, joined by ';' (display text). */
+static const char *params_of(const struct il_plan_entry *e)
+{
+	static char buf[4096];
+	char *s = il_plan_entry_params(e, ";");
+
+	snprintf(buf, sizeof(buf), "%s", s ? s : "(out of memory)");
+	free(s);
+	return buf;
+}
+
 static bool has_param(const struct il_plan_entry *e, const char *kv)
 {
 	int i;
 
-	for (i = 0; i < e->nparams; i++)
-		if (!strcmp(e->params[i], kv))
+	for (i = 0; i < e->nset; i++)
+		if (!strcmp(set_kv(e, i), kv))
 			return true;
 	return false;
 }
@@ -96,7 +115,7 @@ TEST(expansion_order_and_indices)
 	CHECK(has_param(e, "interval_us=1000") && has_param(e, "samples=50"));
 	/* "0500" is canonicalised: the same configuration as 500 */
 	e = &c->plan[8];
-	CHECKF(has_param(e, "interval_us=500"), "%s", e->params_str);
+	CHECKF(has_param(e, "interval_us=500"), "%s", params_of(e));
 	e = &c->plan[12];
 	CHECK(!strcmp(e->cpus, "1") && has_param(e, "interval_us=200"));
 	/* the matrix wins over defaults.params */
@@ -127,8 +146,12 @@ TEST(params_sorted_and_hash_is_fnv_of_canonical)
 	for (i = 0; i < c->nplan; i++) {
 		e = &c->plan[i];
 		CHECK(strlen(e->hash) == 16);
-		for (int k = 1; k < e->nparams; k++)
-			CHECK(strcmp(e->params[k - 1], e->params[k]) < 0);
+		for (int k = 1; k < e->nset; k++) {
+			char prev[1024];
+
+			snprintf(prev, sizeof(prev), "%s", set_kv(e, k - 1));
+			CHECK(strcmp(prev, set_kv(e, k)) < 0);
+		}
 		/* The hash is over every parameter's canonical JSON. */
 		js = all_params_json(e);
 		CHECK(js != NULL);
@@ -150,7 +173,10 @@ TEST(expansion_is_deterministic)
 	CHECK(a && b && a->nplan == b->nplan);
 	for (i = 0; a && b && i < a->nplan; i++) {
 		CHECK(!strcmp(a->plan[i].hash, b->plan[i].hash));
-		CHECK(!strcmp(a->plan[i].params_str, b->plan[i].params_str));
+		char pa[4096];
+
+		snprintf(pa, sizeof(pa), "%s", params_of(&a->plan[i]));
+		CHECK(!strcmp(pa, params_of(&b->plan[i])));
 	}
 	il_campaign_free(a);
 	il_campaign_free(b);
@@ -196,7 +222,7 @@ TEST(environment_parsed)
 	/* sched_fifo feeds the benchmark's own priority parameter */
 	prio = il_opts_find(c->plan[0].ops->opts, "priority") ? "priority=95" : NULL;
 	if (prio)
-		CHECKF(has_param(&c->plan[0], prio), "%s", c->plan[0].params_str);
+		CHECKF(has_param(&c->plan[0], prio), "%s", params_of(&c->plan[0]));
 	il_campaign_free(c);
 
 	c = parse("name: env2\nenvironment: {pin_freq_khz: 2000000, sched_fifo: false, pm_qos_us: null}\n"
@@ -277,8 +303,8 @@ static char *all_params_json(const struct il_plan_entry *e)
 	if (!blk)
 		return NULL;
 	il_opts_defaults(ops->opts, blk);
-	for (i = 0; i < e->nparams; i++)
-		il_opts_set_kv(ops->opts, blk, e->params[i]);
+	for (i = 0; i < e->nset; i++)
+		il_opts_set_kv(ops->opts, blk, set_kv(e, i));
 	j = il_opts_to_json(ops->opts, blk);
 	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(j);

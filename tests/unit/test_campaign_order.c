@@ -16,6 +16,8 @@
 #include "tap.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define HEAD "name: o\ngroups:\n  - bench: timer_wake\n    cpus: \"0\"\n" \
@@ -30,13 +32,23 @@ static struct il_campaign *parse(const char *text)
 	return c;
 }
 
+/* Whether the display text of @e's set parameters contains @kv. */
+static bool shows(const struct il_plan_entry *e, const char *kv)
+{
+	char *s = il_plan_entry_params(e, ";");
+	bool found = s && strstr(s, kv);
+
+	free(s);
+	return found;
+}
+
 /* The interval_us of each plan entry as 'A' (200) or 'B' (300). */
 static void arms(const struct il_campaign *c, char *buf)
 {
 	int i;
 
 	for (i = 0; i < c->nplan; i++)
-		buf[i] = strstr(c->plan[i].params_str, "interval_us=200") ? 'A' : 'B';
+		buf[i] = shows(&c->plan[i], "interval_us=200") ? 'A' : 'B';
 	buf[c->nplan] = '\0';
 }
 
@@ -191,7 +203,7 @@ TEST(seed003)
 	}
 	for (i = 0; i < c->nplan; i++) {
 		const struct il_plan_entry *e = &c->plan[i];
-		const char *arm = strstr(e->params_str, "irq_mode=early") ? "early" : "late";
+		const char *arm = shows(e, "irq_mode=early") ? "early" : "late";
 
 		if (strcmp(e->ops->name, "cstate_wake"))
 			continue;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_envctl.c - the environment controls and their restore journal
- * (harness/envctl_apply.c, harness/envctl_journal.c) against a fake sysfs
- * tree.
+ * (harness/envctl_apply.c, envctl_plan.c and envctl_journal.c) against a
+ * fake sysfs tree.
  *
  * Each case builds a fresh tree with tests/fixtures/envctl/mktree.sh under
  * a temporary IDLELAB_SYSFS_ROOT, with IDLELAB_STATE_DIR beside it, and

@@ -12,8 +12,9 @@
  * hash over one rendering and a store of another cannot pass.  A request
  * whose carried text differs from what the block would render proves the
  * runner stores the carried text rather than rendering again, and a
- * request without a plan (what `idlelab bench` sends) proves the runner
- * still renders that one itself.
+ * request that carries its block alone, parsed from "key=value" strings
+ * as `idlelab bench` parses --param, proves the runner still renders that
+ * one itself.
  * The test runs from the repository root, as tests/run.sh starts it.
  */
 #include "tap.h"
@@ -211,15 +212,16 @@ TEST(bench_without_plan_renders_in_the_runner)
 	if (!req.ops)
 		return;
 	req.cpus = "0";
-	req.params = kv;
-	req.nparams = 1;
+	/* As cmd_bench parses --param, at the command line. */
+	blk = calloc(1, req.ops->params_size);
+	CHECK(blk && !il_opts_parse_kvs(req.ops->opts, blk, kv, 1));
+	if (!blk)
+		return;
+	req.block = blk;
 	CHECK(execute(&req, &out) == 0);
 	params = run_col(out.uuid, "params");
 	/* What the table renders for the defaults with duration_ms=5. */
-	blk = calloc(1, req.ops->params_size);
-	CHECK(blk && !il_opts_defaults(req.ops->opts, blk) &&
-	      !il_opts_set_kv(req.ops->opts, blk, kv[0]));
-	want = blk ? il_run_params_json(req.ops, blk) : NULL;
+	want = il_run_params_json(req.ops, blk);
 	CHECKF(params && want && !strcmp(params, want), "stored %s, want %s",
 	       params ? params : "(null)", want ? want : "(null)");
 	CHECK(params && strstr(params, "\"duration_ms\":5"));

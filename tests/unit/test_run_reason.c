@@ -111,12 +111,18 @@ static char *stored_reason(const char *uuid)
 static void reason_is(const struct il_bench_ops *ops, const char *want)
 {
 	struct il_run_request req = { .ops = ops, .plan_index = -1 };
+	void *blk = calloc(1, ops->params_size ? ops->params_size : 1);
 	struct il_counters *counters = NULL;
 	struct il_run_outcome out;
 	struct il_run run;
 	char *stored;
 	int ret;
 
+	/* The benchmark's defaults, as `idlelab bench` without --param. */
+	CHECK(blk && !il_opts_defaults(ops->opts, blk));
+	if (!blk)
+		return;
+	req.block = blk;
 	ret = il_run_prepare(topo, &req, &run, &counters);
 	CHECKF(ret == 0, "prepare %s: %s", ops->name, il_errmsg());
 	if (!ret) {
@@ -125,6 +131,7 @@ static void reason_is(const struct il_bench_ops *ops, const char *want)
 	}
 	il_counters_close(counters);
 	il_run_release(&run);
+	free(blk);
 	if (ret)
 		return;
 	CHECKF(!strcmp(out.status, "failed"), "%s: status %s", ops->name,
