@@ -106,7 +106,7 @@ cmd_test() {
 	# IDLELAB_VMTEST=0 leaves them out for a quick local run.
 	export IDLELAB_VMTEST="${IDLELAB_VMTEST:-1}"
 	if [ "$IDLELAB_VMTEST" = 1 ]; then
-		stage vm-setup sh tests/vm/setup.sh --bochs
+		stage vm-setup sh tests/vm/setup.sh --bochs --xen
 	fi
 	plan_only && return 0
 	stage build make -s -j"$(jobs)" SAN=1 tests

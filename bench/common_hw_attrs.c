@@ -26,6 +26,8 @@ static const unsigned int khw_res_msr[IDLELAB_RES_NR] = {
 void il_khw_attrs(struct il_run *run, uint32_t hw, bool wbinvd)
 {
 	il_run_attr(run, -1, "hypervisor", "%d", !!(hw & IDLELAB_HW_HYPERVISOR));
+	if (hw & IDLELAB_HW_XEN_PV)
+		il_run_attr(run, -1, "xen_pv", "1");
 	il_run_attr(run, -1, "tsc_unstable", "%d",
 		    !!(hw & IDLELAB_HW_TSC_UNSTABLE));
 	il_run_attr(run, -1, "nonstop_tsc", "%d",

@@ -209,6 +209,14 @@ static int gi_cpu(struct il_run *run, struct gi_state *st, int cpu,
 	il_run_attr(run, cpu, "dropped_records", "%u", r.dropped);
 	if (cpu == st->pl.cpus[0])
 		il_khw_attrs(run, r.hw_flags, false);
+	/*
+	 * A Xen PV guest's cli masks event channels only: Xen's interrupts
+	 * and its vCPU scheduling still land inside the windows, so the gaps
+	 * say what a dom0 sees, not what the CPU does with IRQs off.
+	 */
+	if (cpu == st->pl.cpus[0] && (r.hw_flags & IDLELAB_HW_XEN_PV))
+		il_run_attr(run, -1, "irqs_off_scope",
+			    "event-channel masking (Xen PV guest): Xen's own interrupts and vCPU scheduling still run");
 	return 0;
 }
 

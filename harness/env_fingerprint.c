@@ -298,6 +298,37 @@ static json_t *pm_qos(void)
 	return json_integer(v);
 }
 
+/*
+ * Xen names itself to its guests in /sys/hypervisor (the kernel's
+ * CONFIG_XEN_SYS_HYPERVISOR): type, version/{major,minor,extra} and
+ * guest_type (PV, HVM, PVH).  CPUID cannot say it for a PV guest, dom0
+ * included: its user-space CPUID is the host CPU's unless Xen enables
+ * CPUID faulting, so cpu.hypervisor may name no hypervisor at all there.
+ * Other hypervisors leave the directory empty: type is then unknown.
+ */
+#define HYP_SYS "/sys/hypervisor"
+static json_t *hypervisor_section(void)
+{
+	json_t *h = json_object(), *type = fs_str(HYP_SYS "/type");
+	char maj[32], min[32], extra[64], v[160];
+
+	set(h, "type", type);
+	if (is_unknown(type))
+		return h;
+	set(h, "guest_type", fs_str(HYP_SYS "/guest_type"));
+	if (il_fs_read(HYP_SYS "/version/major", maj, sizeof(maj)) ||
+	    il_fs_read(HYP_SYS "/version/minor", min, sizeof(min))) {
+		set(h, "version", il_unknown(il_errmsg()));
+		return h;
+	}
+	/* extra is ".7" (Xen 4.17.7) or similar, and may be absent. */
+	if (il_fs_read(HYP_SYS "/version/extra", extra, sizeof(extra)))
+		extra[0] = '\0';
+	snprintf(v, sizeof(v), "%s.%s%s", maj, min, extra);
+	set(h, "version", jstr(v));
+	return h;
+}
+
 json_t *il_fingerprint(struct il_topo *t)
 {
 	json_t *fp = json_object();
@@ -316,6 +347,7 @@ json_t *il_fingerprint(struct il_topo *t)
 	set(fp, "kernel", kernel_section());
 	set(fp, "tsc", tsc_section(&ci));
 	set(fp, "apic", env_apic_section(&ci, ecx1));
+	set(fp, "hypervisor", hypervisor_section());
 	/* cpu0 can be offline on some machines; describe the first online. */
 	set(fp, "cpuidle", cpuidle_section(n > 0 ? cpus[0] : -1));
 	set(fp, "cpufreq", cpufreq_section(n > 0 ? cpus[0] : -1));

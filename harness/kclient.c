@@ -194,6 +194,8 @@ const char *il_kunsup_str(uint32_t why)
 		return "the kernel's APIC driver uses physical destinations only, so logical IDs are not the kernel's to rely on (firmware may force this)";
 	case IDLELAB_UNSUP_ICR_NOT_NATIVE:
 		return "the kernel's icr_write is not the hardware's (Xen PV, SEV-ES/SNP, TDX or a paravirtual APIC driver): raw ICR writes refused";
+	case IDLELAB_UNSUP_XEN_PV:
+		return "a Xen PV guest (dom0 too): HLT and MWAIT are privileged there and Xen emulates WBINVD, so raw HLT, MWAIT and WBINVD requests are refused";
 	}
 	return "unknown reason";
 }

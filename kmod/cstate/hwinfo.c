@@ -78,6 +78,8 @@ u32 il_hw_flags(void)
 
 	if (boot_cpu_has(X86_FEATURE_HYPERVISOR))
 		f |= IDLELAB_HW_HYPERVISOR;
+	if (boot_cpu_has(X86_FEATURE_XENPV))
+		f |= IDLELAB_HW_XEN_PV;
 	/* Cross-CPU times compare TSCs: say when the kernel distrusts them. */
 	if (check_tsc_unstable())
 		f |= IDLELAB_HW_TSC_UNSTABLE;

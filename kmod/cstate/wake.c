@@ -474,6 +474,18 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	req->hw_flags = il_hw_flags();
 	req->res_avail = 0;
 	req->stale_ipis = 0;
+	/*
+	 * A Xen PV guest cannot run HLT or MWAIT (privileged: HLT #GPs with
+	 * IRQs off and preemption disabled, which oopsed a dom0), and Xen
+	 * emulates its WBINVD: refuse before any worker starts.  POLL needs
+	 * neither and still runs.
+	 */
+	if ((req->hw_flags & IDLELAB_HW_XEN_PV) &&
+	    (req->method != IDLELAB_METHOD_POLL ||
+	     (req->flags & IDLELAB_CSTATE_F_WBINVD))) {
+		req->unsupported = IDLELAB_UNSUP_XEN_PV;
+		return 0;
+	}
 	if (req->method == IDLELAB_METHOD_MWAIT &&
 	    !boot_cpu_has(X86_FEATURE_MWAIT)) {
 		req->unsupported = IDLELAB_UNSUP_NO_MWAIT;

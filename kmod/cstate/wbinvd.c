@@ -356,6 +356,11 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 	} else {
 		size = req->dirty_bytes;
 	}
+	/* Xen emulates WBINVD for a PV guest: the time would be Xen's. */
+	if (req->hw_flags & IDLELAB_HW_XEN_PV) {
+		req->unsupported = IDLELAB_UNSUP_XEN_PV;
+		return 0;
+	}
 	if ((req->flags & IDLELAB_WBINVD_F_NOINVD) &&
 	    !boot_cpu_has(X86_FEATURE_WBNOINVD)) {
 		req->unsupported = IDLELAB_UNSUP_NO_WBNOINVD;

@@ -23,6 +23,7 @@
 
 #define INTEL	"tests/fixtures/sysfs-intel"
 #define EMPTY	"tests/fixtures/sysfs-empty"
+#define XEN	"tests/fixtures/sysfs-xen"
 
 /* j["a"]["b"]... along a dotted path; NULL if any step is missing. */
 static inline json_t *jget(json_t *j, const char *path)

@@ -184,6 +184,24 @@ out:
 	il_topo_close(t);
 }
 
+/* A Xen PV dom0 names its hypervisor and version in /sys/hypervisor. */
+TEST(fingerprint_xen)
+{
+	json_t *fp;
+
+	setenv("IDLELAB_SYSFS_ROOT", XEN, 1);
+	fp = il_fingerprint(NULL);
+	unsetenv("IDLELAB_SYSFS_ROOT");
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	CHECK(!strcmp(jstrv(fp, "hypervisor.type"), "xen"));
+	CHECK(!strcmp(jstrv(fp, "hypervisor.guest_type"), "PV"));
+	CHECKF(!strcmp(jstrv(fp, "hypervisor.version"), "4.17.7"),
+	       "version %s", jstrv(fp, "hypervisor.version"));
+	json_decref(fp);
+}
+
 TEST(fingerprint_empty_tree)
 {
 	static const char *const must_be_unknown[] = {
@@ -193,7 +211,7 @@ TEST(fingerprint_empty_tree)
 		"cpus.possible", "cpus.count", "kernel.cmdline",
 		"kernel.clocksource", "cpu.microcode", "tsc.flags",
 		"tsc.constant", "tsc.nonstop", "apic.x2apic", "apic.driver",
-		"pm_qos_us",
+		"pm_qos_us", "hypervisor.type",
 	};
 	json_t *fp;
 	size_t i;
@@ -395,6 +413,7 @@ int main(void)
 	RUN(unknown_json);
 	RUN(sysfs_accessors);
 	RUN(fingerprint_fixture);
+	RUN(fingerprint_xen);
 	RUN(fingerprint_empty_tree);
 	RUN(fingerprint_real_machine);
 	RUN(uuid_v4_format);

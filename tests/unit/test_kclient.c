@@ -99,6 +99,10 @@ TEST(tsc_conversions)
 	CHECK(il_kunsup_str(IDLELAB_UNSUP_MWAIT_ECX_FAULT) &&
 	      strstr(il_kunsup_str(IDLELAB_UNSUP_MWAIT_ECX_FAULT), "ECX"));
 	CHECK(!strcmp(il_kunsup_str(999), "unknown reason"));
+	/* Every reason the UAPI header names has its own text. */
+	for (uint32_t why = 1; why <= IDLELAB_UNSUP_XEN_PV; why++)
+		CHECK(strcmp(il_kunsup_str(why), "unknown reason") != 0);
+	CHECK(strstr(il_kunsup_str(IDLELAB_UNSUP_XEN_PV), "Xen PV") != NULL);
 }
 
 TEST(info_json)

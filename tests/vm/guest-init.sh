@@ -225,6 +225,50 @@ resolution() {
 	jl "{\"op\":\"hrtimer_resolution\",\"ns\":${ns:-null}}"
 }
 
+# xen_idle WHEN: Xen's own idle states (xenpm, through /dev/xen/privcmd),
+# which dom0's cpuidle cannot see: Xen idles the physical CPUs, dom0 only
+# blocks its vCPUs.  Saved whole as xenpm-WHEN.txt, and its exit status as
+# a result line.
+xen_idle() {
+	LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu /bin/xenpm \
+		get-cpuidle-states all > "$OUT/xenpm-$1.txt" 2>&1
+	jl "{\"op\":\"xenpm\",\"when\":\"$1\",\"rc\":$?}"
+}
+
+# The Xen PV dom0 guest (idlelab.client=xen): every raw HLT, MWAIT, ICR and
+# WBINVD request must come back refused with its reason, gaps_irqoff tagged
+# as event-channel masking, and the user-space benchmarks run.
+xen_steps() {
+	{ grep . /sys/hypervisor/type /sys/hypervisor/guest_type \
+		/sys/hypervisor/version/* 2>&1; } > "$OUT/hypervisor.txt"
+	step xen_idle_before 60 xen_idle before
+	step bad_input 400 client bad
+	w="--param launch_min_ns=50000 --param samples=10"
+	ib hlt_timer cstate_wake --cpus 1 $w
+	ib mwait_timer cstate_wake --cpus 1 --param method=mwait $w
+	ib hlt_ipi cstate_wake --cpus pairs:0-1 --param wake_source=ipi $w
+	ib poll_wbinvd cstate_wake --cpus 1 --param method=poll \
+		--param wbinvd=1 --param dirty_bytes=65536 $w
+	ib poll_timer cstate_wake --cpus 1 --param method=poll $w
+	ib wbinvd_sweep wbinvd --cpus 0 --param footprints=0,65536 \
+		--param reps=3
+	ib wbinvd_blast wbinvd --cpus 0-1 --param mode=blast --param reps=5 \
+		--param interval_us=1000 --param dirty_bytes=65536 \
+		--param width_us=1000 --param window_us=2000 \
+		--param threshold_ns=2000
+	ib gaps gaps_irqoff --cpus 1 --param width_us=1000 \
+		--param window_us=2000 --param windows=3
+	for m in physical logical broadcast kernel; do
+		ib "ipi_$m" ipi_storm --cpus all --param mode=$m $T \
+			--param rounds=20
+	done
+	ib timer_wake timer_wake --cpus 1 --param samples=50
+	ib futex_wake futex_wake --cpus pairs:0-1 --param samples=50
+	ib tsc_gaps tsc_gaps --cpus 1 --param duration_ms=100
+	step info 60 info
+	step xen_idle_after 60 xen_idle after
+}
+
 # ---- the steps -------------------------------------------------------------
 # idlelab.client=cstate on the kernel command line: the short Bochs run;
 # x2apic: the x2APIC guests; lowres: the guest booted with highres=off,
@@ -254,6 +298,12 @@ if [ "$args" = lowres ]; then
 	w="--param launch_min_ns=50000 --param samples=10"
 	ib hlt_timer_lowres cstate_wake --cpus 1 $w
 	ib hlt_ipi_lowres cstate_wake --cpus pairs:0-1 --param wake_source=ipi $w
+	step db_check 120 db_check
+	step unload 60 unload
+	finish
+fi
+if [ "$args" = xen ]; then
+	xen_steps
 	step db_check 120 db_check
 	step unload 60 unload
 	finish

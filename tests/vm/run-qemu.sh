@@ -34,6 +34,10 @@ TIMEOUT=${IDLELAB_VM_TIMEOUT:-600}
 #   x2apic-phys     the same, with x2apic_phys on the kernel command line
 #   lowres          -cpu max, 4 vCPUs, highres=off: hrtimers at tick
 #                   resolution, for the cstate module's refusal of them
+#   xen             q35, -cpu max, 4 vCPUs: Xen 4.17 booted as a multiboot
+#                   kernel, the Debian kernel as its PV dom0 (tests/vm/
+#                   test_xen.sh); the Xen files come from tests/vm/setup.sh
+#                   --xen, unpacked in IDLELAB_XEN_DIR (build-vm/xen)
 # Only QEMU 10's TCG (bookworm-backports) emulates x2APIC.  IDLELAB_QEMU
 # names the binary (default qemu-system-x86_64).
 PROFILE=${IDLELAB_VM_PROFILE:-xapic}
@@ -46,6 +50,7 @@ xapic) machine="-cpu max" smp=4 append=preempt=full client= ;;
 x2apic-cluster) machine=$X2 smp=20 append= client=x2apic ;;
 x2apic-phys) machine=$X2 smp=20 append=x2apic_phys client=x2apic ;;
 lowres) machine="-cpu max" smp=4 append=highres=off client=lowres ;;
+xen) machine="-machine q35 -cpu max" smp=4 append='' client=xen ;;
 *) echo "run-qemu: unknown IDLELAB_VM_PROFILE '$PROFILE'" >&2; exit 2 ;;
 esac
 smp=${IDLELAB_VM_SMP:-$smp}
@@ -69,9 +74,19 @@ early) ;;
 late) append="$append idlelab.patch_order=late" ;;
 *) echo "run-qemu: IDLELAB_VM_PATCH_ORDER is early or late" >&2; exit 2 ;;
 esac
-[ "$setup" = 1 ] && { sh tests/vm/setup.sh || exit 1; }
+XENDIR=${IDLELAB_XEN_DIR:-build-vm/xen}
+sopt=
+[ "$PROFILE" = xen ] && sopt=--xen
+[ "$setup" = 1 ] && { sh tests/vm/setup.sh $sopt || exit 1; }
 . tests/vm/vmlib.sh
 vm_pick_kernel || exit 1
+if [ "$PROFILE" = xen ]; then
+	if [ ! -s "$XENDIR/xen" ]; then
+		echo "run-qemu: no $XENDIR/xen (sh tests/vm/setup.sh --xen)" >&2
+		exit 1
+	fi
+	VM_XEN=$XENDIR
+fi
 mkdir -p "$OUT/share"
 OUT=$(cd "$OUT" && pwd)
 rm -f "$OUT/share/"* "$OUT/serial.log" "$OUT/results.jsonl" "$OUT/guest.db" \
@@ -101,12 +116,25 @@ fi
 # doesn't work through Interrupt-remapped IO-APIC", seen 2026-12-02 with
 # two busy loops on the host).  The guests' timer works; the check is what
 # the emulator's pace defeats.
+kargs="quiet panic=-1 nokaslr no_timer_check $append"
+if [ "$PROFILE" = xen ]; then
+	# QEMU's multiboot loader starts Xen (an ELF32 once gunzipped) with
+	# two modules: the dom0 kernel with its command line, then the
+	# initramfs.  Xen's console is the serial port; dom0's is hvc0,
+	# which Xen writes to the same port.  dom0_mem leaves Xen room.
+	boot="-kernel $XENDIR/xen"
+	xargs="console=com1 dom0_mem=512M,max:512M loglvl=all guest_loglvl=all"
+	mods="$KIMG console=hvc0 $kargs,$INITRD"
+else
+	boot="-kernel $KIMG -initrd $INITRD"
+	xargs="console=ttyS0 $kargs"
+	mods=
+fi
 # shellcheck disable=SC2086
 $QEMU \
 	-accel tcg,thread=multi $machine -smp "$smp" -m 1024 \
 	-qmp "unix:$qdir/qmp.sock,server=on,wait=off" \
-	-kernel "$KIMG" -initrd "$INITRD" \
-	-append "console=ttyS0 quiet panic=-1 nokaslr no_timer_check $append" \
+	$boot ${mods:+-initrd "$mods"} -append "$xargs" \
 	-virtfs "local,path=$OUT/share,mount_tag=share,security_model=none" \
 	-nographic -no-reboot </dev/null >"$OUT/serial.log" 2>&1 &
 qpid=$!
@@ -139,5 +167,6 @@ case $PROFILE in
 x2apic-*) IDLELAB_VM_RESULTS=$OUT IDLELAB_VM_PROFILE=$PROFILE \
 	exec sh tests/vm/test_x2apic.sh ;;
 lowres) IDLELAB_VM_RESULTS=$OUT exec sh tests/vm/test_lowres.sh ;;
+xen) IDLELAB_VM_RESULTS=$OUT exec sh tests/vm/test_xen.sh ;;
 esac
 IDLELAB_VM_RESULTS=$OUT sh tests/vm/test_qemu.sh

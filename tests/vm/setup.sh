@@ -5,6 +5,7 @@
 # (tests/vm/test_*.sh) install nothing: without these packages they skip.
 #   sh tests/vm/setup.sh           QEMU rig
 #   sh tests/vm/setup.sh --bochs   also the Bochs rig
+#   sh tests/vm/setup.sh --xen     also the Xen guest's files (below)
 # dkms is for the 6.12 guest, which loads the modules DKMS built
 # (IDLELAB_VM_DKMS=1, tests/vm/test_qemu_612.sh).  With IDLELAB_APT set
 # (./run.sh --print-plan, tools/deps.sh) the installs are printed or
@@ -23,9 +24,14 @@ here=$(dirname "$0")
 . "$here/../../tools/deps.sh"
 SRC=/etc/apt/sources.list.d/idlelab-bookworm-backports.sources
 stable="linux-image-amd64 linux-headers-amd64 busybox-static dkms"
-if [ "${1:-}" = --bochs ]; then
-	stable="$stable bochs bochs-term bochsbios vgabios isolinux syslinux-common xorriso"
-fi
+xen=0
+for a in "$@"; do
+	case $a in
+	--bochs) stable="$stable bochs bochs-term bochsbios vgabios isolinux syslinux-common xorriso" ;;
+	--xen) xen=1 ;;
+	*) echo "usage: $0 [--bochs] [--xen]" >&2; exit 2 ;;
+	esac
+done
 # QEMU 10 and those of its dependencies whose bookworm version is too old
 # for it.  Each is pinned to its backports version (NAME=VERSION), not
 # asked for as NAME/bookworm-backports: apt resolves the dependencies of
@@ -122,3 +128,40 @@ if [ -n "$bneed" ]; then
 	# shellcheck disable=SC2086
 	apt_install "setup bookworm-backports" $bneed
 fi
+
+# The Xen PV dom0 guest (tests/vm/test_xen.sh): Xen 4.17's hypervisor, and
+# xenpm with the libraries it loads, for the guest's initramfs.  Never
+# installed: installing xen-hypervisor rewrites the host's boot loader.
+# They are downloaded and unpacked (apt-get download, dpkg-deb -x) into
+# XENDIR, once; a version stamp says what is there.
+[ "$xen" = 1 ] || exit 0
+XENDIR=${IDLELAB_XEN_DIR:-$here/../../build-vm/xen}
+xen_pkgs="xen-hypervisor-4.17-amd64 xen-utils-4.17 libxenmisc4.17 libxencall1
+libxenevtchn1 libxengnttab1 libxenforeignmemory1 libxendevicemodel1
+libxentoollog1 libxentoolcore1"
+if plan_mode; then
+	# shellcheck disable=SC2086
+	echo "# download and unpack (not install) into $XENDIR:" $xen_pkgs
+	exit 0
+fi
+xv=$(apt-cache policy xen-hypervisor-4.17-amd64 2>/dev/null |
+	sed -n 's/^  Candidate: //p')
+case $xv in
+'' | '(none)')
+	echo "setup: apt lists no xen-hypervisor-4.17-amd64 (run apt-get update)" >&2
+	exit 1 ;;
+esac
+[ "$(cat "$XENDIR/version" 2>/dev/null)" = "$xv" ] && exit 0
+rm -rf "$XENDIR"
+mkdir -p "$XENDIR/deb" "$XENDIR/root"
+# shellcheck disable=SC2086
+(cd "$XENDIR/deb" && apt-get download $xen_pkgs) >&2 || {
+	echo "setup: apt-get download of the Xen packages failed" >&2
+	exit 1
+}
+for d in "$XENDIR"/deb/*.deb; do
+	dpkg-deb -x "$d" "$XENDIR/root" || exit 1
+done
+gzip -dc "$XENDIR/root/boot/xen-4.17-amd64.gz" > "$XENDIR/xen" || exit 1
+echo "$xv" > "$XENDIR/version"
+echo "setup: Xen $xv unpacked in $XENDIR" >&2

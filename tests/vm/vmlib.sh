@@ -160,9 +160,31 @@ vm_build() {
 		vm_add_module "$out" 9pnet_virtio || return 1
 		vm_add_module "$out" 9p || return 1
 	fi
+	if [ -n "${VM_XEN:-}" ]; then
+		vm_xen "$out" "$VM_XEN" || return 1
+	fi
 	INITRD=$out/initrd.cpio.gz
 	(cd "$out/root" && find . | cpio -o -H newc --quiet) | gzip -1 \
 		> "$INITRD"
+}
+
+# vm_xen OUT XENDIR: what the Xen dom0 guest adds to the initramfs, from the
+# packages tests/vm/setup.sh --xen unpacked in XENDIR: xenpm and the
+# libraries it loads (libxenctrl and the small libxen*), and xen-privcmd,
+# the driver of the /dev/xen/privcmd that those libraries make hypercalls
+# through.  xenpm reads Xen's own idle states, which dom0's cpuidle does
+# not see.
+vm_xen() {
+	local r=$2/root lib
+	cp "$r/usr/lib/xen-4.17/bin/xenpm" "$1/root/bin/xenpm" || return 1
+	mkdir -p "$1/root/usr/lib/x86_64-linux-gnu"
+	for lib in libxenctrl.so.4.17 libxentoollog.so.1 libxencall.so.1 \
+		libxenevtchn.so.1 libxengnttab.so.1 libxenforeignmemory.so.1 \
+		libxendevicemodel.so.1 libxentoolcore.so.1; do
+		cp -L "$r/usr/lib/x86_64-linux-gnu/$lib" \
+			"$1/root/usr/lib/x86_64-linux-gnu/" || return 1
+	done
+	vm_add_module "$1" xen-privcmd
 }
 
 # vm_add_module OUT NAME: copy module NAME of the picked kernel, after the

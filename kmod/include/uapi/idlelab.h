@@ -99,6 +99,15 @@
  * MWAIT_HINT, TSC_STOPS).
  */
 #define IDLELAB_UNSUP_ICR_NOT_NATIVE	16
+/*
+ * A Xen PV guest (dom0 included) runs in ring 3 under Xen: HLT and MWAIT
+ * are privileged there (HLT #GPs; the kernel idles through a hypercall),
+ * and Xen emulates WBINVD, so its time is Xen's flush, not the caller's.
+ * Every raw HLT, MWAIT and WBINVD request is refused with this reason.
+ * The raw ICR modes keep their own reason (16): under PV it is the same
+ * refusal, but one that also holds on other platforms.
+ */
+#define IDLELAB_UNSUP_XEN_PV		17
 
 /* GET_INFO, the same command on both devices. */
 #define IDLELAB_OP_CSTATE_WAKE		(1U << 0)
@@ -202,6 +211,13 @@ struct idlelab_cstate_req {
 /* its EDX[0] = 0: WBINVD acts on the caches of the other sharing CPUs */
 #define IDLELAB_HW_WBINVD_SHARERS	(1U << 6)
 #define IDLELAB_HW_SMI_COUNT		(1U << 7)	/* MSR 0x34 readable */
+/*
+ * X86_FEATURE_XENPV: a Xen PV guest.  Its "IRQs off" (cli, as a PV
+ * operation) masks event-channel upcalls only; Xen's own interrupts and
+ * its scheduling of the vCPU still run, so a gaps run measures gaps under
+ * event-channel masking, not with the CPU's interrupts off.
+ */
+#define IDLELAB_HW_XEN_PV		(1U << 8)
 
 /*
  * Per-sample residency counter deltas (the res_* sample fields), one bit
