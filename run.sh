@@ -106,7 +106,14 @@ cmd_test() {
 	# IDLELAB_VMTEST=0 leaves them out for a quick local run.
 	export IDLELAB_VMTEST="${IDLELAB_VMTEST:-1}"
 	if [ "$IDLELAB_VMTEST" = 1 ]; then
-		stage vm-setup sh tests/vm/setup.sh --bochs --xen
+		# The Xen PV dom0 guest (tests/vm/test_xen.sh) is opt-in with
+		# IDLELAB_XENTEST=1: it has not yet passed at 4 vCPUs within a
+		# CI budget (BENCHMARKS.md), so CI prints why it is skipped.
+		if [ "${IDLELAB_XENTEST:-0}" = 1 ]; then
+			stage vm-setup sh tests/vm/setup.sh --bochs --xen
+		else
+			stage vm-setup sh tests/vm/setup.sh --bochs
+		fi
 	fi
 	plan_only && return 0
 	stage build make -s -j"$(jobs)" SAN=1 tests
