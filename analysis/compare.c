@@ -88,6 +88,7 @@ struct collect {
 	int side;
 	int nstats;		/* the statistics the table shows */
 	struct open_item cpu, all;	/* per CPU label, and all CPUs */
+	struct il_hist *empty;	/* the histogram of an item without one */
 };
 
 static struct item *item_new(struct items *s, const char *run, const char *cpu)
@@ -152,31 +153,44 @@ static double run_value(const struct item *it, const struct il_hist *h,
 	return il_ab_run_stat(st, h, &it->sum);
 }
 
-/* Reduce the open item of @o to its values and free its histogram. */
-static void item_close(struct collect *c, struct open_item *o, bool all)
+/*
+ * Reduce the open item of @o to its values.  A run's histogram over all
+ * its CPUs is the sum of its per-CPU ones, so a per-CPU item hands its
+ * histogram on to the open all-CPU item, which is the same run's (rows
+ * of a run arrive together, per-CPU items close first), instead of every
+ * row being merged twice: each merge and each new histogram touches
+ * every bucket, the cost of a row.
+ */
+static int item_close(struct collect *c, struct open_item *o, bool all)
 {
+	struct il_hist *h = o->hist ? o->hist : c->empty;
 	struct key *k;
 	struct item *it;
-	int st;
+	int st, ret = 0;
 
-	if (o->key < 0) {
-		il_hist_free(o->hist);	/* an item_new() that failed */
-		o->hist = NULL;
-		return;
+	if (o->key >= 0) {
+		k = &c->keys->v[o->key];
+		it = &(all ? k->all : k->side)[c->side].v[o->idx];
+		for (st = 0; st < IL_AB_NALL; st++)
+			it->val[st] = st < c->nstats ? run_value(it, h, st) : NAN;
 	}
-	k = &c->keys->v[o->key];
-	it = &(all ? k->all : k->side)[c->side].v[o->idx];
-	for (st = 0; st < IL_AB_NALL; st++)
-		it->val[st] = st < c->nstats ? run_value(it, o->hist, st) : NAN;
-	il_hist_free(o->hist);
+	if (!all && o->key >= 0 && !c->all.hist) {
+		c->all.hist = o->hist;
+	} else {
+		if (!all && o->key >= 0 && o->hist)
+			ret = il_hist_merge(c->all.hist, o->hist);
+		il_hist_free(o->hist);
+	}
 	o->hist = NULL;
 	o->key = -1;
+	return ret;
 }
 
 /*
- * Merge @r into its item of the per-label list (@all: the list of runs
+ * Count @r in its item of the per-label list (@all: the list of runs
  * over all their CPUs, @cpu "all"): the open one when the same, else a
- * new one, after closing the open one.
+ * new one, after closing the open one.  A per-CPU item takes the row's
+ * histogram as its own when it opens.
  */
 static int item_add(struct collect *c, struct open_item *o, bool all,
 		    int key, const struct il_srow *r, const char *cpu)
@@ -184,7 +198,7 @@ static int item_add(struct collect *c, struct open_item *o, bool all,
 	struct key *k = &c->keys->v[key];
 	struct items *s = &(all ? k->all : k->side)[c->side];
 	struct item *it = NULL;
-	int i;
+	int i, ret;
 
 	/* A new key, or a new run of it: the run's items start here. */
 	if (o->run_key != key || strcmp(s->v[o->first].run, r->run_uuid)) {
@@ -199,19 +213,27 @@ static int item_add(struct collect *c, struct open_item *o, bool all,
 		return il_errorf(-EIO, "compare: the rows of run %s arrived out of order",
 				 r->run_uuid);
 	if (!it) {
-		item_close(c, o, all);
+		ret = item_close(c, o, all);
+		if (ret)
+			return ret;
 		it = item_new(s, r->run_uuid, cpu);
-		o->hist = il_hist_new();
-		if (!it || !o->hist)
+		if (!it)
 			return il_errorf(-ENOMEM, "out of memory");
 		it->ref = r->is_ref;
 		it->p50 = r->p50;
 		it->p99 = r->p99;
 		o->key = key;
 		o->idx = s->n - 1;
+		if (!all)
+			o->hist = il_srow_take_hist(r);
+	} else if (!all && r->hist) {
+		if (!o->hist)
+			o->hist = il_srow_take_hist(r);
+		else if ((ret = il_hist_merge(o->hist, r->hist)))
+			return ret;
 	}
 	il_summary_merge(&it->sum, &r->sum);
-	return r->hist ? il_hist_merge(o->hist, r->hist) : 0;
+	return 0;
 }
 
 static int add(const struct il_srow *r, void *arg)
@@ -543,6 +565,7 @@ int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 	struct keys keys = { 0 };
 	struct ab_rows rows = { 0 };
 	struct il_table *t = NULL;
+	struct il_hist *empty;
 	int ns = o->ncompare, i, ntests = 0, ntost = 0, ret = 0;
 	bool pooled = false;
 
@@ -550,9 +573,12 @@ int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 	if (ns < 2 || ns > MAX_SIDES)
 		return il_errorf(-EINVAL, "compare needs 2 to %d --compare filters, got %d",
 				 MAX_SIDES, ns);
+	empty = il_hist_new();
+	if (!empty)
+		return il_errorf(-ENOMEM, "out of memory");
 	for (i = 0; !ret && i < ns; i++) {
 		struct collect c = {
-			.keys = &keys, .side = i,
+			.keys = &keys, .side = i, .empty = empty,
 			.nstats = o->deciles ? IL_AB_NALL : IL_AB_NSTATS,
 			.cpu = { .key = -1, .run_key = -1 },
 			.all = { .key = -1, .run_key = -1 },
@@ -560,8 +586,10 @@ int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 
 		ret = il_rows_foreach_by_run(s, o->bench, o->compare[i], add, &c);
 		/* The last run's items, or on error their histograms. */
-		item_close(&c, &c.cpu, false);
-		item_close(&c, &c.all, true);
+		if (ret)
+			c.cpu.key = c.all.key = -1;
+		ret = item_close(&c, &c.cpu, false) ?: ret;
+		ret = item_close(&c, &c.all, true) ?: ret;
 	}
 	if (ret)
 		goto out;
@@ -589,6 +617,7 @@ out:
 		t = NULL;
 	}
 	*out = t;
+	il_hist_free(empty);
 	keys_free(&keys);
 	rows_free(&rows);
 	return ret;

@@ -170,6 +170,16 @@ int il_rows_foreach_by_run(struct il_store *s, const char *bench,
 	return rows_foreach(s, bench, filter, order_by[1], fn, arg);
 }
 
+struct il_hist *il_srow_take_hist(const struct il_srow *r)
+{
+	/* The row is the loop's own non-const local: taking is allowed. */
+	struct il_srow *w = (struct il_srow *)r;
+	struct il_hist *h = w->hist;
+
+	w->hist = NULL;
+	return h;
+}
+
 int il_grps_add(struct il_grps *g, const char *key, const char *const *labels,
 		const struct il_srow *r)
 {

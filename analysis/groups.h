@@ -79,6 +79,13 @@ int il_rows_foreach_by_run(struct il_store *s, const char *bench,
 			   void *arg);
 
 /**
+ * il_srow_take_hist() - take @r's histogram, inside an il_rows_foreach()
+ * callback: the caller frees it, the loop no longer does, and @r->hist
+ * is NULL from then on.  Saves a copy of a whole histogram per row.
+ */
+struct il_hist *il_srow_take_hist(const struct il_srow *r);
+
+/**
  * il_grps_add() - merge @r into the group @key, creating it (labels
  * copied from @labels, up to 6, NULL-terminated) when new.
  */
