@@ -15,7 +15,10 @@
  * idle_state and wake_source attributes that the states report groups.
  *
  * With --per-machine DIR it writes one database per machine, DIR/mNNNN.db,
- * the inputs of a fleet merge; else one database, FILE.  It never writes
+ * the inputs of a fleet merge; else one database, FILE.  Each machine
+ * draws from its own stream (the seed and its number) and numbers its own
+ * runs, so merging the per-machine files gives the one file's runs
+ * exactly (tests/integration/test_fleet_gen.sh checks the reports agree).  It never writes
  * over an existing file.  Runs are committed 500 to a transaction: the
  * fleet is written in minutes, not hours.
  */
@@ -38,30 +41,28 @@
 struct gen {
 	int machines, campaigns, runs, samples;
 	uint64_t seed;
-	uint64_t rng;
-	unsigned long nrun;
 };
 
-static double unit(struct gen *g)
+static double unit(uint64_t *rng)
 {
-	return (double)(il_splitmix64(&g->rng) >> 11) / 9007199254740992.0;
+	return (double)(il_splitmix64(rng) >> 11) / 9007199254740992.0;
 }
 
 /* A standard normal draw (Box-Muller; the second value is dropped). */
-static double normal(struct gen *g)
+static double normal(uint64_t *rng)
 {
-	double u = unit(g), v = unit(g);
+	double u = unit(rng), v = unit(rng);
 
 	return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
 }
 
 /* One wake latency in ns around @base: log-normal, 1 % late tail. */
-static uint64_t latency(struct gen *g, double base)
+static uint64_t latency(uint64_t *rng, double base)
 {
-	double v = base * exp(0.15 * normal(g));
+	double v = base * exp(0.15 * normal(rng));
 
-	if (unit(g) < 0.01)
-		v += -log(1 - unit(g)) * base * 4;
+	if (unit(rng) < 0.01)
+		v += -log(1 - unit(rng)) * base * 4;
 	return (uint64_t)v;
 }
 
@@ -70,7 +71,7 @@ static void machine_uuid(int m, char *buf, size_t len)
 	snprintf(buf, len, "f1ee7000-0000-4000-8000-%012x", (unsigned int)m);
 }
 
-static int put_machine(struct il_store *s, struct gen *g, int m)
+static int put_machine(struct il_store *s, int m)
 {
 	static const char *const models[] = {
 		"Fleet Xeon 6430", "Fleet EPYC 9354", "Fleet Core i7-1365U",
@@ -78,7 +79,6 @@ static int put_machine(struct il_store *s, struct gen *g, int m)
 	};
 	char uuid[37], host[32], fp[256];
 
-	(void)g;
 	machine_uuid(m, uuid, sizeof(uuid));
 	snprintf(host, sizeof(host), "node%04d", m);
 	snprintf(fp, sizeof(fp),
@@ -87,12 +87,21 @@ static int put_machine(struct il_store *s, struct gen *g, int m)
 	return il_store_put_machine(s, uuid, host, fp, NULL);
 }
 
-static int put_run(struct il_store *s, struct gen *g, int m, int c, int k)
+/* Machine @m's stream: the same whichever file it is written into. */
+static uint64_t stream_of(const struct gen *g, int m)
+{
+	uint64_t x = g->seed ^ ((uint64_t)(m + 1) * 0x9e3779b97f4a7c15ULL);
+
+	return il_splitmix64(&x);
+}
+
+static int put_run(struct il_store *s, struct gen *g, uint64_t *rng, int m,
+		   int c, int k)
 {
 	static const char *const states[] = { "POLL", "C1", "C6" };
 	struct il_series *sv[2] = { NULL, NULL };
 	struct il_run_attr a[2] = {
-		{ -1, "idle_state", states[il_splitmix64(&g->rng) % 3] },
+		{ -1, "idle_state", states[il_splitmix64(rng) % 3] },
 		{ -1, "wake_source", "timer" },
 	};
 	struct il_run_rec r = { 0 };
@@ -112,11 +121,11 @@ static int put_run(struct il_store *s, struct gen *g, int m, int c, int k)
 			break;
 		}
 		for (i = 0; i < g->samples; i++)
-			il_series_add(sv[j], latency(g, base));
+			il_series_add(sv[j], latency(rng, base));
 	}
-	g->nrun++;
-	snprintf(r.uuid, sizeof(r.uuid), "%08x-0000-4000-8000-%012lx",
-		 (unsigned int)m, g->nrun);
+	/* Machine, campaign and run: unique in the fleet, any file. */
+	snprintf(r.uuid, sizeof(r.uuid), "%08x-0000-4000-8000-%04hx%08x",
+		 (unsigned int)m, (unsigned short)c, (unsigned int)k);
 	machine_uuid(m, r.machine_uuid, sizeof(r.machine_uuid));
 	r.bench = "timer_wake";
 	r.params_json = params;
@@ -125,7 +134,9 @@ static int put_run(struct il_store *s, struct gen *g, int m, int c, int k)
 	r.campaign = campaign;
 	r.plan_index = k;	/* the campaign's k-th run on this machine */
 	r.param_hash = campaign;
-	r.start_ns = 1767225600000000000ULL + (uint64_t)g->nrun * 30000000000ULL;
+	r.start_ns = 1767225600000000000ULL +
+		     ((uint64_t)c * (uint64_t)g->runs + (uint64_t)k) * 60000000000ULL +
+		     (uint64_t)m * 1000000000ULL;
 	r.end_ns = r.start_ns + 2000000000ULL;
 	r.status = "ok";
 	r.tool_version = "fleet-gen";
@@ -145,16 +156,25 @@ static int put_run(struct il_store *s, struct gen *g, int m, int c, int k)
 static int write_db(struct gen *g, const char *path, int m0, int m1)
 {
 	struct il_store *s;
+	uint64_t *rng = calloc(m1 - m0, sizeof(*rng));
 	struct stat st;
 	int m, c, k, ret, n = 0;
 
-	if (!stat(path, &st))
+	if (!rng)
+		return il_errorf(-ENOMEM, "out of memory");
+	if (!stat(path, &st)) {
+		free(rng);
 		return il_errorf(-EEXIST, "%s exists; fleet-gen never writes over a file", path);
+	}
 	ret = il_store_open(path, IL_STORE_CREATE, &s);
-	if (ret)
+	if (ret) {
+		free(rng);
 		return ret;
-	for (m = m0; !ret && m < m1; m++)
-		ret = put_machine(s, g, m);
+	}
+	for (m = m0; !ret && m < m1; m++) {
+		rng[m - m0] = stream_of(g, m);
+		ret = put_machine(s, m);
+	}
 	/* Run order as a fleet's: campaign by campaign, machines in turn. */
 	for (c = 0; !ret && c < g->campaigns; c++)
 		for (k = 0; !ret && k < g->runs; k++)
@@ -162,13 +182,14 @@ static int write_db(struct gen *g, const char *path, int m0, int m1)
 				if (n % BATCH == 0)
 					ret = il_store_begin(s);
 				if (!ret)
-					ret = put_run(s, g, m, c, k);
+					ret = put_run(s, g, &rng[m - m0], m, c, k);
 				if (!ret && ++n % BATCH == 0)
 					ret = il_store_end(s, true);
 			}
 	if (n % BATCH)
 		ret = il_store_end(s, !ret) ?: ret;
 	il_store_close(s);
+	free(rng);
 	if (ret)
 		il_store_remove(path);	/* a fleet cut short is no fleet */
 	return ret;
@@ -216,7 +237,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct gen g = { 10, 2, 50, 20, 23, 0, 0 };
+	struct gen g = { 10, 2, 50, 20, 23 };
 	const char *dir = NULL;
 	long v;
 	int o, m, ret = 0;
@@ -263,7 +284,6 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	g.rng = g.seed;
 	if (!dir) {
 		ret = write_db(&g, argv[optind], 0, g.machines);
 	} else {
