@@ -114,9 +114,10 @@ $(BUILD)/tests/%: tests/helpers/%.c $(BUILD)/libidlelab.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libidlelab.a $(LDLIBS)
 
-# Standalone tools linked against the library: ab-sim (issue 12).  A tool's
-# own objects besides its main file are listed as its prerequisites below.
-TOOL_SRCS := tools/ab-sim.c
+# Standalone tools linked against the library: ab-sim (issue 12), fleet-gen
+# and bench-hl (issue 23).  A tool's own objects besides its main file are
+# listed as its prerequisites below.
+TOOL_SRCS := tools/ab-sim.c tools/fleet-gen.c tools/bench-hl.c
 TOOL_BINS := $(TOOL_SRCS:tools/%.c=$(BUILD)/tools/%)
 
 $(BUILD)/tools/%: tools/%.c $(BUILD)/libidlelab.a

@@ -93,6 +93,31 @@ struct il_ab_shift {
 int il_ab_shift(const double *x, int m, const double *y, int n, double conf,
 		struct il_ab_shift *out);
 
+/**
+ * il_ab_shift_brute() - il_ab_shift() by forming and sorting all m*n
+ * differences: O(mn log mn) time, O(mn) memory.  The reference the fast
+ * path is tested against (tests/unit/test_ab_pairs.c); reports do not
+ * use it.  Same return.
+ */
+int il_ab_shift_brute(const double *x, int m, const double *y, int n,
+		      double conf, struct il_ab_shift *out);
+
+/**
+ * il_ab_pairs_kth() - the @k-th smallest (from 0) of the m*n differences
+ * ys[j] - xs[i], @xs and @ys sorted ascending, into @out, exactly as the
+ * sorted list of all of them would hold it, in O((m + n) log(mn))
+ * expected time and O(m + n) memory (ab_pairs.c).
+ * Return: 0, -EINVAL if @k is out of range, -ENOMEM.
+ */
+int il_ab_pairs_kth(const double *xs, int m, const double *ys, int n,
+		    size_t k, double *out);
+
+/**
+ * il_ab_pairs_u() - the Mann-Whitney U of @ys over @xs (both sorted
+ * ascending): the pairs with y > x, ties counted 1/2, in O(m + n).
+ */
+double il_ab_pairs_u(const double *xs, int m, const double *ys, int n);
+
 /* The verdict of a TOST equivalence check. */
 enum il_ab_equiv {
 	IL_AB_EQUIV_NONE,	/* no margin was asked for */

@@ -13,6 +13,9 @@
  *   When even k = 1 is too wide (P(U = 0) = 1 / C(m + n, m) > alpha / 2,
  *   e.g. 3 runs against 3 at 95 %) no interval at that level exists and
  *   ci_ok is false: the report says so in words.
+ * - The estimate and the interval's ends are order statistics of the
+ *   pairwise differences; ab_pairs.c selects them without forming the
+ *   m*n pairs, and keeps the brute-force sort as the tested reference.
  * - Exact null distribution of U for m, n <= IL_AB_EXACT_MAX, by the
  *   recursion on the largest observation (an x adds no pair, a y adds m
  *   pairs), in probabilities, so nothing overflows: O(m n (m n)).  It
@@ -36,6 +39,7 @@
  *   tests, each at alpha); here alpha = 0.05, so the 90 % Moses interval.
  */
 #include "ab.h"
+#include "ab_pairs.h"
 #include "err.h"
 
 #include <errno.h>
@@ -137,18 +141,6 @@ out:
 	free(row);
 	free(tmp);
 	return ret;
-}
-
-/* U of y over x, ties counted 1/2, and whether the pooled values tie. */
-static double mann_whitney_u(const double *x, int m, const double *y, int n)
-{
-	double u = 0;
-	int i, j;
-
-	for (i = 0; i < m; i++)
-		for (j = 0; j < n; j++)
-			u += y[j] > x[i] ? 1 : y[j] == x[i] ? 0.5 : 0;
-	return u;
 }
 
 /* sum(t^3 - t) over the tie groups of the pooled sample; -1 on ENOMEM. */
@@ -256,11 +248,6 @@ const char *il_ab_path_name(enum il_ab_path p)
 	return "?";
 }
 
-static double median_sorted(const double *d, size_t k)
-{
-	return k % 2 ? d[k / 2] : (d[k / 2 - 1] + d[k / 2]) / 2;
-}
-
 /* The standard normal quantile, by bisection on erfc (only a few calls). */
 static double z_of(double upper_tail)
 {
@@ -278,11 +265,12 @@ static double z_of(double upper_tail)
 	return (lo + hi) / 2;
 }
 
-int il_ab_shift(const double *x, int m, const double *y, int n, double conf,
-		struct il_ab_shift *out)
+static int shift_with(const double *x, int m, const double *y, int n,
+		      double conf, bool brute, struct il_ab_shift *out)
 {
-	size_t mn = (size_t)m * (size_t)n, i, j, k = 0;
-	double alpha2 = (1 - conf) / 2, ties, *d;
+	size_t mn = (size_t)m * (size_t)n, i, k = 0;
+	double alpha2 = (1 - conf) / 2, ties;
+	struct il_ab_diffs d;
 	int ret = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -291,19 +279,16 @@ int il_ab_shift(const double *x, int m, const double *y, int n, double conf,
 	out->lo = out->hi = out->p = NAN;
 	if (m < 1 || n < 1)
 		return il_errorf(-EINVAL, "a shift needs values on both sides (%d, %d)", m, n);
-	d = malloc(mn * sizeof(double));
-	if (!d)
-		return il_errorf(-ENOMEM, "out of memory");
-	for (i = 0; i < (size_t)m; i++)
-		for (j = 0; j < (size_t)n; j++)
-			d[k++] = y[j] - x[i];
-	qsort(d, mn, sizeof(double), dbl_cmp);
-	out->est = median_sorted(d, mn);
-	out->u = mann_whitney_u(x, m, y, n);
+	ret = il_ab_diffs_init(&d, x, m, y, n, brute);
+	if (!ret)
+		ret = il_ab_diffs_median(&d, &out->est);
+	if (ret)
+		goto out;
+	out->u = il_ab_diffs_u(&d, x, y);
 	ties = tie_sum(x, m, y, n);
 	if (ties < 0) {
-		free(d);
-		return il_errorf(-ENOMEM, "out of memory");
+		ret = il_errorf(-ENOMEM, "out of memory");
+		goto out;
 	}
 	out->exact = m <= IL_AB_EXACT_MAX && n <= IL_AB_EXACT_MAX;
 	out->path = !out->exact ? IL_AB_PATH_NORMAL :
@@ -314,8 +299,7 @@ int il_ab_shift(const double *x, int m, const double *y, int n, double conf,
 		ret = f ? u_null_exact(m, n, f) : il_errorf(-ENOMEM, "out of memory");
 		if (ret) {
 			free(f);
-			free(d);
-			return ret;
+			goto out;
 		}
 		/* k: the largest with P(U <= k - 1) <= alpha / 2. */
 		for (k = 0; k < mn && cdf + f[k] <= alpha2 * (1 + 1e-12); k++)
@@ -323,15 +307,13 @@ int il_ab_shift(const double *x, int m, const double *y, int n, double conf,
 		/* Now P(U <= k - 1) = cdf, and k >= 1 iff an interval exists. */
 		if (k >= 1 && 2 * k <= mn + 1) {
 			out->ci_ok = true;
-			out->lo = d[k - 1];
-			out->hi = d[mn - k];
 			out->level = 1 - 2 * cdf;
+			ret = il_ab_diffs_interval(&d, k, &out->lo, &out->hi);
 		}
-		if (out->path == IL_AB_PATH_EXACT_TIES) {
+		if (!ret && out->path == IL_AB_PATH_EXACT_TIES) {
 			free(f);
 			ret = p_exact_ties(x, m, y, n, &out->p);
-			free(d);
-			return ret;
+			goto out;
 		}
 		/* Tails at the observed U (an integer without ties). */
 		tail = 0;
@@ -352,17 +334,29 @@ int il_ab_shift(const double *x, int m, const double *y, int n, double conf,
 		if (c >= 1 && sd > 0) {
 			k = (size_t)c;
 			out->ci_ok = true;
-			out->lo = d[k - 1];
-			out->hi = d[mn - k];
 			out->level = conf;
+			ret = il_ab_diffs_interval(&d, k, &out->lo, &out->hi);
 		}
 		dev = fabs(out->u - mu);
 		dev = dev >= 0.5 ? dev - 0.5 : 0;
 		z = sd > 0 ? dev / sd : 0;
 		out->p = fmin(1, erfc(z / M_SQRT2));
 	}
-	free(d);
-	return 0;
+out:
+	il_ab_diffs_free(&d);
+	return ret;
+}
+
+int il_ab_shift(const double *x, int m, const double *y, int n, double conf,
+		struct il_ab_shift *out)
+{
+	return shift_with(x, m, y, n, conf, false, out);
+}
+
+int il_ab_shift_brute(const double *x, int m, const double *y, int n,
+		      double conf, struct il_ab_shift *out)
+{
+	return shift_with(x, m, y, n, conf, true, out);
 }
 
 /* Every value of @a and @b the same, with at least 2 on each side. */

@@ -19,6 +19,14 @@
  * CPUs that differ are not mixed; otherwise (e.g. two hosts measured on
  * different CPUs) a run's CPUs are merged into one histogram first and
  * the CPU column says "all".
+ *
+ * Memory stays a few doubles per run and row (issue 23): the rows come
+ * run by run (il_rows_foreach_by_run()), each run's histogram is merged
+ * only while its rows arrive, reduced to the statistics the table shows
+ * and freed, so at most two histograms are decoded at any time (the run
+ * on one CPU, and the run over all its CPUs, kept for a key whose sides
+ * measured different CPUs).  Holding every run's histogram decoded cost
+ * about 0.5 MB a run: 1.15 GB at 1 000 runs against 1 000.
  */
 #include "ab.h"
 #include "ab_table.h"
@@ -35,14 +43,14 @@
 
 #define MAX_SIDES AB_MAX_SIDES
 
-/* One run's summaries for one key and CPU label, merged. */
+/* One run's summaries for one key and CPU label (or all), merged. */
 struct item {
 	char *run;
 	char cpu[32];
 	bool ref;
 	struct il_summary sum;
-	struct il_hist *hist;
 	int64_t p50, p99;		/* reference rows: as published */
+	double val[IL_AB_NALL];		/* run_value() of each statistic */
 };
 
 struct items {
@@ -55,7 +63,8 @@ struct key {
 	char *key;
 	char *bench, *metric, *unit;
 	int64_t grp;
-	struct items side[MAX_SIDES];
+	struct items side[MAX_SIDES];	/* per run and CPU label */
+	struct items all[MAX_SIDES];	/* per run, its CPUs merged */
 };
 
 struct keys {
@@ -63,16 +72,24 @@ struct keys {
 	struct key *v;
 };
 
+/*
+ * The item whose rows are arriving now (key -1: none) with its histogram
+ * merged so far, and where the items of the run arriving now start in
+ * its key's list (indices: the arrays grow).
+ */
+struct open_item {
+	int key, idx;
+	int run_key, first;
+	struct il_hist *hist;
+};
+
 struct collect {
 	struct keys *keys;
 	int side;
+	int nstats;		/* the statistics the table shows */
+	struct open_item cpu, all;	/* per CPU label, and all CPUs */
+	struct il_hist *empty;	/* the histogram of an item without one */
 };
-
-static int item_merge(struct item *it, const struct il_srow *r)
-{
-	il_summary_merge(&it->sum, &r->sum);
-	return r->hist ? il_hist_merge(it->hist, r->hist) : 0;
-}
 
 static struct item *item_new(struct items *s, const char *run, const char *cpu)
 {
@@ -83,14 +100,10 @@ static struct item *item_new(struct items *s, const char *run, const char *cpu)
 	it = &s->v[s->n];
 	memset(it, 0, sizeof(*it));
 	it->run = strdup(run);
-	it->hist = il_hist_new();
 	snprintf(it->cpu, sizeof(it->cpu), "%s", cpu);
 	il_summary_init(&it->sum);
-	if (!it->run || !it->hist) {
-		free(it->run);
-		il_hist_free(it->hist);
+	if (!it->run)
 		return NULL;
-	}
 	s->n++;
 	return it;
 }
@@ -99,10 +112,8 @@ static void items_free(struct items *s)
 {
 	int i;
 
-	for (i = 0; i < s->n; i++) {
+	for (i = 0; i < s->n; i++)
 		free(s->v[i].run);
-		il_hist_free(s->v[i].hist);
-	}
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
@@ -132,34 +143,114 @@ static struct key *key_get(struct keys *k, const struct il_srow *r)
 	return p;
 }
 
-static int add(const struct il_srow *r, void *arg)
+static double run_value(const struct item *it, const struct il_hist *h,
+			enum il_ab_stat st)
 {
-	struct collect *c = arg;
-	struct key *k;
-	struct items *s;
-	struct item *it = NULL;
-	char cpu[32];
-	int i;
+	if (it->ref)
+		return st == IL_AB_MEDIAN ? (double)it->p50 :
+		       st == IL_AB_P99 ? (double)it->p99 :
+		       st == IL_AB_MEAN ? it->sum.mean : NAN;
+	return il_ab_run_stat(st, h, &it->sum);
+}
 
-	if (r->is_ref && !r->hist)
-		return 0;
-	k = key_get(c->keys, r);
-	if (!k)
-		return il_errorf(-ENOMEM, "out of memory");
-	s = &k->side[c->side];
-	il_cpu_label(r->cpu, r->cpu2, cpu, sizeof(cpu));
-	for (i = s->n - 1; i >= 0 && !it; i--)
-		if (!strcmp(s->v[i].run, r->run_uuid) && !strcmp(s->v[i].cpu, cpu))
+/*
+ * Reduce the open item of @o to its values.  A run's histogram over all
+ * its CPUs is the sum of its per-CPU ones, so a per-CPU item hands its
+ * histogram on to the open all-CPU item, which is the same run's (rows
+ * of a run arrive together, per-CPU items close first), instead of every
+ * row being merged twice: each merge and each new histogram touches
+ * every bucket, the cost of a row.
+ */
+static int item_close(struct collect *c, struct open_item *o, bool all)
+{
+	struct il_hist *h = o->hist ? o->hist : c->empty;
+	struct key *k;
+	struct item *it;
+	int st, ret = 0;
+
+	if (o->key >= 0) {
+		k = &c->keys->v[o->key];
+		it = &(all ? k->all : k->side)[c->side].v[o->idx];
+		for (st = 0; st < IL_AB_NALL; st++)
+			it->val[st] = st < c->nstats ? run_value(it, h, st) : NAN;
+	}
+	if (!all && o->key >= 0 && !c->all.hist) {
+		c->all.hist = o->hist;
+	} else {
+		if (!all && o->key >= 0 && o->hist)
+			ret = il_hist_merge(c->all.hist, o->hist);
+		il_hist_free(o->hist);
+	}
+	o->hist = NULL;
+	o->key = -1;
+	return ret;
+}
+
+/*
+ * Count @r in its item of the per-label list (@all: the list of runs
+ * over all their CPUs, @cpu "all"): the open one when the same, else a
+ * new one, after closing the open one.  A per-CPU item takes the row's
+ * histogram as its own when it opens.
+ */
+static int item_add(struct collect *c, struct open_item *o, bool all,
+		    int key, const struct il_srow *r, const char *cpu)
+{
+	struct key *k = &c->keys->v[key];
+	struct items *s = &(all ? k->all : k->side)[c->side];
+	struct item *it = NULL;
+	int i, ret;
+
+	/* A new key, or a new run of it: the run's items start here. */
+	if (o->run_key != key || strcmp(s->v[o->first].run, r->run_uuid)) {
+		o->run_key = key;
+		o->first = s->n;
+	}
+	for (i = s->n - 1; i >= o->first && !it; i--)
+		if (!strcmp(s->v[i].cpu, cpu))
 			it = &s->v[i];
+	/* Reduced items cannot take more rows: the order must hold. */
+	if (it && (o->key != key || it != &s->v[o->idx]))
+		return il_errorf(-EIO, "compare: the rows of run %s arrived out of order",
+				 r->run_uuid);
 	if (!it) {
+		ret = item_close(c, o, all);
+		if (ret)
+			return ret;
 		it = item_new(s, r->run_uuid, cpu);
 		if (!it)
 			return il_errorf(-ENOMEM, "out of memory");
 		it->ref = r->is_ref;
 		it->p50 = r->p50;
 		it->p99 = r->p99;
+		o->key = key;
+		o->idx = s->n - 1;
+		if (!all)
+			o->hist = il_srow_take_hist(r);
+	} else if (!all && r->hist) {
+		if (!o->hist)
+			o->hist = il_srow_take_hist(r);
+		else if ((ret = il_hist_merge(o->hist, r->hist)))
+			return ret;
 	}
-	return item_merge(it, r);
+	il_summary_merge(&it->sum, &r->sum);
+	return 0;
+}
+
+static int add(const struct il_srow *r, void *arg)
+{
+	struct collect *c = arg;
+	struct key *k;
+	char cpu[32];
+	int ret;
+
+	if (r->is_ref && !r->hist)
+		return 0;
+	k = key_get(c->keys, r);
+	if (!k)
+		return il_errorf(-ENOMEM, "out of memory");
+	il_cpu_label(r->cpu, r->cpu2, cpu, sizeof(cpu));
+	ret = item_add(c, &c->cpu, false, (int)(k - c->keys->v), r, cpu);
+	return ret ? ret : item_add(c, &c->all, true, (int)(k - c->keys->v), r, "all");
 }
 
 static int key_cmp(const void *a, const void *b)
@@ -176,8 +267,10 @@ static void keys_free(struct keys *k)
 		free(k->v[i].bench);
 		free(k->v[i].metric);
 		free(k->v[i].unit);
-		for (j = 0; j < MAX_SIDES; j++)
+		for (j = 0; j < MAX_SIDES; j++) {
 			items_free(&k->v[i].side[j]);
+			items_free(&k->v[i].all[j]);
+		}
 	}
 	free(k->v);
 }
@@ -237,15 +330,6 @@ static int holm_all(struct ab_rows *rows, int ns, int *ntests)
 	return 0;
 }
 
-static double run_value(const struct item *it, enum il_ab_stat st)
-{
-	if (it->ref)
-		return st == IL_AB_MEDIAN ? (double)it->p50 :
-		       st == IL_AB_P99 ? (double)it->p99 :
-		       st == IL_AB_MEAN ? it->sum.mean : NAN;
-	return il_ab_run_stat(st, it->hist, &it->sum);
-}
-
 static int dbl_cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -253,37 +337,29 @@ static int dbl_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The items of one side for one row: pointers into a key's lists. */
+struct runs {
+	int n;
+	const struct item **v;
+};
+
 /*
- * The runs of side @s for CPU label @cpu (NULL: every CPU, each run's
- * merged) as merged items in @out (owned), in run order.
+ * The runs of side @s of key @k for CPU label @cpu (NULL: every CPU,
+ * each run's merged) into @out, in run order.
  */
-static int side_runs(const struct items *s, const char *cpu, struct items *out)
+static int side_runs(const struct key *k, int s, const char *cpu,
+		     struct runs *out)
 {
-	int i, j, ret;
+	const struct items *from = cpu ? &k->side[s] : &k->all[s];
+	int i;
 
-	memset(out, 0, sizeof(*out));
-	for (i = 0; i < s->n; i++) {
-		const struct item *it = &s->v[i];
-		struct item *o = NULL;
-
-		if (cpu && strcmp(it->cpu, cpu))
-			continue;
-		for (j = 0; j < out->n && !o; j++)
-			if (!strcmp(out->v[j].run, it->run))
-				o = &out->v[j];
-		if (!o) {
-			o = item_new(out, it->run, cpu ? cpu : "all");
-			if (!o)
-				return il_errorf(-ENOMEM, "out of memory");
-			o->ref = it->ref;
-			o->p50 = it->p50;
-			o->p99 = it->p99;
-		}
-		il_summary_merge(&o->sum, &it->sum);
-		ret = il_hist_merge(o->hist, it->hist);
-		if (ret)
-			return ret;
-	}
+	out->n = 0;
+	out->v = malloc((from->n + 1) * sizeof(*out->v));
+	if (!out->v)
+		return il_errorf(-ENOMEM, "out of memory");
+	for (i = 0; i < from->n; i++)
+		if (!cpu || !strcmp(from->v[i].cpu, cpu))
+			out->v[out->n++] = &from->v[i];
 	return 0;
 }
 
@@ -314,7 +390,7 @@ static int median_of(const double *v, int n, double *out)
  * runs' drop rates (dropped / (taken + dropped)) against side 0's, into
  * @dropped and @p; NaN where a side has no runs.  @rate is scratch.
  */
-static int drop_rates(const struct items *r, int ns, double **rate,
+static int drop_rates(const struct runs *r, int ns, double **rate,
 		      uint64_t *dropped, double *p)
 {
 	struct il_ab_shift sh;
@@ -324,7 +400,7 @@ static int drop_rates(const struct items *r, int ns, double **rate,
 		dropped[s] = 0;
 		p[s] = NAN;
 		for (i = 0; i < r[s].n; i++) {
-			const struct il_summary *sum = &r[s].v[i].sum;
+			const struct il_summary *sum = &r[s].v[i]->sum;
 			uint64_t all = sum->count + sum->dropped;
 
 			dropped[s] += sum->dropped;
@@ -346,13 +422,13 @@ static int drop_rates(const struct items *r, int ns, double **rate,
 static int key_rows(const struct key *k, const char *cpu, int ns,
 		    const struct il_analysis_opts *o, struct ab_rows *rows)
 {
-	struct items r[MAX_SIDES] = { 0 };
+	struct runs r[MAX_SIDES] = { 0 };
 	double *vals[MAX_SIDES] = { 0 }, drop_p[MAX_SIDES];
 	uint64_t dropped[MAX_SIDES];
 	int s, i, st, ret = 0;
 
 	for (s = 0; !ret && s < ns; s++) {
-		ret = side_runs(&k->side[s], cpu, &r[s]);
+		ret = side_runs(k, s, cpu, &r[s]);
 		vals[s] = calloc(r[s].n + 1, sizeof(double));
 		if (!ret && !vals[s])
 			ret = il_errorf(-ENOMEM, "out of memory");
@@ -380,9 +456,9 @@ static int key_rows(const struct key *k, const char *cpu, int ns,
 			w->holm[s] = NAN;
 			w->res[s].s.p = NAN;
 			for (i = 0; i < r[s].n; i++) {
-				vals[s][i] = run_value(&r[s].v[i], st);
-				w->samples[s] += r[s].v[i].sum.count;
-				w->ref |= r[s].v[i].ref;
+				vals[s][i] = r[s].v[i]->val[st];
+				w->samples[s] += r[s].v[i]->sum.count;
+				w->ref |= r[s].v[i]->ref;
 			}
 			if (r[s].n)
 				ret = median_of(vals[s], r[s].n, &w->value[s]);
@@ -395,17 +471,17 @@ static int key_rows(const struct key *k, const char *cpu, int ns,
 		if (st == IL_AB_P99)
 			for (s = 0; s < ns; s++)
 				for (i = 0; i < r[s].n; i++)
-					if (!r[s].v[i].ref &&
-					    !il_tail_estimable(r[s].v[i].sum.count, 99) &&
-					    (!w->thin || r[s].v[i].sum.count < w->thin))
-						w->thin = r[s].v[i].sum.count ? r[s].v[i].sum.count : 1;
+					if (!r[s].v[i]->ref &&
+					    !il_tail_estimable(r[s].v[i]->sum.count, 99) &&
+					    (!w->thin || r[s].v[i]->sum.count < w->thin))
+						w->thin = r[s].v[i]->sum.count ? r[s].v[i]->sum.count : 1;
 		for (s = 1; !ret && s < ns; s++)
 			if (r[0].n && r[s].n && !w->ref && !w->thin)
 				ret = il_ab_compare(vals[0], r[0].n, vals[s], r[s].n,
 						    0.95, o->equivalence_pct, &w->res[s]);
 	}
 	for (s = 0; s < ns; s++) {
-		items_free(&r[s]);
+		free(r[s].v);
 		free(vals[s]);
 	}
 	return ret;
@@ -489,6 +565,7 @@ int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 	struct keys keys = { 0 };
 	struct ab_rows rows = { 0 };
 	struct il_table *t = NULL;
+	struct il_hist *empty;
 	int ns = o->ncompare, i, ntests = 0, ntost = 0, ret = 0;
 	bool pooled = false;
 
@@ -496,10 +573,23 @@ int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 	if (ns < 2 || ns > MAX_SIDES)
 		return il_errorf(-EINVAL, "compare needs 2 to %d --compare filters, got %d",
 				 MAX_SIDES, ns);
+	empty = il_hist_new();
+	if (!empty)
+		return il_errorf(-ENOMEM, "out of memory");
 	for (i = 0; !ret && i < ns; i++) {
-		struct collect c = { &keys, i };
+		struct collect c = {
+			.keys = &keys, .side = i, .empty = empty,
+			.nstats = o->deciles ? IL_AB_NALL : IL_AB_NSTATS,
+			.cpu = { .key = -1, .run_key = -1 },
+			.all = { .key = -1, .run_key = -1 },
+		};
 
-		ret = il_rows_foreach(s, o->bench, o->compare[i], add, &c);
+		ret = il_rows_foreach_by_run(s, o->bench, o->compare[i], add, &c);
+		/* The last run's items, or on error their histograms. */
+		if (ret)
+			c.cpu.key = c.all.key = -1;
+		ret = item_close(&c, &c.cpu, false) ?: ret;
+		ret = item_close(&c, &c.all, true) ?: ret;
 	}
 	if (ret)
 		goto out;
@@ -527,6 +617,7 @@ out:
 		t = NULL;
 	}
 	*out = t;
+	il_hist_free(empty);
 	keys_free(&keys);
 	rows_free(&rows);
 	return ret;

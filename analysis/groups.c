@@ -86,9 +86,17 @@ static int read_row(sqlite3_stmt *st, struct il_srow *r)
 	return 0;
 }
 
-int il_rows_foreach(struct il_store *s, const char *bench,
-		    const struct il_filter *filter,
-		    int (*fn)(const struct il_srow *r, void *arg), void *arg)
+/* The two orders of il_rows_foreach() and il_rows_foreach_by_run(). */
+static const char *const order_by[] = {
+	" ORDER BY m.hostname, m.uuid, r.bench, s.metric, s.grp, s.cpu, s.cpu2,"
+	" r.start_ns, r.uuid",
+	" ORDER BY r.bench, s.metric, s.grp, m.hostname, m.uuid, r.start_ns,"
+	" r.uuid, s.cpu, s.cpu2",
+};
+
+static int rows_foreach(struct il_store *s, const char *bench,
+			const struct il_filter *filter, const char *tail,
+			int (*fn)(const struct il_srow *r, void *arg), void *arg)
 {
 	static const char head[] =
 		"SELECT r.uuid, m.uuid, " IL_MACHINE_LABEL_M ", m.is_reference, coalesce(m.source, ''),"
@@ -110,9 +118,6 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 		" JOIN machines m ON m.uuid = r.machine_uuid"
 		" LEFT JOIN histograms h ON h.summary_id = s.id"
 		" WHERE r.status = 'ok' AND (? IS NULL OR r.bench = ?)";
-	static const char tail[] =
-		" ORDER BY m.hostname, m.uuid, r.bench, s.metric, s.grp, s.cpu, s.cpu2,"
-		" r.start_ns, r.uuid";
 	sqlite3 *db = il_store_db(s);
 	char cond[4096], cols[160], *sql;
 	sqlite3_stmt *st;
@@ -148,6 +153,31 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 		ret = il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
 	sqlite3_finalize(st);
 	return ret;
+}
+
+int il_rows_foreach(struct il_store *s, const char *bench,
+		    const struct il_filter *filter,
+		    int (*fn)(const struct il_srow *r, void *arg), void *arg)
+{
+	return rows_foreach(s, bench, filter, order_by[0], fn, arg);
+}
+
+int il_rows_foreach_by_run(struct il_store *s, const char *bench,
+			   const struct il_filter *filter,
+			   int (*fn)(const struct il_srow *r, void *arg),
+			   void *arg)
+{
+	return rows_foreach(s, bench, filter, order_by[1], fn, arg);
+}
+
+struct il_hist *il_srow_take_hist(const struct il_srow *r)
+{
+	/* The row is the loop's own non-const local: taking is allowed. */
+	struct il_srow *w = (struct il_srow *)r;
+	struct il_hist *h = w->hist;
+
+	w->hist = NULL;
+	return h;
 }
 
 int il_grps_add(struct il_grps *g, const char *key, const char *const *labels,

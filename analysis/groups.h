@@ -67,6 +67,25 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 		    int (*fn)(const struct il_srow *r, void *arg), void *arg);
 
 /**
+ * il_rows_foreach_by_run() - il_rows_foreach() in the order benchmark,
+ * metric, target count, machine, run, CPU: all the rows of one run for
+ * one key arrive together, so a reader can merge a run's rows, reduce
+ * them to the few values it needs and free them before the next run
+ * (compare.c, issue 23).
+ */
+int il_rows_foreach_by_run(struct il_store *s, const char *bench,
+			   const struct il_filter *filter,
+			   int (*fn)(const struct il_srow *r, void *arg),
+			   void *arg);
+
+/**
+ * il_srow_take_hist() - take @r's histogram, inside an il_rows_foreach()
+ * callback: the caller frees it, the loop no longer does, and @r->hist
+ * is NULL from then on.  Saves a copy of a whole histogram per row.
+ */
+struct il_hist *il_srow_take_hist(const struct il_srow *r);
+
+/**
  * il_grps_add() - merge @r into the group @key, creating it (labels
  * copied from @labels, up to 6, NULL-terminated) when new.
  */
