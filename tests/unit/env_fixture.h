@@ -80,12 +80,14 @@ static inline int walk(json_t *j, const char *where)
 			return 1;
 		}
 		json_object_foreach(j, k, v) {
-			snprintf(sub, sizeof(sub), "%s.%s", where, k);
+			/* A path too long to name is a failure of its own
+			 * (and gcc -O2 wants the truncation checked). */
+			n += snprintf(sub, sizeof(sub), "%s.%s", where, k) >= (int)sizeof(sub);
 			n += walk(v, sub);
 		}
 	} else if (json_is_array(j)) {
 		json_array_foreach(j, i, v) {
-			snprintf(sub, sizeof(sub), "%s[%zu]", where, i);
+			n += snprintf(sub, sizeof(sub), "%s[%zu]", where, i) >= (int)sizeof(sub);
 			n += walk(v, sub);
 		}
 	} else if (json_is_string(j)) {
