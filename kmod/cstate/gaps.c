@@ -148,7 +148,7 @@ int il_gaps_check(const struct idlelab_gaps_req *req)
 struct il_gaps {
 	const struct idlelab_gaps_req *req;
 	struct il_gapbuf buf;
-	atomic_t abort;
+	struct il_run_ctl ctl;
 	u64 period;
 	u64 nmi;
 };
@@ -167,7 +167,7 @@ static int il_gaps_worker(struct il_worker *wk)
 		kthread_complete_and_exit(NULL, 0);
 	g->buf.smi = il_smi_count(&smi);
 	for (i = 0; i < req->nr_windows; i++) {
-		if (il_should_abort(&g->abort))
+		if (il_should_abort(&g->ctl))
 			break;
 		p = il_gap_window(&g->buf, wk->cpu, i, width, thr, &nmi);
 		if (p < g->period)
@@ -201,7 +201,6 @@ int il_gaps_run(struct idlelab_gaps_req *req, struct idlelab_gap_sample *s)
 	g->buf.s = s;
 	g->buf.cap = req->nr_samples;
 	g->period = U64_MAX;
-	atomic_set(&g->abort, 0);
 
 	cpus_read_lock();
 	if (!il_cpu_ok(req->cpu)) {
@@ -211,7 +210,7 @@ int il_gaps_run(struct idlelab_gaps_req *req, struct idlelab_gap_sample *s)
 	wk.fn = il_gaps_worker;
 	wk.ctx = g;
 	wk.cpu = req->cpu;
-	ret = il_workers_run(&wk, 1, &g->abort);
+	ret = il_workers_run(&wk, 1, &g->ctl);
 	req->nr_done = g->buf.n;
 	req->dropped = g->buf.dropped;
 	req->loop_period = g->period == U64_MAX ? 0 : g->period;

@@ -34,9 +34,11 @@
 
 static DEFINE_MUTEX(il_run_lock);
 
+IL_RUN_LIMIT_PARAM();
+
 static unsigned int il_inject;
 module_param_named(inject, il_inject, uint, 0600);
-MODULE_PARM_DESC(inject, "test only: 1 = next gaps worker dies, 2 = next IPI-wake sender stalls 1.5 s (cstate.h)");
+MODULE_PARM_DESC(inject, "test only: 1 = next gaps worker dies, 2 = next IPI-wake sender stalls 1.5 s, 4 = next IPI-wake sender dies (cstate.h)");
 
 bool il_inject_take(unsigned int bit)
 {

@@ -71,7 +71,7 @@ struct il_wake {
 	struct idlelab_cstate_sample *s;
 	u8 *dirty;
 	u64 rng;
-	atomic_t abort;
+	struct il_run_ctl ctl;
 	u32 nr_done;
 	u32 unsupported;
 	u32 stale_ipis;		/* written by the callback on the measured CPU */
@@ -350,7 +350,7 @@ static int il_wake_one(struct il_wake *w, u32 i,
 
 	/* Wait, bounded, for our own event so it cannot leak into the next. */
 	while (!READ_ONCE(w->woken) && il_tsc() < deadline &&
-	       !il_should_abort(&w->abort))
+	       !il_should_abort(&w->ctl))
 		cpu_relax();
 	/* From here on an IPI for this sample is stale, a timer cancelled. */
 	WRITE_ONCE(w->armed, 0);
@@ -383,7 +383,7 @@ static int il_wake_measured(struct il_worker *wk)
 
 	w->res_avail = il_res_probe();
 	for (i = 0; i < w->req->nr_samples; i++) {
-		if (il_should_abort(&w->abort))
+		if (il_should_abort(&w->ctl))
 			break;
 		if (il_wake_one(w, i, &w->s[i]))
 			break;
@@ -403,13 +403,16 @@ static int il_wake_sender(struct il_worker *wk)
 	u64 t0, delay, resched;
 	u32 tag, last = 0;
 
+	/* Test only: die as an oops would, the measured worker running. */
+	if (il_inject_take(IL_INJECT_SENDER_EXIT))
+		kthread_complete_and_exit(NULL, 0);
 	for (;;) {
 		resched = il_tsc() + il_us_to_cycles(1000);
 		/* A sample armed since the last one we served. */
 		while ((tag = smp_load_acquire(&w->armed)) == 0 || tag == last) {
 			/* Acquire: a finished run's samples are complete. */
 			if (smp_load_acquire(&w->finished) ||
-			    il_should_abort(&w->abort))
+			    il_should_abort(&w->ctl))
 				return 0;
 			if (il_tsc() > resched) {
 				cond_resched();
@@ -502,7 +505,6 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	w->s = s;
 	w->rng = req->seed;
 	w->hypervisor = req->hw_flags & IDLELAB_HW_HYPERVISOR;
-	atomic_set(&w->abort, 0);
 	if (req->dirty_bytes) {
 		/* On the measured CPU's node: its write-back is the cost. */
 		w->dirty = vmalloc_node(req->dirty_bytes,
@@ -529,7 +531,7 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 		wk[1].cpu = req->sender_cpu;
 		nr_workers = 2;
 	}
-	ret = il_workers_run(wk, nr_workers, &w->abort);
+	ret = il_workers_run(wk, nr_workers, &w->ctl);
 	hrtimer_cancel(&w->timer);
 	req->nr_done = w->nr_done;
 	req->unsupported = w->unsupported;

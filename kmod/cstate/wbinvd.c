@@ -43,7 +43,7 @@ struct il_wbinvd {
 	const u64 *footprints;
 	u8 *dirty;
 	u64 dirty_size;
-	atomic_t abort;
+	struct il_run_ctl ctl;
 	atomic_t started;
 	bool stop;
 	bool smi;		/* MSR 0x34 readable */
@@ -153,7 +153,7 @@ static int il_wbinvd_sweep(struct il_worker *wk)
 		for (r = 0; r < req->reps; r++) {
 			struct idlelab_wbinvd_sample *s = &b->ws[b->nr_ws];
 
-			if (il_should_abort(&b->abort))
+			if (il_should_abort(&b->ctl))
 				return 0;
 			if (b->footprints[f])
 				memset(b->dirty, (int)r | 1, b->footprints[f]);
@@ -185,13 +185,13 @@ static int il_blast_aggressor(struct il_worker *wk)
 
 	b->smi = il_smi_count(&r);
 	while (atomic_read(&b->started) < req->nr_victims &&
-	       il_tsc() < deadline && !il_should_abort(&b->abort))
+	       il_tsc() < deadline && !il_should_abort(&b->ctl))
 		usleep_range(50, 100);
 
 	for (r = 0; r < req->reps; r++) {
 		struct idlelab_gap_sample *s = &g->s[g->n];
 
-		if (il_should_abort(&b->abort))
+		if (il_should_abort(&b->ctl))
 			break;
 		if (req->dirty_bytes)
 			memset(b->dirty, (int)r | 1, req->dirty_bytes);
@@ -239,7 +239,7 @@ static int il_blast_victim(struct il_worker *wk)
 	 * every window_us, as hwlat does, so the victim CPU keeps serving its
 	 * interrupts and timers in between.
 	 */
-	while (!smp_load_acquire(&b->stop) && !il_should_abort(&b->abort)) {
+	while (!smp_load_acquire(&b->stop) && !il_should_abort(&b->ctl)) {
 		il_gap_window(g, wk->cpu, window++, width, thr, &nmi);
 		usleep_range(rest, rest + rest / 8 + 1);
 	}
@@ -295,7 +295,7 @@ static int il_wbinvd_workers(struct il_wbinvd *b, const u32 *victims,
 		wk[i].cpu = victims[i - 1];
 		wk[i].ctx = b;
 	}
-	ret = il_workers_run(wk, n, &b->abort);
+	ret = il_workers_run(wk, n, &b->ctl);
 	/* Compact the slices: each starts at or after the end of the last. */
 	for (i = 0, off = 0; i < n; i++) {
 		if (b->bufs[i].s != gs + off)
@@ -369,7 +369,6 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 	b->footprints = footprints;
 	b->ws = samples;
 	b->hypervisor = req->hw_flags & IDLELAB_HW_HYPERVISOR;
-	atomic_set(&b->abort, 0);
 	atomic_set(&b->started, 0);
 	if (size) {
 		/* On the aggressor's node: its write-back is what is timed. */
@@ -389,7 +388,7 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 		wk.fn = il_wbinvd_sweep;
 		wk.ctx = b;
 		wk.cpu = req->cpu;
-		ret = il_workers_run(&wk, 1, &b->abort);
+		ret = il_workers_run(&wk, 1, &b->ctl);
 	} else {
 		ret = il_blast_cpus(req, victims);
 		if (!ret)

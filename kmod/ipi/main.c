@@ -35,6 +35,8 @@
 
 static DEFINE_MUTEX(il_run_lock);
 
+IL_RUN_LIMIT_PARAM();
+
 static long il_ioctl_storm(void __user *argp)
 {
 	struct idlelab_ipi_req req;

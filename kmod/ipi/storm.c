@@ -353,7 +353,7 @@ static int il_storm_sender(struct il_worker *wk)
 		kthread_complete_and_exit(&il_nobody_waits, 0);
 	}
 	for (r = 0; r < req->nr_rounds; r++) {
-		if (il_should_abort(&st->abort))
+		if (il_should_abort(&st->ctl))
 			break;
 		preempt_disable();
 		/* A timed-out round's NMIs arrive, or the run ends here. */
@@ -429,7 +429,7 @@ static int il_storm_exec(struct il_storm *st, const u32 *cpus)
 	wk.fn = il_storm_sender;
 	wk.ctx = st;
 	wk.cpu = req->sender_cpu;
-	ret = il_workers_run(&wk, 1, &st->abort);
+	ret = il_workers_run(&wk, 1, &st->ctl);
 	RCU_INIT_POINTER(il_cur, NULL);
 	synchronize_rcu();
 unlock_cpus:
@@ -461,7 +461,6 @@ int il_storm_run(struct idlelab_ipi_req *req, const u32 *cpus,
 	st->req = req;
 	st->rounds = rounds;
 	st->arr = arr;
-	atomic_set(&st->abort, 0);
 	st->tg = kcalloc(req->nr_targets, sizeof(*st->tg), GFP_KERNEL);
 	st->tidx = kmalloc_array(nr_cpu_ids, sizeof(*st->tidx), GFP_KERNEL);
 	if (!st->tg || !st->tidx ||

@@ -422,4 +422,6 @@ void bad_suite(void)
 	bad_hint();
 	stale_ipi();
 	worker_death();
+	pair_death();
+	run_limit();
 }

@@ -70,6 +70,7 @@ const char *ename(int e)
 	case ENOENT: return "ENOENT";
 	case ESPIPE: return "ESPIPE";
 	case EIO: return "EIO";
+	case ETIME: return "ETIME";
 	}
 	return "other";
 }

@@ -62,5 +62,8 @@ void bad_bounds(struct tally *t, unsigned int n);
 void stale_ipi(void);
 void worker_death(void);
 void bad_hint(void);
+/* kmod-client-limits.c: issue 21's bounds. */
+void run_limit(void);
+void pair_death(void);
 
 #endif /* KMOD_CLIENT_H */
