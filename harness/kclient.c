@@ -157,6 +157,14 @@ int il_kcheck_threshold_ns(uint64_t ns)
 	return 0;
 }
 
+int il_kcheck_duty(uint64_t width_us, uint64_t window_us)
+{
+	if (width_us > window_us / 2)
+		return il_errorf(-EINVAL, "parameter 'window_us': %" PRIu64 " must be at least twice width_us (%" PRIu64 "): IRQs must be on at least half of each window",
+				 window_us, width_us);
+	return 0;
+}
+
 const char *il_kunsup_str(uint32_t why)
 {
 	switch (why) {

@@ -78,6 +78,13 @@ int il_kcheck_run_us(const char *what, uint64_t us);
  */
 int il_kcheck_threshold_ns(uint64_t ns);
 
+/**
+ * il_kcheck_duty() - the modules' duty-cycle rule for an IRQs-off detector:
+ * @width_us at most half of @window_us, so that IRQs are on at least half
+ * the time.  Return: 0, or -EINVAL with the message.
+ */
+int il_kcheck_duty(uint64_t width_us, uint64_t window_us);
+
 /** il_kunsup_str() - the text of an IDLELAB_UNSUP_* reason. */
 const char *il_kunsup_str(uint32_t why);
 

@@ -135,7 +135,7 @@ int il_gaps_check(const struct idlelab_gaps_req *req)
 		return -EINVAL;
 	if (req->cpu >= nr_cpu_ids || req->width_us == 0 ||
 	    req->width_us > IDLELAB_MAX_WIDTH_US ||
-	    req->window_us < req->width_us ||
+	    req->width_us > req->window_us / 2 ||
 	    req->window_us > IDLELAB_MAX_WINDOW_US ||
 	    req->nr_windows == 0 || req->nr_windows > IDLELAB_MAX_WINDOWS ||
 	    req->nr_samples == 0 || req->nr_samples > IDLELAB_MAX_SAMPLES ||

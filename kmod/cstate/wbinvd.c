@@ -86,21 +86,24 @@ int il_wbinvd_check(const struct idlelab_wbinvd_req *req)
 		if (req->nr_footprints || req->footprints ||
 		    req->nr_victims == 0 || req->nr_victims >= nr_cpu_ids ||
 		    !req->victims ||
+		    req->interval_us == 0 ||
 		    req->interval_us > IDLELAB_MAX_INTERVAL_US ||
 		    req->dirty_bytes > IDLELAB_MAX_DIRTY_BYTES ||
 		    req->width_us == 0 ||
 		    req->width_us > IDLELAB_MAX_WIDTH_US ||
-		    req->window_us <= req->width_us ||
+		    req->width_us > req->window_us / 2 ||
 		    req->window_us > IDLELAB_MAX_WINDOW_US ||
 		    req->threshold_ns < IDLELAB_MIN_THRESHOLD_NS ||
 		    req->threshold_ns > NSEC_PER_SEC)
 			return -EINVAL;
 		/*
-		 * Worst case: the wait for the victims, each interval with
-		 * its 1/8 of slack, and the victims' last window.
+		 * Worst case: the wait for the victims, each repetition's
+		 * memset and write-back and its interval with 1/8 of slack,
+		 * and the victims' last window.
 		 */
 		if (IDLELAB_BLAST_START_US + (u64)req->reps *
-		    (req->interval_us + req->interval_us / 8 + 1) +
+		    (req->interval_us + req->interval_us / 8 + 1 +
+		     IDLELAB_DIRTY_REP_US(req->dirty_bytes)) +
 		    req->window_us > IDLELAB_MAX_RUN_US)
 			return -EINVAL;
 		/* Room for every event and at least one gap per victim. */
@@ -325,7 +328,7 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 {
 	struct il_worker wk = {};
 	struct il_wbinvd *b;
-	u64 size = 0;
+	u64 size = 0, sweep_us = 0;
 	u32 i;
 	int ret;
 
@@ -352,7 +355,11 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 			if (footprints[i] > IDLELAB_MAX_DIRTY_BYTES)
 				return -EINVAL;
 			size = max(size, footprints[i]);
+			sweep_us += IDLELAB_DIRTY_REP_US(footprints[i]);
 		}
+		/* Each footprint's reps, each dirtied and written back. */
+		if (sweep_us * req->reps > IDLELAB_MAX_RUN_US)
+			return -EINVAL;
 	} else {
 		size = req->dirty_bytes;
 	}

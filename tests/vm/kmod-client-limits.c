@@ -2,6 +2,10 @@
 /*
  * kmod-client-limits.c - issue 21's bounds, in the guest client
  * (kmod-client.c), each printed as one JSON line for tests/vm/test_qemu.sh:
+ *  - requests the cstate module must refuse whatever else they say: an
+ *    IRQs-off detector with IRQs off more than half of each window, a blast
+ *    with interval_us 0, a blast or sweep whose dirtying and write-back
+ *    alone are over IDLELAB_MAX_RUN_US (a tally of the bad-input suite);
  *  - runs stopped at the module's wall-clock limit although their
  *    parameters are within it (the module's run_limit_us, lowered here):
  *    the limit is checked inside every worker loop, not only by the
@@ -35,6 +39,63 @@ static int kl_param(const char *path, const char *v)
 		e = errno ? errno : EIO;
 	close(f);
 	return e;
+}
+
+/*
+ * bad_limits() - each request would run without issue 21's checks (the
+ * first four for milliseconds, the last two for hours); each must be
+ * EINVAL.
+ */
+void bad_limits(struct tally *t)
+{
+	struct idlelab_gap_sample *gs = poisoned(64 * sizeof(*gs));
+	uint64_t big[1] = { 256ULL << 20 };
+	uint32_t victims[1] = { 1 };
+	struct idlelab_gaps_req g;
+	struct idlelab_wbinvd_req w, b;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		g = gaps_base();
+		g.samples = (uintptr_t)gs;
+		g.nr_samples = 64;
+		/* IRQs off all of each window, or just over half of it. */
+		g.window_us = i ? 2 * g.width_us - 1 : g.width_us;
+		tally(t, xioctl(fd_c, IDLELAB_IOC_GAPS, &g), EINVAL);
+	}
+	b = wbinvd_base();
+	b.mode = IDLELAB_WBINVD_BLAST;
+	b.reps = 2;
+	b.interval_us = 100;
+	b.nr_victims = 1;
+	b.victims = (uintptr_t)victims;
+	b.width_us = 100;
+	b.window_us = 200;
+	b.threshold_ns = 2000;
+	b.nr_samples = 64;
+	b.samples = (uintptr_t)gs;
+	w = b;
+	w.interval_us = 0;
+	tally(t, xioctl(fd_c, IDLELAB_IOC_WBINVD, &w), EINVAL);
+	w = b;
+	w.window_us = 2 * w.width_us - 1;
+	tally(t, xioctl(fd_c, IDLELAB_IOC_WBINVD, &w), EINVAL);
+	/* 45 s of intervals, but 20000 x 256 MiB dirtied and written back. */
+	w = b;
+	w.reps = 20000;
+	w.interval_us = 2000;
+	w.dirty_bytes = big[0];
+	w.nr_samples = w.reps + 1;
+	tally(t, xioctl(fd_c, IDLELAB_IOC_WBINVD, &w), EINVAL);
+	/* A sweep had no bound at all: 2000 x 256 MiB. */
+	w = wbinvd_base();
+	w.footprints = (uintptr_t)big;
+	w.nr_footprints = 1;
+	w.reps = 2000;
+	w.nr_samples = 2000;
+	w.samples = (uintptr_t)gs;
+	tally(t, xioctl(fd_c, IDLELAB_IOC_WBINVD, &w), EINVAL);
+	free(gs);
 }
 
 /*

@@ -63,6 +63,7 @@ void stale_ipi(void);
 void worker_death(void);
 void bad_hint(void);
 /* kmod-client-limits.c: issue 21's bounds. */
+void bad_limits(struct tally *t);
 void run_limit(void);
 void pair_death(void);
 
