@@ -212,6 +212,8 @@ else
 		[ "$(jv "$l" rc)" = 0 -a "$(jv "$l" nr_done)" = "$(jv "$l" rounds)" -a \
 		  $(( $(jv "$l" as_expected) + $(jv "$l" in_round) )) = "$(jv "$l" rounds)" -a \
 		  "$(jv "$l" as_expected)" -ge 1 ]
+	check "test_late_us is capped: 200001 us refused ($(jv "$l" over_cap))" \
+		[ "$(jv "$l" over_cap)" = EINVAL ]
 	check "late acknowledgments: each late-form round's ack counted late, none lost ($(jv "$l" late) late, $(jv "$l" stray) in later rounds' windows)" \
 		[ "$(jv "$l" late)" = "$(jv "$l" as_expected)" -a "$(jv "$l" lost)" = 0 -a \
 		  "$(jv "$l" undrained)" = 0 ]
