@@ -46,7 +46,6 @@
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
-#include <linux/nmi.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -388,7 +387,6 @@ static int il_wake_measured(struct il_worker *wk)
 		if (il_wake_one(w, i, &w->s[i]))
 			break;
 		w->nr_done = i + 1;
-		touch_nmi_watchdog();
 		cond_resched();
 	}
 	/* Orders every sample write before the sender sees the end. */

@@ -27,7 +27,6 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
-#include <linux/nmi.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -170,7 +169,6 @@ static int il_wbinvd_sweep(struct il_worker *wk)
 				return 0;
 			}
 			b->nr_ws++;
-			touch_nmi_watchdog();
 			cond_resched();
 		}
 	}
@@ -214,7 +212,6 @@ static int il_blast_aggressor(struct il_worker *wk)
 			   (f & IDLELAB_SAMPLE_WBINVD_NOOP ?
 			    IDLELAB_GAP_F_WBINVD_NOOP : 0);
 		g->n++;
-		touch_nmi_watchdog();
 		if (req->interval_us)
 			usleep_range(req->interval_us, req->interval_us +
 				     req->interval_us / 8 + 1);

@@ -400,7 +400,6 @@ static int il_storm_sender(struct il_worker *wk)
 			st->rounds[r].flags |= IDLELAB_ROUND_PREEMPTED;
 		preempt_enable();
 		st->nr_done = r + 1;
-		touch_nmi_watchdog();
 		cond_resched();
 	}
 	/* The last stragglers, before the handler stops claiming. */
