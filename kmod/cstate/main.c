@@ -24,7 +24,6 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include <linux/vmalloc.h>
 #include <asm/apic.h>
 #include <asm/cpufeature.h>
 
@@ -87,14 +86,14 @@ static long il_ioctl_cstate(void __user *argp)
 	ret = il_cstate_check(&req);
 	if (ret)
 		return ret;
-	s = vcalloc(req.nr_samples, sizeof(*s));
+	s = kvcalloc(req.nr_samples, sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return -ENOMEM;
 	ret = il_cstate_run(&req, s);
 	if (!ret)
 		ret = il_copy_out(argp, &req, sizeof(req), req.samples,
 				  s, (size_t)req.nr_done * sizeof(*s));
-	vfree(s);
+	kvfree(s);
 	return ret;
 }
 
@@ -110,14 +109,14 @@ static long il_ioctl_gaps(void __user *argp)
 	ret = il_gaps_check(&req);
 	if (ret)
 		return ret;
-	s = vcalloc(req.nr_samples, sizeof(*s));
+	s = kvcalloc(req.nr_samples, sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return -ENOMEM;
 	ret = il_gaps_run(&req, s);
 	if (!ret)
 		ret = il_copy_out(argp, &req, sizeof(req), req.samples,
 				  s, (size_t)req.nr_done * sizeof(*s));
-	vfree(s);
+	kvfree(s);
 	return ret;
 }
 
@@ -149,7 +148,7 @@ static long il_ioctl_wbinvd(void __user *argp)
 		if (IS_ERR(victims))
 			return PTR_ERR(victims);
 	}
-	s = vcalloc(req.nr_samples, rec);
+	s = kvcalloc(req.nr_samples, rec, GFP_KERNEL_ACCOUNT);
 	if (!s) {
 		ret = -ENOMEM;
 		goto free_lists;
@@ -158,7 +157,7 @@ static long il_ioctl_wbinvd(void __user *argp)
 	if (!ret)
 		ret = il_copy_out(argp, &req, sizeof(req), req.samples, s,
 				  (size_t)req.nr_done * rec);
-	vfree(s);
+	kvfree(s);
 free_lists:
 	kfree(footprints);
 	kfree(victims);

@@ -49,7 +49,6 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
-#include <linux/vmalloc.h>
 #include <asm/cpufeature.h>
 
 #include "idlelab_arch.h"
@@ -505,8 +504,8 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	w->hypervisor = req->hw_flags & IDLELAB_HW_HYPERVISOR;
 	if (req->dirty_bytes) {
 		/* On the measured CPU's node: its write-back is the cost. */
-		w->dirty = vmalloc_node(req->dirty_bytes,
-					cpu_to_node(req->cpu));
+		w->dirty = kvmalloc_node(req->dirty_bytes, GFP_KERNEL_ACCOUNT,
+					 cpu_to_node(req->cpu));
 		if (!w->dirty) {
 			ret = -ENOMEM;
 			goto free_wake;
@@ -537,7 +536,7 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	req->stale_ipis = w->stale_ipis;
 unlock_cpus:
 	cpus_read_unlock();
-	vfree(w->dirty);
+	kvfree(w->dirty);
 free_wake:
 	kfree(w);
 	return ret;

@@ -30,7 +30,6 @@
 #include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 #include <asm/cpufeature.h>
 
 #include "idlelab_arch.h"
@@ -276,8 +275,9 @@ static int il_wbinvd_workers(struct il_wbinvd *b, const u32 *victims,
 	struct il_worker *wk;
 	int ret;
 
-	wk = kcalloc(n, sizeof(*wk), GFP_KERNEL);
-	b->bufs = kcalloc(n, sizeof(*b->bufs), GFP_KERNEL);
+	/* One per victim, up to nr_cpu_ids: kv* and charged to the caller. */
+	wk = kvcalloc(n, sizeof(*wk), GFP_KERNEL_ACCOUNT);
+	b->bufs = kvcalloc(n, sizeof(*b->bufs), GFP_KERNEL_ACCOUNT);
 	if (!wk || !b->bufs) {
 		ret = -ENOMEM;
 		goto free_workers;
@@ -306,8 +306,8 @@ static int il_wbinvd_workers(struct il_wbinvd *b, const u32 *victims,
 	}
 	b->nr_ws = off;
 free_workers:
-	kfree(b->bufs);
-	kfree(wk);
+	kvfree(b->bufs);
+	kvfree(wk);
 	return ret;
 }
 
@@ -376,7 +376,7 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 	atomic_set(&b->started, 0);
 	if (size) {
 		/* On the aggressor's node: its write-back is what is timed. */
-		b->dirty = vmalloc_node(size, req->node);
+		b->dirty = kvmalloc_node(size, GFP_KERNEL_ACCOUNT, req->node);
 		if (!b->dirty) {
 			ret = -ENOMEM;
 			goto free_run;
@@ -403,7 +403,7 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 	req->unsupported = b->unsupported;
 unlock_cpus:
 	cpus_read_unlock();
-	vfree(b->dirty);
+	kvfree(b->dirty);
 free_run:
 	kfree(b);
 	return ret;

@@ -483,8 +483,11 @@ int il_storm_run(struct idlelab_ipi_req *req, const u32 *cpus,
 	st->req = req;
 	st->rounds = rounds;
 	st->arr = arr;
-	st->tg = kcalloc(req->nr_targets, sizeof(*st->tg), GFP_KERNEL);
-	st->tidx = kmalloc_array(nr_cpu_ids, sizeof(*st->tidx), GFP_KERNEL);
+	/* Up to 32767 targets: kv* and charged to the caller's memcg. */
+	st->tg = kvcalloc(req->nr_targets, sizeof(*st->tg),
+			  GFP_KERNEL_ACCOUNT);
+	st->tidx = kvmalloc_array(nr_cpu_ids, sizeof(*st->tidx),
+				  GFP_KERNEL_ACCOUNT);
 	if (!st->tg || !st->tidx ||
 	    !zalloc_cpumask_var(&st->mask, GFP_KERNEL)) {
 		ret = -ENOMEM;
@@ -509,9 +512,9 @@ int il_storm_run(struct idlelab_ipi_req *req, const u32 *cpus,
 	il_apic_name(req->apic_name, sizeof(req->apic_name));
 free_storm:
 	free_cpumask_var(st->mask);
-	kfree(st->tidx);
-	kfree(st->tg);
-	kfree(st->writes);
+	kvfree(st->tidx);
+	kvfree(st->tg);
+	kvfree(st->writes);
 	kfree(st);
 	return ret;
 }
