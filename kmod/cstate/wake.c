@@ -33,7 +33,11 @@
  * call_single_data outlives the run.  The callback runs on the measured CPU
  * and takes the wake only if the tag is still the armed one; a sender that
  * was delayed past the sample's wait (L + IDLELAB_CSTATE_WAIT_NS) has its
- * IPI counted in @stale_ipis and ignored, instead of waking a later sample.
+ * IPI counted in @stale_ipis and never taken as a later sample's wake.  The
+ * interrupt itself still ends the idle instruction if the next sample is
+ * in it: that sample comes back with no wake of its own (OTHER_IRQ, or a
+ * re-entry with F_REENTER), so a stalled sender costs up to two samples,
+ * never a wrong latency.
  *
  * Each timed window, from the arming to t_exit, runs with preemption
  * disabled (and the sender's spin, t_launch and IPI too), so the kthread

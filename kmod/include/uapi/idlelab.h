@@ -314,7 +314,12 @@ struct idlelab_wbinvd_req {
 	__u64 reserved[4];
 	/* ABI 2 */
 	__u32 hw_flags;			/* out: IDLELAB_HW_* */
-	__u32 node;			/* out: NUMA node of the dirty buffer */
+	/*
+	 * out: the aggressor CPU's NUMA node, cpu_to_node(cpu).  The dirty
+	 * buffer is asked for on that node, but its pages may land on
+	 * another one: this is not where they are.
+	 */
+	__u32 node;
 	/* BLAST: victim window period, >= 2 x width_us (IRQs on half) */
 	__u32 window_us;
 	__u32 pad2;			/* must be zero */
