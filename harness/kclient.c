@@ -132,6 +132,9 @@ int il_kdev_ioctl(struct il_kdev *d, unsigned long cmd, void *req,
 	case EIO:
 		hint = ": a worker thread of the module died without finishing (see dmesg); the run was joined on its exit and the device stays usable";
 		break;
+	case ETIME:
+		hint = ": the run reached the module's wall-clock limit (10 minutes, or its lower run_limit_us parameter) and was stopped there";
+		break;
 	case ENOTTY:
 		hint = ": this module does not know the request (rebuild it from this tree)";
 		break;
