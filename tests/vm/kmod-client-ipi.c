@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "uapi/idlelab.h"
+#include "kmod-client.h"
 #include "kmod-client-ipi.h"
 
 #define NI_MAX_TARGETS	64
@@ -112,18 +113,6 @@ static int ni_read_bool(const char *path)
 		fclose(f);
 	}
 	return c == 'Y' ? 1 : c == 'N' ? 0 : -1;
-}
-
-static int ni_write(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), e = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		e = errno ? errno : EIO;
-	close(fd);
-	return e;
 }
 
 struct ni_storm {
@@ -293,7 +282,7 @@ static void sender_death(int fd, unsigned int ncpu)
 	double t0 = ni_now(), dt;
 	pid_t pid;
 
-	e = ni_write(NI_PARAM, "1");
+	e = param_write(NI_PARAM, "1");
 	if (e) {
 		printf("{\"op\":\"ipi_sender_death\",\"skip\":\"cannot write %s: %s\"}\n",
 		       NI_PARAM, strerror(e));
@@ -319,7 +308,7 @@ static void sender_death(int fd, unsigned int ncpu)
 	dt = ni_now() - t0;
 	if (!hung && WIFEXITED(st))
 		rc = WEXITSTATUS(st);
-	ni_write(NI_PARAM, "0");
+	param_write(NI_PARAM, "0");
 	memset(&t, 0, sizeof(t));
 	if (!hung)
 		ni_storm_tally(fd, &s, &t);
@@ -352,8 +341,8 @@ static void late_acks(int fd, unsigned int ncpu)
 	int e, over;
 
 	/* Capped at 200 ms (storm.c): a busy wait inside an NMI handler. */
-	over = ni_write(NI_LATE, "200001");
-	e = ni_write(NI_LATE, "150000");
+	over = param_write(NI_LATE, "200001");
+	e = param_write(NI_LATE, "150000");
 	if (e) {
 		printf("{\"op\":\"late_acks\",\"skip\":\"cannot write %s: %s\"}\n",
 		       NI_LATE, strerror(e));
@@ -363,7 +352,7 @@ static void late_acks(int fd, unsigned int ncpu)
 	r = s.r;
 	n = r.nr_targets;
 	e = ioctl(fd, IDLELAB_IOC_IPI_STORM, &r) ? errno : 0;
-	ni_write(NI_LATE, "0");
+	param_write(NI_LATE, "0");
 	for (i = 0; !e && i < r.nr_done; i++) {
 		const struct idlelab_ipi_round *o = &s.rd[i];
 		int late = o->acks == n - 1 &&

@@ -28,19 +28,6 @@
 #define KL_LIMIT "/sys/module/idlelab_cstate/parameters/run_limit_us"
 #define KL_INJECT "/sys/module/idlelab_cstate/parameters/inject"
 
-/* Write @v to the module parameter @path: 0 or the errno. */
-static int kl_param(const char *path, const char *v)
-{
-	int f = open(path, O_WRONLY), e = 0;
-
-	if (f < 0)
-		return errno;
-	if (write(f, v, strlen(v)) != (ssize_t)strlen(v))
-		e = errno ? errno : EIO;
-	close(f);
-	return e;
-}
-
 /*
  * bad_limits() - each request would run without issue 21's checks (the
  * first four for milliseconds, the last two for hours); each must be
@@ -63,15 +50,7 @@ void bad_limits(struct tally *t)
 		g.window_us = i ? 2 * g.width_us - 1 : g.width_us;
 		tally(t, xioctl(fd_c, IDLELAB_IOC_GAPS, &g), EINVAL);
 	}
-	b = wbinvd_base();
-	b.mode = IDLELAB_WBINVD_BLAST;
-	b.reps = 2;
-	b.interval_us = 100;
-	b.nr_victims = 1;
-	b.victims = (uintptr_t)victims;
-	b.width_us = 100;
-	b.window_us = 200;
-	b.threshold_ns = 2000;
+	b = blast_base(victims, 1, 100);
 	b.nr_samples = 64;
 	b.samples = (uintptr_t)gs;
 	w = b;
@@ -113,13 +92,13 @@ void run_limit(void)
 	uint32_t victims[1] = { 1 };
 	struct idlelab_gaps_req g = gaps_base();
 	struct idlelab_wbinvd_req w = wbinvd_base();
-	struct idlelab_wbinvd_req b = wbinvd_base();
+	struct idlelab_wbinvd_req b = blast_base(victims, 1, 1000);
 	struct idlelab_cstate_req c = cstate_base();
 	int over, eg, ew, eb, ec, after;
 	double t0;
 
-	over = kl_param(KL_LIMIT, "600000001");
-	if (kl_param(KL_LIMIT, "300000")) {
+	over = param_write(KL_LIMIT, "600000001");
+	if (param_write(KL_LIMIT, "300000")) {
 		printf("{\"op\":\"run_limit\",\"skip\":\"cannot write %s\"}\n",
 		       KL_LIMIT);
 		goto out;
@@ -137,14 +116,8 @@ void run_limit(void)
 	w.nr_samples = 2000;
 	w.samples = (uintptr_t)ws;
 	ew = xioctl(fd_c, IDLELAB_IOC_WBINVD, &w);
-	b.mode = IDLELAB_WBINVD_BLAST;
 	b.reps = 100;
 	b.interval_us = 10000;
-	b.nr_victims = 1;
-	b.victims = (uintptr_t)victims;
-	b.width_us = 1000;
-	b.window_us = 2000;
-	b.threshold_ns = 2000;
 	b.nr_samples = 8192;
 	b.samples = (uintptr_t)gs;
 	eb = xioctl(fd_c, IDLELAB_IOC_WBINVD, &b);
@@ -153,7 +126,7 @@ void run_limit(void)
 	c.nr_samples = 100;
 	c.samples = (uintptr_t)cs;
 	ec = xioctl(fd_c, IDLELAB_IOC_CSTATE_WAKE, &c);
-	kl_param(KL_LIMIT, "0");
+	param_write(KL_LIMIT, "0");
 	g = gaps_base();
 	g.samples = (uintptr_t)gs;
 	after = xioctl(fd_c, IDLELAB_IOC_GAPS, &g);
@@ -181,7 +154,7 @@ void pair_death(void)
 	double t0;
 	pid_t pid;
 
-	e = kl_param(KL_INJECT, "4");
+	e = param_write(KL_INJECT, "4");
 	if (e) {
 		printf("{\"op\":\"pair_death\",\"skip\":\"inject: %s\"}\n",
 		       ename(e));
@@ -211,7 +184,7 @@ void pair_death(void)
 		usleep(10000);
 	}
 	/* The bit stays set if the sender never started: clear it. */
-	kl_param(KL_INJECT, "0");
+	param_write(KL_INJECT, "0");
 	r.nr_samples = 4;
 	r.samples = (uintptr_t)poisoned(4 * sizeof(struct idlelab_cstate_sample));
 	e = hung ? EBUSY : xioctl(fd_c, IDLELAB_IOC_CSTATE_WAKE, &r);

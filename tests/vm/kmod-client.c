@@ -87,6 +87,18 @@ int xioctl(int fd, unsigned long cmd, void *arg)
 	return ioctl(fd, cmd, arg) ? errno : 0;
 }
 
+int param_write(const char *path, const char *v)
+{
+	int fd = open(path, O_WRONLY), e = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, v, strlen(v)) != (ssize_t)strlen(v))
+		e = errno ? errno : EIO;
+	close(fd);
+	return e;
+}
+
 void *poisoned(size_t n)
 {
 	void *p = malloc(n ? n : 1);
