@@ -168,6 +168,25 @@ int il_kcheck_duty(uint64_t width_us, uint64_t window_us)
 	return 0;
 }
 
+int il_kcheck_nmi_panic(void)
+{
+	static const char *const knobs[] = {
+		"unknown_nmi_panic", "panic_on_unrecovered_nmi",
+	};
+	char path[96];
+	size_t i;
+	long v;
+
+	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		snprintf(path, sizeof(path), "/proc/sys/kernel/%s", knobs[i]);
+		if (il_fs_read_long(path, &v) || !v)
+			continue;
+		return il_errorf(-EOPNOTSUPP, "kernel.%s is %ld here: an NMI of the storm that the module does not claim would panic the machine; set it to 0 (sysctl -w kernel.%s=0) for the run, or use mode=kernel, which sends no NMI",
+				 knobs[i], v, knobs[i]);
+	}
+	return 0;
+}
+
 const char *il_kunsup_str(uint32_t why)
 {
 	switch (why) {
