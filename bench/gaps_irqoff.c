@@ -48,7 +48,7 @@ static const struct il_opt gi_opts[] = {
 	{ .name = "window_us", .type = IL_OPT_U64,
 	  .offset = offsetof(struct gi_params, window_us),
 	  .min = 1, .max = IDLELAB_MAX_WINDOW_US, .def = "20000", .unit = "us",
-	  .help = "the period of the windows, at least width_us (hwlat's window)" },
+	  .help = "the period of the windows, at least twice width_us (IRQs on for the rest)" },
 	{ .name = "windows", .type = IL_OPT_U64,
 	  .offset = offsetof(struct gi_params, windows),
 	  .min = 1, .max = IDLELAB_MAX_WINDOWS, .def = "100", .unit = "count",
@@ -87,8 +87,7 @@ static int gi_check(const void *params, const struct il_placement *place)
 	int ret;
 
 	(void)place;
-	ret = il_check_not_below("window_us", p->window_us, "width_us",
-				 p->width_us);
+	ret = il_kcheck_duty(p->width_us, p->window_us);
 	if (ret)
 		return ret;
 	/* The module's own floor, so --dry-run refuses it too. */

@@ -330,6 +330,12 @@ static int is_run(struct il_run *run)
 
 	il_run_attr(run, -1, "mode", "%s", is_modes[p->mode]);
 	il_run_attr(run, -1, "sender_cpu", "%d", st->pl.cpus[0]);
+	/* The raw modes send NMIs: none while a stray one would panic. */
+	if (p->mode != IDLELAB_IPI_KERNEL) {
+		ret = il_kcheck_nmi_panic();
+		if (ret)
+			return ret;
+	}
 	ret = is_apic_map(run);
 	if (ret)
 		return ret;

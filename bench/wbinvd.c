@@ -94,7 +94,7 @@ static const struct il_opt wb_opts[] = {
 	{ .name = "window_us", .type = IL_OPT_U64,
 	  .offset = offsetof(struct wb_params, window_us),
 	  .min = 2, .max = IDLELAB_MAX_WINDOW_US, .def = "20000", .unit = "us",
-	  .help = "blast: period of the victims' windows, more than width_us (hwlat's duty cycle: IRQs on for the rest)" },
+	  .help = "blast: period of the victims' windows, at least twice width_us (hwlat's duty cycle: IRQs on for the rest)" },
 	{ .name = "threshold_ns", .type = IL_OPT_U64,
 	  .offset = offsetof(struct wb_params, threshold_ns),
 	  .min = 100, .max = 1000000000, .def = "2000", .unit = "ns",
@@ -374,25 +374,44 @@ static uint64_t wb_estimate_ns(const void *params,
 	       (uint64_t)il_bench_measured(place);
 }
 
-/* The module refuses a blast longer than IDLELAB_MAX_RUN_US. */
+/*
+ * The module's worst case of a sweep on one CPU: every footprint's reps,
+ * each dirtied and written back at IDLELAB_DIRTY_REP_US().
+ */
+static int wb_check_sweep(const struct wb_params *p)
+{
+	uint64_t us = 0;
+	int i;
+
+	for (i = 0; i < p->footprints.n; i++)
+		us += IDLELAB_DIRTY_REP_US(p->footprints.v[i]);
+	return il_kcheck_run_us("mode=sweep: reps x the dirty and write-back of every footprint",
+				p->reps * us);
+}
+
+/* The module refuses a run longer than IDLELAB_MAX_RUN_US. */
 static int wb_check(const void *params, const struct il_placement *place)
 {
 	const struct wb_params *p = params;
 	int ret;
 
 	if (p->mode != IDLELAB_WBINVD_BLAST)
-		return 0;
-	if (p->window_us <= p->width_us)
-		return il_errorf(-EINVAL, "parameter 'window_us': %" PRIu64 " must be more than width_us (%" PRIu64 "): the victims need IRQs on between windows",
-				 p->window_us, p->width_us);
+		return wb_check_sweep(p);
+	ret = il_kcheck_duty(p->width_us, p->window_us);
+	if (ret)
+		return ret;
 	/* The module's own floor, so --dry-run refuses it too. */
 	ret = il_kcheck_threshold_ns(p->threshold_ns);
 	if (ret)
 		return ret;
-	/* The module's worst case: the start wait, the slack, one window. */
-	ret = il_kcheck_run_us("mode=blast: victim start wait + reps x interval_us (+1/8 slack) + window_us",
+	/*
+	 * The module's worst case: the start wait, each repetition's memset
+	 * and write-back and its interval with the slack, one window.
+	 */
+	ret = il_kcheck_run_us("mode=blast: victim start wait + reps x (interval_us (+1/8 slack) + dirty and write-back of dirty_bytes) + window_us",
 			       IDLELAB_BLAST_START_US + p->reps *
-			       (p->interval_us + p->interval_us / 8 + 1) +
+			       (p->interval_us + p->interval_us / 8 + 1 +
+				IDLELAB_DIRTY_REP_US(p->dirty_bytes)) +
 			       p->window_us);
 	if (ret || !place)
 		return ret;

@@ -132,6 +132,9 @@ int il_kdev_ioctl(struct il_kdev *d, unsigned long cmd, void *req,
 	case EIO:
 		hint = ": a worker thread of the module died without finishing (see dmesg); the run was joined on its exit and the device stays usable";
 		break;
+	case ETIME:
+		hint = ": the run reached the module's wall-clock limit (10 minutes, or its lower run_limit_us parameter) and was stopped there";
+		break;
 	case ENOTTY:
 		hint = ": this module does not know the request (rebuild it from this tree)";
 		break;
@@ -154,6 +157,33 @@ int il_kcheck_threshold_ns(uint64_t ns)
 	if (ns < IDLELAB_MIN_THRESHOLD_NS)
 		return il_errorf(-EINVAL, "parameter 'threshold_ns': %" PRIu64 " is below the module's floor of %d ns",
 				 ns, IDLELAB_MIN_THRESHOLD_NS);
+	return 0;
+}
+
+int il_kcheck_duty(uint64_t width_us, uint64_t window_us)
+{
+	if (width_us > window_us / 2)
+		return il_errorf(-EINVAL, "parameter 'window_us': %" PRIu64 " must be at least twice width_us (%" PRIu64 "): IRQs must be on at least half of each window",
+				 window_us, width_us);
+	return 0;
+}
+
+int il_kcheck_nmi_panic(void)
+{
+	static const char *const knobs[] = {
+		"unknown_nmi_panic", "panic_on_unrecovered_nmi",
+	};
+	char path[96];
+	size_t i;
+	long v;
+
+	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
+		snprintf(path, sizeof(path), "/proc/sys/kernel/%s", knobs[i]);
+		if (il_fs_read_long(path, &v) || !v)
+			continue;
+		return il_errorf(-EOPNOTSUPP, "kernel.%s is %ld here: an NMI of the storm that the module does not claim would panic the machine; set it to 0 (sysctl -w kernel.%s=0) for the run, or use mode=kernel, which sends no NMI",
+				 knobs[i], v, knobs[i]);
+	}
 	return 0;
 }
 

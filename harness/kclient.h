@@ -78,6 +78,24 @@ int il_kcheck_run_us(const char *what, uint64_t us);
  */
 int il_kcheck_threshold_ns(uint64_t ns);
 
+/**
+ * il_kcheck_duty() - the modules' duty-cycle rule for an IRQs-off detector:
+ * @width_us at most half of @window_us, so that IRQs are on at least half
+ * the time.  Return: 0, or -EINVAL with the message.
+ */
+int il_kcheck_duty(uint64_t width_us, uint64_t window_us);
+
+/**
+ * il_kcheck_nmi_panic() - may a storm of raw NMIs run here?  An NMI the
+ * module does not claim (one that arrives after its round or its run)
+ * reaches the kernel as an unknown NMI, and with the sysctl
+ * kernel.unknown_nmi_panic or kernel.panic_on_unrecovered_nmi set that
+ * panics the machine.  Read through sysfs.h (IDLELAB_SYSFS_ROOT); a
+ * sysctl this kernel lacks counts as 0.  Return: 0, or -EOPNOTSUPP with
+ * the sysctl named in the message (the run is stored as unsupported).
+ */
+int il_kcheck_nmi_panic(void);
+
 /** il_kunsup_str() - the text of an IDLELAB_UNSUP_* reason. */
 const char *il_kunsup_str(uint32_t why);
 

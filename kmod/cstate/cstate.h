@@ -33,10 +33,14 @@ u64 il_gap_window(struct il_gapbuf *b, u32 cpu, u32 window, u64 width,
  * IL_INJECT_WORKER_EXIT: the gaps worker exits without completing, as a
  * worker killed by an oops would; IL_INJECT_SENDER_STALL: the IPI-wake
  * sender sleeps IL_INJECT_STALL_MS before its first IPI, longer than the
- * sample waits for it.  Each bit is cleared once used.
+ * sample waits for it; IL_INJECT_SENDER_EXIT: the IPI-wake sender exits
+ * without completing, so that a dead worker is seen while another (the
+ * measured one) is still running.  Each bit is cleared once used.  None
+ * of them can hold a CPU: they end a thread or sleep.
  */
 #define IL_INJECT_WORKER_EXIT	(1U << 0)
 #define IL_INJECT_SENDER_STALL	(1U << 1)
+#define IL_INJECT_SENDER_EXIT	(1U << 2)
 #define IL_INJECT_STALL_MS	1500
 bool il_inject_take(unsigned int bit);
 

@@ -24,7 +24,6 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include <linux/vmalloc.h>
 #include <asm/apic.h>
 #include <asm/cpufeature.h>
 
@@ -34,9 +33,11 @@
 
 static DEFINE_MUTEX(il_run_lock);
 
+IL_RUN_LIMIT_PARAM();
+
 static unsigned int il_inject;
 module_param_named(inject, il_inject, uint, 0600);
-MODULE_PARM_DESC(inject, "test only: 1 = next gaps worker dies, 2 = next IPI-wake sender stalls 1.5 s (cstate.h)");
+MODULE_PARM_DESC(inject, "test only: 1 = next gaps worker dies, 2 = next IPI-wake sender stalls 1.5 s, 4 = next IPI-wake sender dies (cstate.h)");
 
 bool il_inject_take(unsigned int bit)
 {
@@ -85,14 +86,14 @@ static long il_ioctl_cstate(void __user *argp)
 	ret = il_cstate_check(&req);
 	if (ret)
 		return ret;
-	s = vcalloc(req.nr_samples, sizeof(*s));
+	s = kvcalloc(req.nr_samples, sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return -ENOMEM;
 	ret = il_cstate_run(&req, s);
 	if (!ret)
 		ret = il_copy_out(argp, &req, sizeof(req), req.samples,
 				  s, (size_t)req.nr_done * sizeof(*s));
-	vfree(s);
+	kvfree(s);
 	return ret;
 }
 
@@ -108,14 +109,14 @@ static long il_ioctl_gaps(void __user *argp)
 	ret = il_gaps_check(&req);
 	if (ret)
 		return ret;
-	s = vcalloc(req.nr_samples, sizeof(*s));
+	s = kvcalloc(req.nr_samples, sizeof(*s), GFP_KERNEL_ACCOUNT);
 	if (!s)
 		return -ENOMEM;
 	ret = il_gaps_run(&req, s);
 	if (!ret)
 		ret = il_copy_out(argp, &req, sizeof(req), req.samples,
 				  s, (size_t)req.nr_done * sizeof(*s));
-	vfree(s);
+	kvfree(s);
 	return ret;
 }
 
@@ -147,7 +148,7 @@ static long il_ioctl_wbinvd(void __user *argp)
 		if (IS_ERR(victims))
 			return PTR_ERR(victims);
 	}
-	s = vcalloc(req.nr_samples, rec);
+	s = kvcalloc(req.nr_samples, rec, GFP_KERNEL_ACCOUNT);
 	if (!s) {
 		ret = -ENOMEM;
 		goto free_lists;
@@ -156,7 +157,7 @@ static long il_ioctl_wbinvd(void __user *argp)
 	if (!ret)
 		ret = il_copy_out(argp, &req, sizeof(req), req.samples, s,
 				  (size_t)req.nr_done * rec);
-	vfree(s);
+	kvfree(s);
 free_lists:
 	kfree(footprints);
 	kfree(victims);

@@ -33,7 +33,11 @@
  * call_single_data outlives the run.  The callback runs on the measured CPU
  * and takes the wake only if the tag is still the armed one; a sender that
  * was delayed past the sample's wait (L + IDLELAB_CSTATE_WAIT_NS) has its
- * IPI counted in @stale_ipis and ignored, instead of waking a later sample.
+ * IPI counted in @stale_ipis and never taken as a later sample's wake.  The
+ * interrupt itself still ends the idle instruction if the next sample is
+ * in it: that sample comes back with no wake of its own (OTHER_IRQ, or a
+ * re-entry with F_REENTER), so a stalled sender costs up to two samples,
+ * never a wrong latency.
  *
  * Each timed window, from the arming to t_exit, runs with preemption
  * disabled (and the sender's spin, t_launch and IPI too), so the kthread
@@ -46,11 +50,9 @@
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
-#include <linux/nmi.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
-#include <linux/vmalloc.h>
 #include <asm/cpufeature.h>
 
 #include "idlelab_arch.h"
@@ -71,7 +73,7 @@ struct il_wake {
 	struct idlelab_cstate_sample *s;
 	u8 *dirty;
 	u64 rng;
-	atomic_t abort;
+	struct il_run_ctl ctl;
 	u32 nr_done;
 	u32 unsupported;
 	u32 stale_ipis;		/* written by the callback on the measured CPU */
@@ -350,7 +352,7 @@ static int il_wake_one(struct il_wake *w, u32 i,
 
 	/* Wait, bounded, for our own event so it cannot leak into the next. */
 	while (!READ_ONCE(w->woken) && il_tsc() < deadline &&
-	       !il_should_abort(&w->abort))
+	       !il_should_abort(&w->ctl))
 		cpu_relax();
 	/* From here on an IPI for this sample is stale, a timer cancelled. */
 	WRITE_ONCE(w->armed, 0);
@@ -383,12 +385,11 @@ static int il_wake_measured(struct il_worker *wk)
 
 	w->res_avail = il_res_probe();
 	for (i = 0; i < w->req->nr_samples; i++) {
-		if (il_should_abort(&w->abort))
+		if (il_should_abort(&w->ctl))
 			break;
 		if (il_wake_one(w, i, &w->s[i]))
 			break;
 		w->nr_done = i + 1;
-		touch_nmi_watchdog();
 		cond_resched();
 	}
 	/* Orders every sample write before the sender sees the end. */
@@ -403,13 +404,16 @@ static int il_wake_sender(struct il_worker *wk)
 	u64 t0, delay, resched;
 	u32 tag, last = 0;
 
+	/* Test only: die as an oops would, the measured worker running. */
+	if (il_inject_take(IL_INJECT_SENDER_EXIT))
+		kthread_complete_and_exit(NULL, 0);
 	for (;;) {
 		resched = il_tsc() + il_us_to_cycles(1000);
 		/* A sample armed since the last one we served. */
 		while ((tag = smp_load_acquire(&w->armed)) == 0 || tag == last) {
 			/* Acquire: a finished run's samples are complete. */
 			if (smp_load_acquire(&w->finished) ||
-			    il_should_abort(&w->abort))
+			    il_should_abort(&w->ctl))
 				return 0;
 			if (il_tsc() > resched) {
 				cond_resched();
@@ -514,11 +518,10 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	w->s = s;
 	w->rng = req->seed;
 	w->hypervisor = req->hw_flags & IDLELAB_HW_HYPERVISOR;
-	atomic_set(&w->abort, 0);
 	if (req->dirty_bytes) {
 		/* On the measured CPU's node: its write-back is the cost. */
-		w->dirty = vmalloc_node(req->dirty_bytes,
-					cpu_to_node(req->cpu));
+		w->dirty = kvmalloc_node(req->dirty_bytes, GFP_KERNEL_ACCOUNT,
+					 cpu_to_node(req->cpu));
 		if (!w->dirty) {
 			ret = -ENOMEM;
 			goto free_wake;
@@ -541,7 +544,7 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 		wk[1].cpu = req->sender_cpu;
 		nr_workers = 2;
 	}
-	ret = il_workers_run(wk, nr_workers, &w->abort);
+	ret = il_workers_run(wk, nr_workers, &w->ctl);
 	hrtimer_cancel(&w->timer);
 	req->nr_done = w->nr_done;
 	req->unsupported = w->unsupported;
@@ -549,7 +552,7 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	req->stale_ipis = w->stale_ipis;
 unlock_cpus:
 	cpus_read_unlock();
-	vfree(w->dirty);
+	kvfree(w->dirty);
 free_wake:
 	kfree(w);
 	return ret;

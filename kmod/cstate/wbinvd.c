@@ -27,11 +27,9 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
-#include <linux/nmi.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 #include <asm/cpufeature.h>
 
 #include "idlelab_arch.h"
@@ -43,7 +41,7 @@ struct il_wbinvd {
 	const u64 *footprints;
 	u8 *dirty;
 	u64 dirty_size;
-	atomic_t abort;
+	struct il_run_ctl ctl;
 	atomic_t started;
 	bool stop;
 	bool smi;		/* MSR 0x34 readable */
@@ -86,21 +84,24 @@ int il_wbinvd_check(const struct idlelab_wbinvd_req *req)
 		if (req->nr_footprints || req->footprints ||
 		    req->nr_victims == 0 || req->nr_victims >= nr_cpu_ids ||
 		    !req->victims ||
+		    req->interval_us == 0 ||
 		    req->interval_us > IDLELAB_MAX_INTERVAL_US ||
 		    req->dirty_bytes > IDLELAB_MAX_DIRTY_BYTES ||
 		    req->width_us == 0 ||
 		    req->width_us > IDLELAB_MAX_WIDTH_US ||
-		    req->window_us <= req->width_us ||
+		    req->width_us > req->window_us / 2 ||
 		    req->window_us > IDLELAB_MAX_WINDOW_US ||
 		    req->threshold_ns < IDLELAB_MIN_THRESHOLD_NS ||
 		    req->threshold_ns > NSEC_PER_SEC)
 			return -EINVAL;
 		/*
-		 * Worst case: the wait for the victims, each interval with
-		 * its 1/8 of slack, and the victims' last window.
+		 * Worst case: the wait for the victims, each repetition's
+		 * memset and write-back and its interval with 1/8 of slack,
+		 * and the victims' last window.
 		 */
 		if (IDLELAB_BLAST_START_US + (u64)req->reps *
-		    (req->interval_us + req->interval_us / 8 + 1) +
+		    (req->interval_us + req->interval_us / 8 + 1 +
+		     IDLELAB_DIRTY_REP_US(req->dirty_bytes)) +
 		    req->window_us > IDLELAB_MAX_RUN_US)
 			return -EINVAL;
 		/* Room for every event and at least one gap per victim. */
@@ -153,7 +154,7 @@ static int il_wbinvd_sweep(struct il_worker *wk)
 		for (r = 0; r < req->reps; r++) {
 			struct idlelab_wbinvd_sample *s = &b->ws[b->nr_ws];
 
-			if (il_should_abort(&b->abort))
+			if (il_should_abort(&b->ctl))
 				return 0;
 			if (b->footprints[f])
 				memset(b->dirty, (int)r | 1, b->footprints[f]);
@@ -167,7 +168,6 @@ static int il_wbinvd_sweep(struct il_worker *wk)
 				return 0;
 			}
 			b->nr_ws++;
-			touch_nmi_watchdog();
 			cond_resched();
 		}
 	}
@@ -185,13 +185,13 @@ static int il_blast_aggressor(struct il_worker *wk)
 
 	b->smi = il_smi_count(&r);
 	while (atomic_read(&b->started) < req->nr_victims &&
-	       il_tsc() < deadline && !il_should_abort(&b->abort))
+	       il_tsc() < deadline && !il_should_abort(&b->ctl))
 		usleep_range(50, 100);
 
 	for (r = 0; r < req->reps; r++) {
 		struct idlelab_gap_sample *s = &g->s[g->n];
 
-		if (il_should_abort(&b->abort))
+		if (il_should_abort(&b->ctl))
 			break;
 		if (req->dirty_bytes)
 			memset(b->dirty, (int)r | 1, req->dirty_bytes);
@@ -211,7 +211,6 @@ static int il_blast_aggressor(struct il_worker *wk)
 			   (f & IDLELAB_SAMPLE_WBINVD_NOOP ?
 			    IDLELAB_GAP_F_WBINVD_NOOP : 0);
 		g->n++;
-		touch_nmi_watchdog();
 		if (req->interval_us)
 			usleep_range(req->interval_us, req->interval_us +
 				     req->interval_us / 8 + 1);
@@ -239,7 +238,7 @@ static int il_blast_victim(struct il_worker *wk)
 	 * every window_us, as hwlat does, so the victim CPU keeps serving its
 	 * interrupts and timers in between.
 	 */
-	while (!smp_load_acquire(&b->stop) && !il_should_abort(&b->abort)) {
+	while (!smp_load_acquire(&b->stop) && !il_should_abort(&b->ctl)) {
 		il_gap_window(g, wk->cpu, window++, width, thr, &nmi);
 		usleep_range(rest, rest + rest / 8 + 1);
 	}
@@ -276,8 +275,9 @@ static int il_wbinvd_workers(struct il_wbinvd *b, const u32 *victims,
 	struct il_worker *wk;
 	int ret;
 
-	wk = kcalloc(n, sizeof(*wk), GFP_KERNEL);
-	b->bufs = kcalloc(n, sizeof(*b->bufs), GFP_KERNEL);
+	/* One per victim, up to nr_cpu_ids: kv* and charged to the caller. */
+	wk = kvcalloc(n, sizeof(*wk), GFP_KERNEL_ACCOUNT);
+	b->bufs = kvcalloc(n, sizeof(*b->bufs), GFP_KERNEL_ACCOUNT);
 	if (!wk || !b->bufs) {
 		ret = -ENOMEM;
 		goto free_workers;
@@ -295,7 +295,7 @@ static int il_wbinvd_workers(struct il_wbinvd *b, const u32 *victims,
 		wk[i].cpu = victims[i - 1];
 		wk[i].ctx = b;
 	}
-	ret = il_workers_run(wk, n, &b->abort);
+	ret = il_workers_run(wk, n, &b->ctl);
 	/* Compact the slices: each starts at or after the end of the last. */
 	for (i = 0, off = 0; i < n; i++) {
 		if (b->bufs[i].s != gs + off)
@@ -306,8 +306,8 @@ static int il_wbinvd_workers(struct il_wbinvd *b, const u32 *victims,
 	}
 	b->nr_ws = off;
 free_workers:
-	kfree(b->bufs);
-	kfree(wk);
+	kvfree(b->bufs);
+	kvfree(wk);
 	return ret;
 }
 
@@ -325,7 +325,7 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 {
 	struct il_worker wk = {};
 	struct il_wbinvd *b;
-	u64 size = 0;
+	u64 size = 0, sweep_us = 0;
 	u32 i;
 	int ret;
 
@@ -352,7 +352,11 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 			if (footprints[i] > IDLELAB_MAX_DIRTY_BYTES)
 				return -EINVAL;
 			size = max(size, footprints[i]);
+			sweep_us += IDLELAB_DIRTY_REP_US(footprints[i]);
 		}
+		/* Each footprint's reps, each dirtied and written back. */
+		if (sweep_us * req->reps > IDLELAB_MAX_RUN_US)
+			return -EINVAL;
 	} else {
 		size = req->dirty_bytes;
 	}
@@ -374,11 +378,10 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 	b->footprints = footprints;
 	b->ws = samples;
 	b->hypervisor = req->hw_flags & IDLELAB_HW_HYPERVISOR;
-	atomic_set(&b->abort, 0);
 	atomic_set(&b->started, 0);
 	if (size) {
 		/* On the aggressor's node: its write-back is what is timed. */
-		b->dirty = vmalloc_node(size, req->node);
+		b->dirty = kvmalloc_node(size, GFP_KERNEL_ACCOUNT, req->node);
 		if (!b->dirty) {
 			ret = -ENOMEM;
 			goto free_run;
@@ -394,7 +397,7 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 		wk.fn = il_wbinvd_sweep;
 		wk.ctx = b;
 		wk.cpu = req->cpu;
-		ret = il_workers_run(&wk, 1, &b->abort);
+		ret = il_workers_run(&wk, 1, &b->ctl);
 	} else {
 		ret = il_blast_cpus(req, victims);
 		if (!ret)
@@ -405,7 +408,7 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 	req->unsupported = b->unsupported;
 unlock_cpus:
 	cpus_read_unlock();
-	vfree(b->dirty);
+	kvfree(b->dirty);
 free_run:
 	kfree(b);
 	return ret;

@@ -8,17 +8,25 @@
  *
  * Workers: a run starts one kthread per CPU it needs (kthread_create_on_cpu,
  * so each is bound) and holds a reference to each task.  The ioctl caller
- * then joins each worker: it waits, killably and in short slices, until the
- * worker has completed or has started to exit without completing (an oops
- * in the worker ends it in do_exit() without a complete()), then
- * kthread_stop() waits for the exit itself, which is no longer blocked on
- * anything.  So a worker that dies abnormally fails the run with -EIO
- * instead of leaving the caller in an uninterruptible wait for ever, and
- * no worker is still in module text once the ioctl returns: the module
- * stays unloadable.  A fatal signal sets the run's abort flag; every worker
- * loop polls it between bounded steps, so the slices that follow are bounded
- * too.  A worker ends with kthread_complete_and_exit(), which never returns
- * to module text.
+ * then joins all the workers at once: in short slices it looks at every
+ * worker that is still running, so a worker that has died (an oops ends it
+ * in do_exit() without a complete()) is seen within a slice, whichever
+ * worker it is, and the others are told to abort at once instead of
+ * running every sample first (a dead IPI sender used to be noticed only
+ * once the measured worker had waited out each of its samples).  Each
+ * worker is then reaped with kthread_stop(), which waits for the exit
+ * itself, no longer blocked on anything.  So a worker that dies abnormally
+ * fails the run with -EIO instead of leaving the caller in an
+ * uninterruptible wait for ever, and no worker is still in module text
+ * once the ioctl returns: the module stays unloadable.  A worker ends with
+ * kthread_complete_and_exit(), which never returns to module text.
+ *
+ * Bounds: every worker loop polls il_should_abort() between bounded steps.
+ * It is true once the run's abort flag is set (a fatal signal, a dead
+ * worker) or once the run's wall-clock end has passed: IDLELAB_MAX_RUN_US
+ * after the workers start (or the module's lower run_limit_us), measured
+ * on the TSC.  So that limit holds whatever a request's parameters and the
+ * worst-case formula of its check say; a run stopped by it fails -ETIME.
  */
 #ifndef IDLELAB_KCOMMON_H
 #define IDLELAB_KCOMMON_H
@@ -31,6 +39,7 @@
 #include <linux/fs.h>
 #include <linux/kthread.h>
 #include <linux/miscdevice.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -39,6 +48,7 @@
 #include <asm/processor.h>
 #include <asm/tsc.h>
 
+#include "idlelab_arch.h"	/* il_tsc() */
 #include "idlelab_compat.h"	/* why the fops have no .llseek */
 #include "uapi/idlelab.h"
 
@@ -61,6 +71,55 @@ static_assert(sizeof(struct idlelab_apic_map_req) == 96);
 
 #define IDLELAB_MODULE_VERSION	((1U << 16) | 0U)
 
+static inline u64 il_ns_to_cycles(u64 ns)
+{
+	return mul_u64_u32_div(ns, tsc_khz, 1000000);
+}
+
+static inline u64 il_us_to_cycles(u64 us)
+{
+	return mul_u64_u32_div(us, tsc_khz, 1000);
+}
+
+/*
+ * A run's stop conditions, shared by its workers: @abort is set to
+ * IL_ABORT_SIGNAL or IL_ABORT_DIED by the joining caller, or to
+ * IL_ABORT_DEADLINE by the first worker that sees @end (TSC) pass.
+ */
+struct il_run_ctl {
+	atomic_t abort;
+	u64 end;
+};
+
+#define IL_ABORT_SIGNAL		1
+#define IL_ABORT_DIED		2
+#define IL_ABORT_DEADLINE	3
+
+/*
+ * The module's run limit in microseconds (each module's main.c defines it
+ * with IL_RUN_LIMIT_PARAM()): 0 means IDLELAB_MAX_RUN_US; it can only lower
+ * the limit.  The guest rig lowers it to show a worker loop stopping at
+ * the deadline that no request's parameters can move.
+ */
+extern unsigned int il_run_limit_us;
+
+static inline int il_run_limit_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, IDLELAB_MAX_RUN_US);
+}
+
+static const struct kernel_param_ops il_run_limit_ops __maybe_unused = {
+	.set	= il_run_limit_set,
+	.get	= param_get_uint,
+};
+
+#define IL_RUN_LIMIT_PARAM()						\
+	unsigned int il_run_limit_us;					\
+	module_param_cb(run_limit_us, &il_run_limit_ops,		\
+			&il_run_limit_us, 0600);			\
+	MODULE_PARM_DESC(run_limit_us,					\
+			 "wall-clock limit of one run (us); 0 = 600 s, never more")
+
 struct il_worker {
 	struct task_struct *task;
 	int (*fn)(struct il_worker *w);
@@ -69,10 +128,12 @@ struct il_worker {
 	unsigned int index;
 	int ret;
 	bool finished;		/* ->fn returned (set before done) */
+	bool joined;		/* reaped by il_workers_join() */
 	struct completion done;
 };
 
-static int il_worker_main(void *data)
+/* Inline like the rest of this header: each module gets its own copy. */
+static inline int il_worker_main(void *data)
 {
 	struct il_worker *w = data;
 
@@ -85,63 +146,110 @@ static int il_worker_main(void *data)
 /* How often a joining caller looks for a worker that died. */
 #define IL_JOIN_SLICE	(HZ / 20)
 
-/*
- * il_worker_join - wait until @w has finished or died, then reap it
- * @w:		a started worker whose task the caller holds a reference to
- * @abort:	the run's abort flag, set on a fatal signal
- * @killed:	in/out: a fatal signal was seen (then waits are not killable)
- *
- * Context: process context.
- * Return: true if the worker completed, false if it exited without
- * completing (it died, e.g. in an oops).
- */
-static inline bool il_worker_join(struct il_worker *w, atomic_t *abort,
-				  bool *killed)
+/* Has @w finished, or started to exit without finishing (PF_EXITING)? */
+static inline bool il_worker_over(struct il_worker *w)
+{
+	/* Acquire: pairs with il_worker_main()'s release of ->finished. */
+	return smp_load_acquire(&w->finished) ||
+	       (READ_ONCE(w->task->flags) & PF_EXITING);
+}
+
+/* Reap @w once il_worker_over(); true if it completed. */
+static inline bool il_worker_reap(struct il_worker *w)
 {
 	bool done;
 
-	/* PF_EXITING: in do_exit(), never to run worker code again. */
-	while (!smp_load_acquire(&w->finished) &&
-	       !(READ_ONCE(w->task->flags) & PF_EXITING)) {
-		if (*killed) {
-			wait_for_completion_timeout(&w->done, IL_JOIN_SLICE);
-		} else if (wait_for_completion_killable_timeout(&w->done,
-							IL_JOIN_SLICE) < 0) {
-			atomic_set(abort, 1);
-			*killed = true;
-		}
-	}
 	/* Joins the exit itself: short, the task is past its function. */
 	kthread_stop(w->task);
 	done = READ_ONCE(w->finished);
 	put_task_struct(w->task);
 	w->task = NULL;
+	w->joined = true;
 	return done;
+}
+
+/*
+ * il_workers_join - wait until every worker has finished or died
+ * @w:		@n started workers whose tasks the caller holds
+ * @n:		how many
+ * @ctl:	the run's stop conditions
+ *
+ * Every slice looks at every worker still running, so a death is seen
+ * within IL_JOIN_SLICE whichever worker it is, and the others are told to
+ * abort then.  The killable waits are on one running worker at a time, but
+ * each lasts one slice at most.  After a fatal signal the waits are no
+ * longer killable (a pending signal would end them at once).
+ *
+ * Context: process context.
+ * Return: true if some worker exited without completing.
+ */
+static inline bool il_workers_join(struct il_worker *w, unsigned int n,
+				   struct il_run_ctl *ctl)
+{
+	unsigned int i, left = n;
+	bool killed = false, died = false;
+	struct il_worker *wait_on;
+
+	while (left) {
+		wait_on = NULL;
+		for (i = 0; i < n; i++) {
+			if (w[i].joined)
+				continue;
+			if (!il_worker_over(&w[i])) {
+				wait_on = wait_on ?: &w[i];
+				continue;
+			}
+			if (!il_worker_reap(&w[i])) {
+				/* The others may wait for it: stop them. */
+				atomic_cmpxchg(&ctl->abort, 0, IL_ABORT_DIED);
+				died = true;
+			}
+			left--;
+		}
+		if (!wait_on)
+			break;
+		if (killed) {
+			wait_for_completion_timeout(&wait_on->done,
+						    IL_JOIN_SLICE);
+		} else if (wait_for_completion_killable_timeout(&wait_on->done,
+							IL_JOIN_SLICE) < 0) {
+			atomic_cmpxchg(&ctl->abort, 0, IL_ABORT_SIGNAL);
+			killed = true;
+		}
+	}
+	return died;
 }
 
 /**
  * il_workers_run - run @n workers, each bound to its ->cpu, and join all
  * @w:		the workers, ->fn, ->ctx and ->cpu filled in
  * @n:		how many
- * @abort:	set to 1 when the caller gets a fatal signal or a worker dies
+ * @ctl:	the run's stop conditions; its end is set here, as the
+ *		workers start
  *
  * Context: process context, cpus_read_lock() held by the caller.
  * Return: 0, -EINTR after a fatal signal, -EIO when a worker died without
- * finishing (the others are told to abort and joined), -ENOMEM, or the
- * first worker's non-zero return value.
+ * finishing (the others are told to abort and joined), -ETIME when the run
+ * reached its wall-clock limit, -ENOMEM, or the first worker's non-zero
+ * return value.
  */
 static inline int il_workers_run(struct il_worker *w, unsigned int n,
-				 atomic_t *abort)
+				 struct il_run_ctl *ctl)
 {
-	bool killed = false, died = false;
+	u64 limit = READ_ONCE(il_run_limit_us);
 	unsigned int i;
+	bool died;
 	int ret = 0;
 
+	if (!limit || limit > IDLELAB_MAX_RUN_US)
+		limit = IDLELAB_MAX_RUN_US;
+	atomic_set(&ctl->abort, 0);
 	for (i = 0; i < n; i++) {
 		init_completion(&w[i].done);
 		w[i].index = i;
 		w[i].ret = 0;
 		w[i].finished = false;
+		w[i].joined = false;
 		w[i].task = kthread_create_on_cpu(il_worker_main, &w[i],
 						  w[i].cpu, "idlelab/%u");
 		if (IS_ERR(w[i].task)) {
@@ -150,19 +258,18 @@ static inline int il_workers_run(struct il_worker *w, unsigned int n,
 		}
 		get_task_struct(w[i].task);
 	}
+	ctl->end = il_tsc() + il_us_to_cycles(limit);
 	for (i = 0; i < n; i++)
 		wake_up_process(w[i].task);
-	for (i = 0; i < n; i++) {
-		if (!il_worker_join(&w[i], abort, &killed)) {
-			/* The others may wait for it: make them give up. */
-			atomic_set(abort, 1);
-			died = true;
-		}
-	}
+	died = il_workers_join(w, n, ctl);
 	if (died)
 		return -EIO;
-	if (killed)
+	switch (atomic_read(&ctl->abort)) {
+	case IL_ABORT_SIGNAL:
 		return -EINTR;
+	case IL_ABORT_DEADLINE:
+		return -ETIME;
+	}
 	for (i = 0; i < n; i++)
 		if (w[i].ret)
 			return w[i].ret;
@@ -177,10 +284,18 @@ stop_created:
 	return ret;
 }
 
-/* Should a worker loop stop?  Polled between bounded steps. */
-static inline bool il_should_abort(atomic_t *abort)
+/*
+ * Should a worker loop stop?  Polled between bounded steps: true once the
+ * run is aborted or its wall-clock end has passed (then it says so).
+ */
+static inline bool il_should_abort(struct il_run_ctl *ctl)
 {
-	return atomic_read(abort) != 0;
+	if (atomic_read(&ctl->abort))
+		return true;
+	if (il_tsc() < READ_ONCE(ctl->end))
+		return false;
+	atomic_cmpxchg(&ctl->abort, 0, IL_ABORT_DEADLINE);
+	return true;
 }
 
 /*
@@ -203,16 +318,6 @@ static inline bool il_cpu_ok(u32 cpu)
 static inline bool il_all_zero(const void *p, size_t len)
 {
 	return !memchr_inv(p, 0, len);
-}
-
-static inline u64 il_ns_to_cycles(u64 ns)
-{
-	return mul_u64_u32_div(ns, tsc_khz, 1000000);
-}
-
-static inline u64 il_us_to_cycles(u64 us)
-{
-	return mul_u64_u32_div(us, tsc_khz, 1000);
 }
 
 /* splitmix64: a seeded, reproducible generator for random launch times. */

@@ -63,9 +63,10 @@ int il_storm_dest(struct il_storm *st)
 	u32 i, dfr = 0, *ids;
 	int ret = 0, nw;
 
-	ids = kcalloc(req->nr_targets, sizeof(*ids), GFP_KERNEL);
-	st->writes = kcalloc(req->nr_targets, sizeof(*st->writes),
-			     GFP_KERNEL);
+	/* Up to 32767 targets: kv* and charged to the caller's memcg. */
+	ids = kvcalloc(req->nr_targets, sizeof(*ids), GFP_KERNEL_ACCOUNT);
+	st->writes = kvcalloc(req->nr_targets, sizeof(*st->writes),
+			      GFP_KERNEL_ACCOUNT);
 	if (!ids || !st->writes) {
 		ret = -ENOMEM;
 		goto free_ids;
@@ -127,7 +128,7 @@ int il_storm_dest(struct il_storm *st)
 	}
 	st->nr_writes = nw;
 free_ids:
-	kfree(ids);
+	kvfree(ids);
 	return ret;
 }
 

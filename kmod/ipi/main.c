@@ -26,7 +26,6 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/vmalloc.h>
 #include <asm/apic.h>
 #include <asm/nmi.h>
 
@@ -34,6 +33,8 @@
 #include "ipi.h"
 
 static DEFINE_MUTEX(il_run_lock);
+
+IL_RUN_LIMIT_PARAM();
 
 static long il_ioctl_storm(void __user *argp)
 {
@@ -53,8 +54,9 @@ static long il_ioctl_storm(void __user *argp)
 			   req.nr_targets * sizeof(u32));
 	if (IS_ERR(cpus))
 		return PTR_ERR(cpus);
-	rounds = vcalloc(req.nr_rounds, sizeof(*rounds));
-	arr = vcalloc((size_t)req.nr_rounds * req.nr_targets, sizeof(*arr));
+	rounds = kvcalloc(req.nr_rounds, sizeof(*rounds), GFP_KERNEL_ACCOUNT);
+	arr = kvcalloc((size_t)req.nr_rounds * req.nr_targets, sizeof(*arr),
+		       GFP_KERNEL_ACCOUNT);
 	if (!rounds || !arr) {
 		ret = -ENOMEM;
 		goto free_records;
@@ -69,8 +71,8 @@ static long il_ioctl_storm(void __user *argp)
 		ret = il_copy_out(argp, &req, sizeof(req), req.rounds, rounds,
 				  (size_t)req.nr_done * sizeof(*rounds));
 free_records:
-	vfree(arr);
-	vfree(rounds);
+	kvfree(arr);
+	kvfree(rounds);
 	kfree(cpus);
 	return ret;
 }
@@ -87,13 +89,13 @@ static long il_ioctl_apic_map(void __user *argp)
 	ret = il_apic_map_check(&req);
 	if (ret)
 		return ret;
-	c = vcalloc(num_possible_cpus(), sizeof(*c));
+	c = kvcalloc(num_possible_cpus(), sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return -ENOMEM;
 	il_apic_map_run(&req, c);
 	ret = il_copy_out(argp, &req, sizeof(req), req.cpus, c,
 			  req.nr_cpus * sizeof(*c));
-	vfree(c);
+	kvfree(c);
 	return ret;
 }
 

@@ -90,11 +90,32 @@ MODULE_PARM_DESC(test_sender_exit,
  * its TSC read before it claims the NMI, so that with a timeout_us below
  * it every round times out for that target and its acknowledgment comes
  * late, during the next drain: it must count as late, in no round.
+ *
+ * It busy-waits inside an NMI handler, where nothing can interrupt it and
+ * the hard-lockup detector cannot fire, so it is capped hard rather than
+ * built only into a test build: the rig loads the modules Debian's dkms
+ * builds (tests/vm/README.md), which a Kbuild flag of the rig's would not
+ * reach.  The cap, 200 ms, is what the rig needs (150 ms) and a fifth of
+ * the lowest hard-lockup threshold (watchdog_thresh = 1 s); a larger value
+ * is refused with -EINVAL.  The module's other test knobs (test_sender_exit
+ * here, cstate's inject) end a thread or make it sleep: they hold no CPU.
  */
+#define IL_TEST_LATE_MAX_US	200000
 static uint test_late_us;
-module_param(test_late_us, uint, 0600);
+
+static int il_test_late_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, IL_TEST_LATE_MAX_US);
+}
+
+static const struct kernel_param_ops il_test_late_ops = {
+	.set	= il_test_late_set,
+	.get	= param_get_uint,
+};
+
+module_param_cb(test_late_us, &il_test_late_ops, &test_late_us, 0600);
 MODULE_PARM_DESC(test_late_us,
-		 "test only: delay (us) of the first target's NMI handler");
+		 "test only: delay (us, at most 200000) of the first target's NMI handler");
 
 /*
  * Take the armed generation, and with @claim one owed NMI too.  Return: the
@@ -171,7 +192,9 @@ int il_ipi_nmi(unsigned int type, struct pt_regs *regs)
 	cpu = smp_processor_id();
 	idx = st->tidx[cpu];
 	if (idx == 0 && unlikely(READ_ONCE(test_late_us))) {
-		u64 until = now + il_us_to_cycles(READ_ONCE(test_late_us));
+		u64 until = now + il_us_to_cycles(min_t(uint,
+					READ_ONCE(test_late_us),
+					IL_TEST_LATE_MAX_US));
 
 		while (il_tsc() < until)
 			cpu_relax();
@@ -353,7 +376,7 @@ static int il_storm_sender(struct il_worker *wk)
 		kthread_complete_and_exit(&il_nobody_waits, 0);
 	}
 	for (r = 0; r < req->nr_rounds; r++) {
-		if (il_should_abort(&st->abort))
+		if (il_should_abort(&st->ctl))
 			break;
 		preempt_disable();
 		/* A timed-out round's NMIs arrive, or the run ends here. */
@@ -377,7 +400,6 @@ static int il_storm_sender(struct il_worker *wk)
 			st->rounds[r].flags |= IDLELAB_ROUND_PREEMPTED;
 		preempt_enable();
 		st->nr_done = r + 1;
-		touch_nmi_watchdog();
 		cond_resched();
 	}
 	/* The last stragglers, before the handler stops claiming. */
@@ -429,7 +451,7 @@ static int il_storm_exec(struct il_storm *st, const u32 *cpus)
 	wk.fn = il_storm_sender;
 	wk.ctx = st;
 	wk.cpu = req->sender_cpu;
-	ret = il_workers_run(&wk, 1, &st->abort);
+	ret = il_workers_run(&wk, 1, &st->ctl);
 	RCU_INIT_POINTER(il_cur, NULL);
 	synchronize_rcu();
 unlock_cpus:
@@ -461,9 +483,11 @@ int il_storm_run(struct idlelab_ipi_req *req, const u32 *cpus,
 	st->req = req;
 	st->rounds = rounds;
 	st->arr = arr;
-	atomic_set(&st->abort, 0);
-	st->tg = kcalloc(req->nr_targets, sizeof(*st->tg), GFP_KERNEL);
-	st->tidx = kmalloc_array(nr_cpu_ids, sizeof(*st->tidx), GFP_KERNEL);
+	/* Up to 32767 targets: kv* and charged to the caller's memcg. */
+	st->tg = kvcalloc(req->nr_targets, sizeof(*st->tg),
+			  GFP_KERNEL_ACCOUNT);
+	st->tidx = kvmalloc_array(nr_cpu_ids, sizeof(*st->tidx),
+				  GFP_KERNEL_ACCOUNT);
 	if (!st->tg || !st->tidx ||
 	    !zalloc_cpumask_var(&st->mask, GFP_KERNEL)) {
 		ret = -ENOMEM;
@@ -488,9 +512,9 @@ int il_storm_run(struct idlelab_ipi_req *req, const u32 *cpus,
 	il_apic_name(req->apic_name, sizeof(req->apic_name));
 free_storm:
 	free_cpumask_var(st->mask);
-	kfree(st->tidx);
-	kfree(st->tg);
-	kfree(st->writes);
+	kvfree(st->tidx);
+	kvfree(st->tg);
+	kvfree(st->writes);
 	kfree(st);
 	return ret;
 }

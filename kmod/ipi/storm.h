@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 #include "idlelab_apicdest.h"
+#include "idlelab_kcommon.h"
 #include "uapi/idlelab.h"
 
 /*
@@ -43,7 +44,7 @@ struct il_storm {
 	atomic64_t round_acks;		/* generation << 32 | acks */
 	atomic_t foreign;		/* NMIs passed on (sender, targets) */
 	atomic_t late;			/* ours, after their round closed */
-	atomic_t abort;
+	struct il_run_ctl ctl;
 	struct idlelab_ipi_round *rounds;
 	struct idlelab_ipi_arrival *arr;
 	u32 nr_done;

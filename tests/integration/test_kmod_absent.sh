@@ -45,7 +45,32 @@ expect_exit "wbinvd blast: window_us not above width_us exits 2" 2 \
 	"$IDLELAB" bench wbinvd --db "$DB" --cpus 0-1 --param mode=blast \
 	--param width_us=1000 --param window_us=1000
 check "wbinvd blast: the message asks for a duty cycle" \
-	grep -q "window_us.*must be more than width_us" "$T_TMP/err"
+	grep -q "window_us.*must be at least twice width_us" "$T_TMP/err"
+# Issue 21: IRQs off at most half of each window, in both detectors.
+expect_exit "wbinvd blast: width_us over half of window_us exits 2" 2 \
+	"$IDLELAB" bench wbinvd --db "$DB" --cpus 0-1 --param mode=blast \
+	--param width_us=1001 --param window_us=2001
+expect_exit "gaps_irqoff: width_us over half of window_us exits 2" 2 \
+	"$IDLELAB" bench gaps_irqoff --db "$DB" --param width_us=1500 \
+	--param window_us=2000
+check "gaps_irqoff: the message asks for a duty cycle" \
+	grep -q "window_us.*must be at least twice width_us" "$T_TMP/err"
+expect_exit "wbinvd blast: interval_us=0 exits 2" 2 \
+	"$IDLELAB" bench wbinvd --db "$DB" --cpus 0-1 --param mode=blast \
+	--param interval_us=0
+# The per-repetition memset and write-back count: 20000 reps of 2 ms
+# intervals are 45 s, but their 256 MiB each (about 513 ms) are hours.
+expect_exit "wbinvd blast: the memset and write-back push it over the run limit: exit 2" 2 \
+	"$IDLELAB" bench wbinvd --db "$DB" --cpus 0-1 --param mode=blast \
+	--param reps=20000 --param interval_us=2000 \
+	--param dirty_bytes=268435456
+check "wbinvd blast: the message counts the dirty and write-back" \
+	grep -q "dirty and write-back of dirty_bytes.*over the module's run limit" "$T_TMP/err"
+expect_exit "wbinvd sweep: reps x footprints' write-back over the run limit: exit 2" 2 \
+	"$IDLELAB" bench wbinvd --db "$DB" --cpus 0 --param reps=2000 \
+	--param footprints=268435456
+check "wbinvd sweep: the message names the run limit" \
+	grep -q "mode=sweep.*over the module's run limit" "$T_TMP/err"
 expect_exit "wbinvd blast: worst case over the module's run limit exits 2" 2 \
 	"$IDLELAB" bench wbinvd --db "$DB" --cpus 0-1 --param mode=blast \
 	--param reps=100000 --param interval_us=5400

@@ -172,6 +172,62 @@ TEST(kdev_frame_for_every_kmod_benchmark)
 	CHECKF(nkdev > 0, "%d benchmarks name a device", nkdev);
 }
 
+/*
+ * Raw-NMI storms are refused while either NMI-panic sysctl is set (issue
+ * 21, section 2); a kernel without the sysctls, or with both 0, runs them.
+ */
+TEST(nmi_panic_sysctls_refuse_storms)
+{
+	static const char *const knobs[] = {
+		"unknown_nmi_panic", "panic_on_unrecovered_nmi",
+	};
+	char dir[160], p[200];
+	size_t i, j;
+	FILE *f;
+
+	setenv("IDLELAB_SYSFS_ROOT", root, 1);
+	CHECKF(il_kcheck_nmi_panic() == 0, "no sysctl files: storms run");
+	snprintf(dir, sizeof(dir), "%s/proc", root);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/proc/sys", root);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/proc/sys/kernel", root);
+	mkdir(dir, 0755);
+	for (i = 0; i < 2; i++) {
+		for (j = 0; j < 2; j++) {
+			snprintf(p, sizeof(p), "%s/%s", dir, knobs[j]);
+			f = fopen(p, "w");
+			CHECK(f != NULL);
+			if (f) {
+				fprintf(f, "%d\n", i == j);
+				fclose(f);
+			}
+		}
+		CHECKF(il_kcheck_nmi_panic() == -EOPNOTSUPP,
+		       "kernel.%s=1: refused", knobs[i]);
+		CHECKF(strstr(il_errmsg(), knobs[i]) != NULL,
+		       "the reason names kernel.%s: %s", knobs[i], il_errmsg());
+	}
+	for (j = 0; j < 2; j++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, knobs[j]);
+		f = fopen(p, "w");
+		if (f) {
+			fputs("0\n", f);
+			fclose(f);
+		}
+	}
+	CHECKF(il_kcheck_nmi_panic() == 0, "both 0: storms run");
+	for (j = 0; j < 2; j++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, knobs[j]);
+		unlink(p);
+	}
+	rmdir(dir);
+	snprintf(dir, sizeof(dir), "%s/proc/sys", root);
+	rmdir(dir);
+	snprintf(dir, sizeof(dir), "%s/proc", root);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	char p[128];
@@ -188,6 +244,7 @@ int main(void)
 	RUN(tsc_conversions);
 	RUN(info_json);
 	RUN(kdev_frame_for_every_kmod_benchmark);
+	RUN(nmi_panic_sysctls_refuse_storms);
 	rmdir(p);
 	rmdir(root);
 	return tap_done();

@@ -134,7 +134,7 @@ vm_assert_bad_input() {
 			[ "$(va_jv "$l" ok)" = "$(va_jv "$l" total)" ]
 	done < "$D/bad.jsonl"
 	for n in cstate_invalid_field random_header gaps_wbinvd_ipi_invalid \
-		 unknown_command nonroot_open; do
+		 unknown_command nonroot_open limits_invalid; do
 		case " $names " in
 		*" $n "*) ;;
 		*) not_ok "$L: bad input $n ran" ;;

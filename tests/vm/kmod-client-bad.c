@@ -404,13 +404,16 @@ void bad_suite(void)
 	struct tally t_o = { "gaps_wbinvd_ipi_invalid", "EINVAL", 0, 0, 0 };
 	struct tally t_n = { "unknown_command", "ENOTTY", 0, 0, 0 };
 	struct tally t_b = { "bounds_invalid", "EINVAL", 0, 0, 0 };
+	struct tally t_l = { "limits_invalid", "EINVAL", 0, 0, 0 };
 
 	bad_cstate(&t_c, 480);
 	bad_random(&t_r, 480);
 	bad_others(&t_o, 80);
 	bad_enotty(&t_n);
 	bad_bounds(&t_b, 60);
+	bad_limits(&t_l);
 	tally_print(&t_b);
+	tally_print(&t_l);
 	tally_print(&t_c);
 	tally_print(&t_r);
 	tally_print(&t_o);
@@ -422,4 +425,6 @@ void bad_suite(void)
 	bad_hint();
 	stale_ipi();
 	worker_death();
+	pair_death();
+	run_limit();
 }

@@ -190,23 +190,33 @@ void wbinvd_sweep(const char *name, uint32_t flags)
 	free(s);
 }
 
-void wbinvd_blast(void)
+struct idlelab_wbinvd_req blast_base(uint32_t *victims, uint32_t n,
+				     uint32_t width_us)
 {
 	struct idlelab_wbinvd_req r = wbinvd_base();
-	struct idlelab_gap_sample *s;
+
+	r.mode = IDLELAB_WBINVD_BLAST;
+	r.reps = 2;
+	r.interval_us = 100;
+	r.nr_victims = n;
+	r.victims = (uintptr_t)victims;
+	r.width_us = width_us;
+	r.window_us = 2 * width_us;
+	r.threshold_ns = 2000;
+	return r;
+}
+
+void wbinvd_blast(void)
+{
 	uint32_t victims[2] = { 1, 2 };
+	struct idlelab_wbinvd_req r = blast_base(victims, 2, 1000);
+	struct idlelab_gap_sample *s;
 	unsigned int i, events = 0, g = 0, bad = 0, windows = 0;
 	int e;
 
-	r.mode = IDLELAB_WBINVD_BLAST;
 	r.reps = 5;
 	r.interval_us = 1000;
 	r.dirty_bytes = 1 << 20;
-	r.nr_victims = 2;
-	r.victims = (uintptr_t)victims;
-	r.width_us = 1000;
-	r.window_us = 2000;
-	r.threshold_ns = 2000;
 	r.nr_samples = 8192;
 	s = poisoned(r.nr_samples * sizeof(*s));
 	r.samples = (uintptr_t)s;
@@ -299,7 +309,7 @@ void bad_bounds(struct tally *t, unsigned int n)
 
 	for (i = 0; i < n; i++) {
 		struct idlelab_gaps_req g = gaps_base();
-		struct idlelab_wbinvd_req w = wbinvd_base();
+		struct idlelab_wbinvd_req w = blast_base(victims, 1, 100);
 
 		g.samples = (uintptr_t)gs;
 		g.nr_samples = 64;
@@ -310,14 +320,6 @@ void bad_bounds(struct tally *t, unsigned int n)
 		}
 		tally(t, xioctl(fd_c, IDLELAB_IOC_GAPS, &g), EINVAL);
 
-		w.mode = IDLELAB_WBINVD_BLAST;
-		w.reps = 2;
-		w.interval_us = 100;
-		w.nr_victims = 1;
-		w.victims = (uintptr_t)victims;
-		w.width_us = 100;
-		w.window_us = 200;
-		w.threshold_ns = 2000;
 		w.nr_samples = 64;
 		w.samples = (uintptr_t)gs;
 		switch (i % 5) {
@@ -339,16 +341,10 @@ void bad_bounds(struct tally *t, unsigned int n)
  */
 static int inject(unsigned int bits)
 {
-	const char *p = "/sys/module/idlelab_cstate/parameters/inject";
 	char v[16];
-	int f = open(p, O_WRONLY), ok;
 
-	if (f < 0)
-		return errno;
 	snprintf(v, sizeof(v), "%u", bits);
-	ok = write(f, v, strlen(v)) == (ssize_t)strlen(v);
-	close(f);
-	return ok ? 0 : EIO;
+	return param_write("/sys/module/idlelab_cstate/parameters/inject", v);
 }
 
 /*

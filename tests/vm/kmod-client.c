@@ -70,6 +70,7 @@ const char *ename(int e)
 	case ENOENT: return "ENOENT";
 	case ESPIPE: return "ESPIPE";
 	case EIO: return "EIO";
+	case ETIME: return "ETIME";
 	}
 	return "other";
 }
@@ -84,6 +85,18 @@ static const char *seek_err(int fd)
 int xioctl(int fd, unsigned long cmd, void *arg)
 {
 	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+int param_write(const char *path, const char *v)
+{
+	int fd = open(path, O_WRONLY), e = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, v, strlen(v)) != (ssize_t)strlen(v))
+		e = errno ? errno : EIO;
+	close(fd);
+	return e;
 }
 
 void *poisoned(size_t n)

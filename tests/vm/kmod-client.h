@@ -23,6 +23,8 @@ extern unsigned int ncpu;	/* CPUs the requests may name */
 const char *ename(int e);
 /* xioctl() - ioctl returning 0 or the errno. */
 int xioctl(int fd, unsigned long cmd, void *arg);
+/* param_write() - write @v to the module parameter @path: 0 or errno. */
+int param_write(const char *path, const char *v);
 /* poisoned() - @n bytes of POISON, or exit. */
 void *poisoned(size_t n);
 double now_s(void);
@@ -57,10 +59,17 @@ void gaps(void);
 struct idlelab_wbinvd_req wbinvd_base(void);
 void wbinvd_sweep(const char *name, uint32_t flags);
 void wbinvd_blast(void);
+/* A small valid blast: cpu 0 against @n @victims, IRQs off half the time. */
+struct idlelab_wbinvd_req blast_base(uint32_t *victims, uint32_t n,
+				     uint32_t width_us);
 void bad_cstate(struct tally *t, unsigned int n);
 void bad_bounds(struct tally *t, unsigned int n);
 void stale_ipi(void);
 void worker_death(void);
 void bad_hint(void);
+/* kmod-client-limits.c: issue 21's bounds. */
+void bad_limits(struct tally *t);
+void run_limit(void);
+void pair_death(void);
 
 #endif /* KMOD_CLIENT_H */

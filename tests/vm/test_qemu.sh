@@ -96,6 +96,20 @@ l=$(line worker_death)
 check "a worker that dies without completing fails its run with EIO, no hang, device usable after" \
 	[ "$(jv "$l" hung)" = 0 -a "$(jv "$l" rc)" = EIO -a "$(jv "$l" next_run)" = 0 ]
 diag "worker death: the ioctl returned after $(jv "$l" secs) s"
+# Issue 21: workers joined all at once, and a wall-clock limit inside
+# every worker loop (tests/vm/kmod-client-limits.c).
+l=$(line pair_death)
+check "two workers, the IPI sender dies: EIO by itself, before the measured worker's 500 samples (killed $(jv "$l" killed), hung $(jv "$l" hung)), device usable after" \
+	[ "$(jv "$l" rc)" = EIO -a "$(jv "$l" killed)" = 0 -a "$(jv "$l" hung)" = 0 -a "$(jv "$l" next_run)" = 0 ]
+diag "pair death: the ioctl returned after $(jv "$l" secs) s"
+l=$(line run_limit)
+check "run limit: run_limit_us cannot be raised past IDLELAB_MAX_RUN_US ($(jv "$l" over_cap))" \
+	[ "$(jv "$l" over_cap)" = EINVAL ]
+check "run limit: gaps, sweep, blast and wake runs within their formulas stop at the lowered limit (ETIME: $(jv "$l" gaps) $(jv "$l" sweep) $(jv "$l" blast) $(jv "$l" wake))" \
+	[ "$(jv "$l" gaps)" = ETIME -a "$(jv "$l" sweep)" = ETIME -a \
+	  "$(jv "$l" blast)" = ETIME -a "$(jv "$l" wake)" = ETIME ]
+check "run limit: back at 0, the same gap detector runs" [ "$(jv "$l" after)" = 0 ]
+diag "run limit: the four runs and the last took $(jv "$l" secs) s"
 # --- end of the kmod/cstate hazard block ----------------------------------
 
 l=$(line gaps)
@@ -198,6 +212,8 @@ else
 		[ "$(jv "$l" rc)" = 0 -a "$(jv "$l" nr_done)" = "$(jv "$l" rounds)" -a \
 		  $(( $(jv "$l" as_expected) + $(jv "$l" in_round) )) = "$(jv "$l" rounds)" -a \
 		  "$(jv "$l" as_expected)" -ge 1 ]
+	check "test_late_us is capped: 200001 us refused ($(jv "$l" over_cap))" \
+		[ "$(jv "$l" over_cap)" = EINVAL ]
 	check "late acknowledgments: each late-form round's ack counted late, none lost ($(jv "$l" late) late, $(jv "$l" stray) in later rounds' windows)" \
 		[ "$(jv "$l" late)" = "$(jv "$l" as_expected)" -a "$(jv "$l" lost)" = 0 -a \
 		  "$(jv "$l" undrained)" = 0 ]

@@ -63,9 +63,23 @@
 /*
  * Worst-case length of one request, every bounded wait counted as timing
  * out: samples x (launch + IDLELAB_CSTATE_WAIT_NS), windows x window, the
- * blast's start wait + reps x interval (+ 1/8 slack) + one victim window.
+ * sweep's sum of reps x IDLELAB_DIRTY_REP_US(footprint), the blast's start
+ * wait + reps x (interval (+ 1/8 slack) + IDLELAB_DIRTY_REP_US(dirty)) +
+ * one victim window.  A request over it is refused; and whatever the
+ * formula says, a run that reaches it anyway is stopped there (-ETIME).
  */
 #define IDLELAB_MAX_RUN_US		600000000ULL	/* 10 minutes */
+/*
+ * What the formulas count for one dirtied-and-written-back repetition: the
+ * memset of its bytes and their write-back, each at no less than
+ * IDLELAB_DIRTY_BYTES_PER_US (about 1 GB/s, slower than any machine's
+ * memory), plus IDLELAB_WBINVD_FIXED_US for the rest of the caches.
+ */
+#define IDLELAB_DIRTY_BYTES_PER_US	1024ULL
+#define IDLELAB_WBINVD_FIXED_US		1000ULL
+#define IDLELAB_DIRTY_REP_US(bytes)					\
+	(2 * ((__u64)(bytes) / IDLELAB_DIRTY_BYTES_PER_US) +		\
+	 IDLELAB_WBINVD_FIXED_US)
 /* How long past its launch a wake sample waits for its own event. */
 #define IDLELAB_CSTATE_WAIT_NS		1000000000ULL	/* 1 s */
 /* The aggressor's bounded wait for its victims to start spinning. */
@@ -299,7 +313,7 @@ struct idlelab_wbinvd_req {
 	__u64 footprints;		/* SWEEP: __u64 dirty bytes[] */
 	/* SWEEP: per footprint; BLAST: number of WBINVDs */
 	__u32 reps;
-	__u32 interval_us;		/* BLAST: between WBINVDs */
+	__u32 interval_us;		/* BLAST: between WBINVDs, >= 1 */
 	__u64 dirty_bytes;		/* BLAST: dirtied before each WBINVD */
 	__u32 nr_victims;		/* BLAST: 1..MAX_CPUS */
 	__u32 width_us;			/* BLAST: victim IRQs-off window */
@@ -316,8 +330,13 @@ struct idlelab_wbinvd_req {
 	__u64 reserved[4];
 	/* ABI 2 */
 	__u32 hw_flags;			/* out: IDLELAB_HW_* */
-	__u32 node;			/* out: NUMA node of the dirty buffer */
-	/* BLAST: victim window period, > width_us (hwlat's duty cycle) */
+	/*
+	 * out: the aggressor CPU's NUMA node, cpu_to_node(cpu).  The dirty
+	 * buffer is asked for on that node, but its pages may land on
+	 * another one: this is not where they are.
+	 */
+	__u32 node;
+	/* BLAST: victim window period, >= 2 x width_us (IRQs on half) */
 	__u32 window_us;
 	__u32 pad2;			/* must be zero */
 };
@@ -338,7 +357,7 @@ struct idlelab_gaps_req {
 	__u32 size;
 	__u32 cpu;
 	__u32 width_us;			/* IRQs off this long per window */
-	__u32 window_us;		/* period, >= width_us */
+	__u32 window_us;		/* period, >= 2 x width_us */
 	__u32 nr_windows;		/* 1..MAX_WINDOWS */
 	__u64 threshold_ns;		/* gaps above this are recorded */
 	__u32 nr_samples;		/* in: capacity */
