@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 struct il_store;
+struct il_hist;
 
 #define IL_ADV_NAME_LEN	32
 #define IL_ADV_MAX_STATES	16
@@ -150,5 +151,18 @@ struct il_adv_machine {
 int il_advise_machines(struct il_store *s, const char *machine,
 		       const char *wake, const struct il_budget *b,
 		       double conf, struct il_adv_machine **out);
+
+/**
+ * il_adv_hist_rank() - the order statistic of 1-based @rank in @h, as its
+ * bucket's high edge (@hi: a bound that errs high) or low edge.
+ */
+uint64_t il_adv_hist_rank(const struct il_hist *h, uint64_t rank, bool hi);
+
+/**
+ * il_adv_state_index() - the state of @st whose name idle_sweep wrote as
+ * @metric_state (the part after wake_latency_in_), or -1.
+ */
+int il_adv_state_index(const struct il_adv_state *st, int n,
+		       const char *metric_state);
 
 #endif

@@ -16,51 +16,57 @@
 #include "store.h"
 #include "store_sqlite.h"
 
+#include <ctype.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The value of rank @want (1-based): the upper edge of its bucket. */
 struct rank_walk {
 	uint64_t want, seen, v;
+	bool hi;
 };
 
 static int rank_fn(uint64_t lo, uint64_t hi, uint64_t count, void *arg)
 {
 	struct rank_walk *w = arg;
 
-	(void)lo;
 	w->seen += count;
 	if (w->seen >= w->want) {
-		w->v = hi;
+		w->v = w->hi ? hi : lo;
 		return 1;
 	}
 	return 0;
 }
 
-static uint64_t hist_rank(const struct il_hist *h, uint64_t rank)
+uint64_t il_adv_hist_rank(const struct il_hist *h, uint64_t rank, bool hi)
 {
-	struct rank_walk w = { rank, 0, 0 };
+	struct rank_walk w = { rank, 0, 0, hi };
 
 	il_hist_foreach(h, rank_fn, &w);
 	return w.v;
 }
 
-/* The metric's state name as idle_sweep made it from the cpuidle name. */
-static bool same_state(const char *metric_state, const char *name)
+int il_adv_state_index(const struct il_adv_state *st, int n,
+		       const char *metric_state)
 {
+	int k;
 	size_t i;
 
-	for (i = 0; name[i] && metric_state[i]; i++) {
-		char c = name[i];
+	for (k = 0; k < n; k++) {
+		const char *name = st[k].name;
 
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-		      (c >= 'A' && c <= 'Z') || c == '-'))
-			c = '_';
-		if (c != metric_state[i])
-			return false;
+		/* idle_sweep's metric-safe form of the cpuidle name. */
+		for (i = 0; name[i] && metric_state[i]; i++) {
+			char c = isalnum((unsigned char)name[i]) ||
+				 name[i] == '-' ? name[i] : '_';
+
+			if (c != metric_state[i])
+				break;
+		}
+		if (!name[i] && !metric_state[i])
+			return k;
 	}
-	return !name[i] && !metric_state[i];
+	return -1;
 }
 
 /* Merge the histograms of machine @m's samples per state, then bound. */
@@ -107,11 +113,9 @@ static int load_samples(sqlite3 *db, struct il_adv_machine *m,
 			il_hist_free(h);
 			continue;
 		}
-		for (i = 0; i < m->nstates; i++)
-			if (same_state(metric + strlen("wake_latency_in_"),
-				       m->st[i].name))
-				break;
-		if (i == m->nstates) {	/* a state the fingerprint lacks */
+		i = il_adv_state_index(m->st, m->nstates,
+				       metric + strlen("wake_latency_in_"));
+		if (i < 0) {	/* a state the fingerprint lacks */
 			il_hist_free(h);
 			continue;
 		}
@@ -137,7 +141,7 @@ static int load_samples(sqlite3 *db, struct il_adv_machine *m,
 		s->point_ns = il_hist_percentile(merged[i], b->q * 100);
 		u = il_quantile_ucb_rank(s->n, b->q, conf);
 		if (u) {
-			s->ucb_ns = hist_rank(merged[i], u);
+			s->ucb_ns = il_adv_hist_rank(merged[i], u, true);
 			s->has_ucb = true;
 		}
 		il_hist_free(merged[i]);

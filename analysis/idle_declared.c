@@ -59,52 +59,6 @@ static int d_slot(struct dcl_block *b, int64_t d)
 	return b->nd++;
 }
 
-static int state_of(const struct dcl_block *b, const char *metric)
-{
-	char want[64];
-	int k;
-	size_t i;
-
-	for (k = 0; k < b->nstates; k++) {
-		for (i = 0; b->st[k].name[i] && i + 1 < sizeof(want); i++) {
-			char c = b->st[k].name[i];
-
-			want[i] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-				  (c >= 'A' && c <= 'Z') || c == '-' ? c : '_';
-		}
-		want[i] = '\0';
-		if (!strcmp(metric, want))
-			return k;
-	}
-	return -1;
-}
-
-struct edge_walk {
-	uint64_t want, seen, v;
-	bool hi;
-};
-
-static int edge_fn(uint64_t lo, uint64_t hi, uint64_t count, void *arg)
-{
-	struct edge_walk *w = arg;
-
-	w->seen += count;
-	if (w->seen >= w->want) {
-		w->v = w->hi ? hi : lo;
-		return 1;
-	}
-	return 0;
-}
-
-/* The order statistic of rank @r, as its bucket's low or high edge. */
-static uint64_t edge(const struct il_hist *h, uint64_t r, bool hi)
-{
-	struct edge_walk w = { r, 0, 0, hi };
-
-	il_hist_foreach(h, edge_fn, &w);
-	return w.v;
-}
-
 /* "p [lo, hi]" in us for quantile @q of @h, or "-" when too few. */
 static void quantile_cell(const struct il_hist *h, double q, char *buf,
 			  size_t len)
@@ -126,8 +80,8 @@ static void quantile_cell(const struct il_hist *h, double q, char *buf,
 	}
 	snprintf(buf, len, "%.1f [%.1f, %.1f]",
 		 (double)il_hist_percentile(h, q * 100) / 1000,
-		 (double)edge(h, n + 1 - l, false) / 1000,
-		 (double)edge(h, u, true) / 1000);
+		 (double)il_adv_hist_rank(h, n + 1 - l, false) / 1000,
+		 (double)il_adv_hist_rank(h, u, true) / 1000);
 }
 
 static void block_init(struct dcl_block *b, sqlite3_stmt *st)
@@ -236,7 +190,7 @@ static int block_add(struct dcl_block *b, sqlite3_stmt *st)
 		return 0;
 	}
 	k = strncmp(metric, "wake_latency_in_", 16) ? -1 :
-	    state_of(b, metric + 16);
+	    il_adv_state_index(b->st, b->nstates, metric + 16);
 	if (k < 0) {
 		il_hist_free(h);
 		return 0;

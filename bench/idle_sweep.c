@@ -47,10 +47,7 @@
 #include "common.h"
 #include "err.h"
 #include "splitmix.h"
-#include "sysfs.h"
 
-#include <ctype.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -61,8 +58,6 @@
 #include <unistd.h>
 
 #define IS_WARMUP	4
-#define IS_MAX_STATES	16
-#define IS_NAME_LEN	32
 
 enum { IS_WAKE_TIMER, IS_WAKE_IPI };
 enum { IS_READS_ON, IS_READS_OFF, IS_READS_BOTH };
@@ -109,9 +104,7 @@ struct is_pair {
 	struct il_series **all;		/* per d */
 	struct il_series **bare;	/* per d, reads=both only */
 	struct il_series **by;		/* per d x (nstates + 2), lazily */
-	int nstates;
-	int fd[IS_MAX_STATES];
-	char name[IS_MAX_STATES][IS_NAME_LEN];
+	struct il_cpuidle_usage u;	/* the target's counters */
 };
 
 struct is_state {
@@ -160,72 +153,7 @@ static const struct il_opt is_opts[] = {
 	IL_OPT_END
 };
 
-/* ---- the target's cpuidle counters ------------------------------------ */
-
-/* cpuidle names may hold spaces or slashes; a metric name may not. */
-static void is_metric_name(const char *in, char *out, size_t len)
-{
-	size_t i;
-
-	for (i = 0; in[i] && i + 1 < len; i++)
-		out[i] = isalnum((unsigned char)in[i]) || in[i] == '-' ?
-			 in[i] : '_';
-	out[i] = '\0';
-}
-
-/*
- * Open the usage counter of every state of CPU @cpu, kept open so a sample
- * costs one pread per state.  Return: the number of states (0: none, the
- * reason in @why), or a negative errno.
- */
-static int is_open_states(struct is_pair *pr, char *why, size_t len)
-{
-	char path[128], buf[IS_NAME_LEN], drv[64] = "";
-	int k, fd;
-
-	for (k = 0; k < IS_MAX_STATES; k++) {
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/usage",
-			 pr->b, k);
-		if (!il_fs_exists(path))
-			break;
-		fd = il_fs_open(path, O_RDONLY);
-		if (fd < 0)
-			return fd;
-		pr->fd[pr->nstates++] = fd;
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name",
-			 pr->b, k);
-		if (il_fs_read(path, buf, sizeof(buf)))
-			snprintf(buf, sizeof(buf), "state%d", k);
-		is_metric_name(buf, pr->name[k], IS_NAME_LEN);
-	}
-	if (!pr->nstates) {
-		if (il_fs_read("/sys/devices/system/cpu/cpuidle/current_driver",
-			       drv, sizeof(drv)))
-			snprintf(drv, sizeof(drv), "unreadable");
-		snprintf(why, len, "unavailable: CPU %d has no cpuidle states (cpuidle driver: %s)",
-			 pr->b, drv[0] ? drv : "none");
-	}
-	return pr->nstates;
-}
-
-/* Every state's usage into @v.  Return: 0, or -errno of the first failure. */
-static int is_read_usage(const struct is_pair *pr, uint64_t *v)
-{
-	char buf[32];
-	ssize_t n;
-	int k;
-
-	for (k = 0; k < pr->nstates; k++) {
-		n = pread(pr->fd[k], buf, sizeof(buf) - 1, 0);
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		buf[n] = '\0';
-		v[k] = strtoull(buf, NULL, 10);
-	}
-	return 0;
-}
+/* ---- the samples by idle state entered ------------------------------- */
 
 /*
  * The series of a sample whose counters moved from @before to @after: the
@@ -236,24 +164,15 @@ static struct il_series *is_entered(struct il_run *run, struct is_pair *pr,
 				    const uint64_t *before,
 				    const uint64_t *after)
 {
-	uint64_t entries = 0;
-	int k, which = -1, slot;
+	int n = pr->u.n, slot = il_cpuidle_entered(&pr->u, before, after);
+	struct il_series **s = &pr->by[di * (n + 2) + slot];
 	char metric[64];
-	struct il_series **s;
 
-	for (k = 0; k < pr->nstates; k++) {
-		if (after[k] != before[k])
-			which = k;
-		entries += after[k] - before[k];
-	}
-	slot = entries == 1 ? which :
-	       entries ? pr->nstates : pr->nstates + 1;
-	s = &pr->by[di * (pr->nstates + 2) + slot];
 	if (!*s) {
 		snprintf(metric, sizeof(metric), "wake_latency_%s%s",
-			 slot < pr->nstates ? "in_" : "",
-			 slot < pr->nstates ? pr->name[slot] :
-			 slot == pr->nstates ? "ambiguous" : "not_idle");
+			 slot < n ? "in_" : "",
+			 slot < n ? pr->u.name[slot] :
+			 slot == n ? "ambiguous" : "not_idle");
 		*s = il_run_series(run, metric, "ns", pr->a, pr->b, d_us,
 				   false);
 	}
@@ -261,18 +180,6 @@ static struct il_series *is_entered(struct il_run *run, struct is_pair *pr,
 }
 
 /* ---- the two threads --------------------------------------------------- */
-
-static int is_wait_turn(struct is_state *st, uint32_t k)
-{
-	uint32_t t;
-
-	while ((t = __atomic_load_n(&st->turn, __ATOMIC_ACQUIRE)) != k) {
-		if (il_stop_requested())
-			return 1;
-		il_futex_wait(&st->turn, t, IL_WAIT_SLICE_NS);
-	}
-	return 0;
-}
 
 /* One sample on the target.  Return: 0, or a negative errno. */
 static int is_target_sample(struct is_state *st, struct is_shm *m,
@@ -320,7 +227,7 @@ static int is_target(struct is_state *st, struct is_pair *pr)
 	uint32_t i, c;
 	int ret;
 
-	if (is_wait_turn(st, (uint32_t)(pr - st->pair)))
+	if (il_wait_turn(&st->turn, (uint32_t)(pr - st->pair)))
 		return 0;
 	for (i = 1; ; i++) {
 		/* Spin, never block, between samples: an idle entry here
@@ -377,7 +284,7 @@ static void is_record(struct is_state *st, struct is_pair *pr,
 	struct il_series *in = NULL;
 	uint64_t ns;
 
-	if (v->reads && pr->nstates)
+	if (v->reads && pr->u.n)
 		in = is_entered(run, pr, v->di, d_us, b, e);
 	if (m->err) {
 		il_series_drop(s, IL_DROP_RACE);
@@ -401,33 +308,42 @@ static void is_record(struct is_state *st, struct is_pair *pr,
 	il_causes_note(run, s, m->t_start, ns);
 }
 
+/* The counters into @v, the time it took added to *@ns. */
+static int is_read_timed(struct is_pair *pr, uint64_t *v, uint64_t *ns,
+			 uint64_t *nread)
+{
+	uint64_t t = il_now_ns(CLOCK_MONOTONIC);
+	int ret = il_cpuidle_usage_read(&pr->u, v);
+
+	*ns += il_now_ns(CLOCK_MONOTONIC) - t;
+	(*nread)++;
+	if (ret)
+		return il_errorf(ret, "reading CPU %d's cpuidle usage: %s",
+				 pr->b, strerror(-ret));
+	return 0;
+}
+
 static int is_observer(struct is_state *st, struct is_pair *pr)
 {
 	const struct is_params *p = st->p;
 	struct is_shm *m = pr->shm;
-	uint64_t b[IS_MAX_STATES], e[IS_MAX_STATES], t, read_ns = 0, nread = 0;
+	uint64_t b[IL_CPUIDLE_MAX], e[IL_CPUIDLE_MAX], t, read_ns = 0, nread = 0;
 	const struct is_visit *v;
 	size_t k;
 	uint32_t i = 0;
 	int ret = 0;
 
-	if (is_wait_turn(st, (uint32_t)(pr - st->pair)))
+	if (il_wait_turn(&st->turn, (uint32_t)(pr - st->pair)))
 		return 0;
 	for (k = 0; k < st->norder + IS_WARMUP && !il_stop_requested(); k++) {
 		/* The warm-up visits the first entries again, unrecorded. */
 		v = &st->order[k < IS_WARMUP ? k % st->norder :
 			       k - IS_WARMUP];
 		i++;
-		if (v->reads && pr->nstates) {
-			t = il_now_ns(CLOCK_MONOTONIC);
-			ret = is_read_usage(pr, b);
-			read_ns += il_now_ns(CLOCK_MONOTONIC) - t;
-			nread++;
-			if (ret) {
-				ret = il_errorf(ret, "reading CPU %d's cpuidle usage: %s",
-						pr->b, strerror(-ret));
+		if (v->reads && pr->u.n) {
+			ret = is_read_timed(pr, b, &read_ns, &nread);
+			if (ret)
 				break;
-			}
 		}
 		t = il_now_ns(CLOCK_MONOTONIC);
 		__atomic_store_n(&m->d_ns, p->idle_us.v[v->di] * 1000,
@@ -451,16 +367,10 @@ static int is_observer(struct is_state *st, struct is_pair *pr)
 		}
 		if (is_wait_for(m, &m->fin, i))
 			break;
-		if (v->reads && pr->nstates) {
-			t = il_now_ns(CLOCK_MONOTONIC);
-			ret = is_read_usage(pr, e);
-			read_ns += il_now_ns(CLOCK_MONOTONIC) - t;
-			nread++;
-			if (ret) {
-				ret = il_errorf(ret, "reading CPU %d's cpuidle usage: %s",
-						pr->b, strerror(-ret));
+		if (v->reads && pr->u.n) {
+			ret = is_read_timed(pr, e, &read_ns, &nread);
+			if (ret)
 				break;
-			}
 		}
 		if (k >= IS_WARMUP)
 			is_record(st, pr, v, b, e);
@@ -506,7 +416,7 @@ static int is_thread(struct il_worker *w)
 static void is_teardown(struct il_run *run)
 {
 	struct is_state *st = run->priv;
-	int i, k;
+	int i;
 
 	if (!st)
 		return;
@@ -514,8 +424,7 @@ static void is_teardown(struct il_run *run)
 	for (i = 0; st->pair && i < st->npairs; i++) {
 		struct is_pair *pr = &st->pair[i];
 
-		for (k = 0; k < pr->nstates; k++)
-			close(pr->fd[k]);
+		il_cpuidle_usage_close(&pr->u);
 		il_free_local(pr->shm, sizeof(struct is_shm));
 		free(pr->all);
 		free(pr->bare);
@@ -593,7 +502,7 @@ static int is_setup_pair(struct il_run *run, struct is_state *st,
 	if (!pr->shm || !pr->all || !pr->bare)
 		return il_errorf(-ENOMEM, "out of memory");
 	if (p->reads != IS_READS_OFF) {
-		ret = is_open_states(pr, why, sizeof(why));
+		ret = il_cpuidle_usage_open(&pr->u, pr->b, why, sizeof(why));
 		if (ret < 0)
 			return ret;
 	} else {
@@ -601,7 +510,7 @@ static int is_setup_pair(struct il_run *run, struct is_state *st,
 	}
 	il_run_attr(run, pr->b, "entered_state", "%s", why[0] ? why :
 		    "cpuidle usage counters, read on the observer CPU between samples");
-	pr->by = calloc((size_t)p->idle_us.n * (size_t)(pr->nstates + 2),
+	pr->by = calloc((size_t)p->idle_us.n * (size_t)(pr->u.n + 2),
 			sizeof(*pr->by));
 	if (!pr->by)
 		return il_errorf(-ENOMEM, "out of memory");
