@@ -5,7 +5,8 @@
 # cpuidle usage counters, against fake sysfs trees whose counters never
 # move (every sample is then "not_idle", never a guessed state) and which
 # have no cpuidle at all (the run says why, and stores no state series);
-# reads=both stores the no-reads twin of every d; bad parameters exit 2.
+# reads=both stores the no-reads twin of every d; --causes stores the
+# state of every sample; bad parameters exit 2.
 . tests/lib.sh
 
 DB=$T_TMP/s.db
@@ -52,6 +53,21 @@ check "the entered state is unavailable, with the reason" \
 	  "unavailable: CPU 1 has no cpuidle states (cpuidle driver: intel_idle)" ]
 check "no state series without cpuidle" \
 	[ "$(q "$DB4" "SELECT count(*) FROM summaries WHERE metric != 'wake_latency'")" -eq 0 ]
+
+# --causes: the per-d series share one metric, and their samples' idle
+# states are pooled per metric, CPU and state (the run used to be lost to
+# the cause_states key).
+if [ "$(id -u)" -eq 0 ] && [ -d /sys/kernel/tracing/events/power ]; then
+	DB5=$T_TMP/causes.db
+	"$IDLELAB" bench idle_sweep --db "$DB5" --events none --quiet --causes \
+		--param samples=10 --param idle_us=10,200 >/dev/null 2>"$T_TMP/err"
+	check "a --causes sweep is stored" [ $? -eq 0 ]
+	check "every sample of both idle times has its state, pooled" \
+		[ "$(sqlite3 "$DB5" "SELECT sum(count) FROM cause_states WHERE metric = 'wake_latency' AND cpu = 1")" -eq 20 ]
+else
+	skip "a --causes sweep is stored" "needs root and tracefs's power events"
+	skip "every sample of both idle times has its state, pooled" "needs root and tracefs's power events"
+fi
 
 expect_exit "an unknown wake source is a usage error" 2 \
 	"$IDLELAB" bench idle_sweep --db "$T_TMP/x.db" --param wake=nmi
