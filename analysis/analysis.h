@@ -111,6 +111,14 @@ int il_report_check(struct il_store *s, const struct il_report_opts *ro,
 		    const struct il_analysis_opts *ao,
 		    il_report_notice_fn notice, void *arg);
 
+/**
+ * il_report_declared() - per machine x wake source x idle state, the
+ * declared cpuidle latency and residency against idle_sweep's measured
+ * p50/p99/p99.99 with 95 % intervals and measured residency, with flags
+ * (idle_declared.c).
+ */
+int il_report_declared(struct il_store *s, const struct il_analysis_opts *o,
+		       struct il_table **out);
 /** il_report_states() - seed 002's per idle state x wake source table. */
 int il_report_states(struct il_store *s, const struct il_analysis_opts *o,
 		     struct il_table **out);

@@ -106,6 +106,12 @@ int il_futex_wait(uint32_t *word, uint32_t val, uint64_t timeout_ns);
 /** il_futex_wake() - FUTEX_WAKE_PRIVATE up to @n waiters; count or -errno. */
 int il_futex_wake(uint32_t *word, int n);
 
+/**
+ * il_wait_turn() - block until *@turn is @k (benchmarks that run their
+ * CPU pairs one after another).  Return: 0, or 1 on a stop request.
+ */
+int il_wait_turn(uint32_t *turn, uint32_t k);
+
 /** il_sleep_until() - absolute clock_nanosleep, restarted after signals. */
 int il_sleep_until(clockid_t clk, uint64_t t_ns);
 
@@ -531,5 +537,35 @@ void il_khw_res_add(struct il_khw_res *r,
  */
 void il_khw_res_attrs(struct il_run *run, int cpu, const struct il_khw_res *r,
 		      uint32_t avail, uint32_t hw, char *state, size_t len);
+
+/* ---- one CPU's cpuidle usage counters (common_cpuidle.c) ----------- */
+
+#define IL_CPUIDLE_MAX	16
+#define IL_CPUIDLE_NAME	32
+
+struct il_cpuidle_usage {
+	int cpu;
+	int n;					/* states; 0: none */
+	int fd[IL_CPUIDLE_MAX];			/* each one's usage, open */
+	char name[IL_CPUIDLE_MAX][IL_CPUIDLE_NAME];	/* metric-safe */
+};
+
+/**
+ * il_cpuidle_usage_open() - open the usage counter of every idle state of
+ * CPU @cpu.  Return: the number of states (0: none, with the reason in
+ * @why, never a guess), or a negative errno with a message.
+ */
+int il_cpuidle_usage_open(struct il_cpuidle_usage *u, int cpu, char *why,
+			  size_t len);
+/** il_cpuidle_usage_read() - every state's usage into @v; 0 or -errno. */
+int il_cpuidle_usage_read(const struct il_cpuidle_usage *u, uint64_t *v);
+/**
+ * il_cpuidle_entered() - from the counters before and after a sample, the
+ * one state entered once (its index), u->n when more than one entry
+ * (ambiguous) and u->n + 1 when none.
+ */
+int il_cpuidle_entered(const struct il_cpuidle_usage *u, const uint64_t *before,
+		       const uint64_t *after);
+void il_cpuidle_usage_close(struct il_cpuidle_usage *u);
 
 #endif

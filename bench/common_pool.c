@@ -50,6 +50,19 @@ int il_futex_wake(uint32_t *word, int n)
 	return r < 0 ? -errno : (int)r;
 }
 
+int il_wait_turn(uint32_t *turn, uint32_t k)
+{
+	uint32_t t;
+
+	/* Bounded waits, so a stop request is seen within a slice. */
+	while ((t = __atomic_load_n(turn, __ATOMIC_ACQUIRE)) != k) {
+		if (il_stop_requested())
+			return 1;
+		il_futex_wait(turn, t, IL_WAIT_SLICE_NS);
+	}
+	return 0;
+}
+
 int il_sleep_until(clockid_t clk, uint64_t t_ns)
 {
 	struct timespec ts = {

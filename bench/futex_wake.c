@@ -111,19 +111,6 @@ static const struct il_opt fw_opts[] = {
 	IL_OPT_END
 };
 
-/* Wait until pair @k may run.  Return: 0, or 1 on a stop request. */
-static int fw_wait_turn(struct fw_state *st, uint32_t k)
-{
-	uint32_t t;
-
-	while ((t = __atomic_load_n(&st->turn, __ATOMIC_ACQUIRE)) != k) {
-		if (il_stop_requested())
-			return 1;
-		il_futex_wait(&st->turn, t, IL_WAIT_SLICE_NS);
-	}
-	return 0;
-}
-
 static int fw_sleeper(struct fw_state *st, struct fw_pair *pr)
 {
 	struct fw_shm *m = pr->shm;
@@ -132,7 +119,7 @@ static int fw_sleeper(struct fw_state *st, struct fw_pair *pr)
 	long r;
 	int err;
 
-	if (fw_wait_turn(st, (uint32_t)(pr - st->pair)))
+	if (il_wait_turn(&st->turn, (uint32_t)(pr - st->pair)))
 		return 0;
 	for (i = 1; ; i++) {
 		__atomic_store_n(&m->armed, (uint32_t)i, __ATOMIC_RELEASE);
@@ -187,7 +174,7 @@ static int fw_waker(struct fw_state *st, struct fw_pair *pr)
 	uint64_t attempts = 2 * p->samples + FW_WARMUP;
 	int ret = 0;
 
-	if (fw_wait_turn(st, (uint32_t)(pr - st->pair)))
+	if (il_wait_turn(&st->turn, (uint32_t)(pr - st->pair)))
 		return 0;
 	for (i = 1; i <= attempts; i++) {
 		/* The sleeper arms i once it has recorded sample i - 1. */

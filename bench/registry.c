@@ -24,6 +24,7 @@
 #define IL_BENCH_LIST(X)	\
 	X(timer_wake)		\
 	X(futex_wake)		\
+	X(idle_sweep)		\
 	X(membarrier_ipi)	\
 	X(tlb_shootdown)	\
 	X(tsc_gaps)		\

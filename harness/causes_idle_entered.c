@@ -3,7 +3,7 @@
  * causes_idle_entered.c - the idle state each noted sample's CPU was really in
  * (power:cpu_idle inside its window), for `report --kind states`: every
  * noted sample of a --causes run, not only the outliers, goes into one
- * histogram per series and state entered, named as cpuidle names it.
+ * histogram per metric, CPU and state entered, named as cpuidle names it.
  *
  * Where the kernel has no cpuidle driver, or a lean capture left cpu_idle
  * out, the state is not knowable and the rows say so ("no cpuidle driver:
@@ -54,8 +54,13 @@ static struct il_cause_state *find(struct il_causes_run *c,
 	struct il_cause_state *v;
 	int i;
 
+	/* By metric, not series: the table keeps one row per run, metric,
+	 * CPU and state, so the series of one metric that differ only in
+	 * their group (idle_sweep's idle times) are pooled, not stored twice
+	 * (which the table's key refuses, losing the run). */
 	for (i = 0; i < c->nstates; i++)
-		if (c->states[i].series == w->series && c->states[i].cpu == w->cpu &&
+		if (!strcmp(c->states[i].series->metric, w->series->metric) &&
+		    c->states[i].cpu == w->cpu &&
 		    !strcmp(c->states[i].name, name))
 			return &c->states[i];
 	v = realloc(c->states, (size_t)(c->nstates + 1) * sizeof(*v));

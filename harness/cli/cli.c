@@ -37,6 +37,7 @@ static const struct il_cmd il_cmds[] = {
 	{ "import", cmd_import, "import cyclictest JSON or the seeds' reference figures" },
 	{ "export", cmd_export, "export runs, summaries or histogram buckets" },
 	{ "publish", cmd_publish, "write a shareable, redacted dataset bundle" },
+	{ "advise", cmd_advise, "the deepest idle states that meet a latency budget" },
 	{ NULL, NULL, NULL },
 };
 

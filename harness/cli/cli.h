@@ -44,6 +44,7 @@ int cmd_merge(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_publish(int argc, char **argv);
+int cmd_advise(int argc, char **argv);
 /**
  * cli_envctl_recover() - replay a restore journal left by a killed
  * campaign (envctl.h), with a notice on stderr; every command that

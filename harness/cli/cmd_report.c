@@ -24,14 +24,14 @@
 
 static const char report_usage[] =
 	"usage: idlelab report [--db FILE] [--format md|csv|json|html] [--output PATH]\n"
-	"                      [--kind table|states|compare|ipi|pairs|refs|causes|all]\n"
+	"                      [--kind table|states|compare|ipi|pairs|refs|causes|declared|all]\n"
 	"                      [--compare FILTER]... [--equivalence PCT] [--deciles]\n"
 	"                      [--paired] [--table N]\n"
 	"                      [--bench NAME] [--run UUID|PREFIX]\n\n"
 	"Print tables read from the dataset (see idlelab-report(1)).\n\n";
 
 enum kind { K_TABLE, K_STATES, K_COMPARE, K_IPI, K_PAIRS, K_REFS, K_ALL,
-	    K_CAUSES };
+	    K_CAUSES, K_DECLARED };
 
 /* --kind, and whether it was given (--compare alone implies compare). */
 struct kind_arg {
@@ -48,7 +48,7 @@ struct sides {
 
 static int parse_kind(const char *s, enum kind *k)
 {
-	static const char *const names[] = { "table", "states", "compare", "ipi", "pairs", "refs", "all", "causes" };
+	static const char *const names[] = { "table", "states", "compare", "ipi", "pairs", "refs", "all", "causes", "declared" };
 	size_t i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -71,7 +71,7 @@ static int set_kind(const struct cli_option *o, const char *arg)
 	struct kind_arg *k = o->value;
 
 	if (parse_kind(arg, &k->kind))
-		return cli_usage_error("report: --kind: unknown kind '%s' (use table, states, compare, ipi, pairs, refs, causes or all)", arg);
+		return cli_usage_error("report: --kind: unknown kind '%s' (use table, states, compare, ipi, pairs, refs, causes, declared or all)", arg);
 	k->set = true;
 	return 0;
 }
@@ -195,6 +195,9 @@ static int run_kind(struct il_store *store, enum kind k,
 	if (!ret && (k == K_REFS || k == K_ALL)) {
 		ret = il_report_refs(store, ao, &t) ?: push(&v, &n, t);
 	}
+	/* Not in all: its table is idle_sweep's alone. */
+	if (!ret && k == K_DECLARED)
+		ret = il_report_declared(store, ao, &t) ?: push(&v, &n, t);
 	if (!ret && k == K_CAUSES) {
 		struct il_table *t2;
 
@@ -338,7 +341,7 @@ int cmd_report(int argc, char **argv)
 			   "write to PATH (a directory for html)"),
 		CLI_CALLBACK('k', "kind", &ka, "KIND",
 			     "table (default; compare when --compare is given),\n"
-			     "states, compare, ipi, pairs, refs, causes or all", set_kind),
+			     "states, compare, ipi, pairs, refs, causes, declared or all", set_kind),
 		CLI_CALLBACK('c', "compare", &sides, "FILTER",
 			     "one side of an A/B comparison, KEY=VALUE[,KEY=VALUE]\n"
 			     "(host, machine, source, reference, bench, metric,\n"

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * cmd_advise.c - `idlelab advise --budget 'p99.99<=50us' --wake ipi`: per
+ * machine of the dataset, the deepest set of idle states whose measured
+ * wake latency (idle_sweep) meets the budget with its upper confidence
+ * bound, and the settings to paste (analysis/advise.h).  Read-only.  Every
+ * answer is a sentence, never an empty table: no cpuidle, too few
+ * samples (and how many are needed), no state meets it, only POLL does.
+ */
+#include "cli.h"
+#include "cli_opts.h"
+#include "advise.h"
+#include "err.h"
+#include "store.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char advise_usage[] =
+	"usage: idlelab advise --budget 'pQ<=LIMIT' [--wake ipi|timer] [--db FILE]\n"
+	"                      [--machine M] [--confidence C] [--format text|json]\n\n"
+	"For each machine, the deepest idle states whose measured idle_sweep wake\n"
+	"latency meets the budget (its upper confidence bound, not just the\n"
+	"estimate), and the settings that keep the machine to them.\n\n";
+
+struct adv_args {
+	const char *budget, *wake, *db, *machine, *conf, *format;
+};
+
+/* The sentence of an answer. */
+static void answer_text(const struct il_adv_machine *m,
+			const struct il_budget *b, double conf,
+			const char *wake, char *buf, size_t len)
+{
+	const struct il_advice *a = &m->advice;
+	const struct il_adv_state *s = a->stop >= 0 ? &m->st[a->stop] : NULL;
+
+	switch (a->answer) {
+	case IL_ADV_NO_CPUIDLE:
+		snprintf(buf, len, "no cpuidle states (%s), so there is no state to cap: the kernel idles in its default loop; 'idle=poll' on the kernel command line is the only lower-latency setting.",
+			 m->why);
+		break;
+	case IL_ADV_TOO_FEW:
+		snprintf(buf, len, "too few samples: %" PRIu64 " idle_sweep samples (wake=%s) entered %s alone; a bound on p%g at %g %% confidence needs at least %" PRIu64 ". Run: idlelab bench idle_sweep --param wake=%s --param samples=N, with N enough for %s to collect them.",
+			 s->n, wake, s->name, b->q * 100, conf * 100,
+			 a->need_n, wake, s->name);
+		break;
+	case IL_ADV_NONE_MEETS:
+		snprintf(buf, len, "no state meets %s: even %s, the shallowest, is bounded at %.1f us. Capping idle states cannot meet this budget; look at the wake path (idlelab bench --causes).",
+			 b->text, s->name, (double)s->ucb_ns / 1000);
+		break;
+	case IL_ADV_ONLY_POLL:
+		snprintf(buf, len, "only POLL meets %s: every other state must be disabled (%s is bounded at %s).",
+			 b->text, s->name, s->verdict == IL_ADV_FAILS ?
+			 "above the budget" : "no bound: too few samples");
+		break;
+	case IL_ADV_CAP:
+		snprintf(buf, len, "cap at %s: it and every shallower state meet %s; %s does not (%s).",
+			 m->st[a->deepest].name, b->text, s->name,
+			 s->verdict == IL_ADV_FAILS ? "its bound is above the budget" :
+			 "too few samples to show it; it stays disabled until they do");
+		break;
+	case IL_ADV_ALL:
+		snprintf(buf, len, "no cap needed: every state, %s the deepest, meets %s.",
+			 m->st[a->deepest].name, b->text);
+		break;
+	}
+}
+
+static void print_text(const struct il_adv_machine *m, const struct il_budget *b,
+		       double conf, const char *wake, json_t *set)
+{
+	char msg[768];
+	json_t *v;
+	size_t i;
+	int k;
+
+	printf("Machine %s (cpuidle driver %s), idle_sweep wake=%s: %" PRIu64 " runs, budget %s at %g %% confidence\n\n",
+	       m->host, m->driver, wake, m->runs, b->text, conf * 100);
+	if (m->nstates) {
+		printf("| State | Declared latency (us) | Declared residency (us) | Samples | p%g (us) | Upper bound (us) | Verdict |\n",
+		       b->q * 100);
+		printf("|---|---:|---:|---:|---:|---:|---|\n");
+	}
+	for (k = 0; k < m->nstates; k++) {
+		const struct il_adv_state *s = &m->st[k];
+		char lat[24] = "unknown", res[24] = "unknown", pt[24] = "-",
+		     ub[24] = "-", ver[64];
+
+		if (s->latency_us >= 0)
+			snprintf(lat, sizeof(lat), "%" PRId64, s->latency_us);
+		if (s->residency_us >= 0)
+			snprintf(res, sizeof(res), "%" PRId64, s->residency_us);
+		if (s->n)
+			snprintf(pt, sizeof(pt), "%.1f", (double)s->point_ns / 1000);
+		if (s->has_ucb)
+			snprintf(ub, sizeof(ub), "%.1f", (double)s->ucb_ns / 1000);
+		if (s->need_n)
+			snprintf(ver, sizeof(ver), "%s (needs %" PRIu64 ")",
+				 il_adv_verdict_name(s->verdict), s->need_n);
+		else
+			snprintf(ver, sizeof(ver), "%s",
+				 il_adv_verdict_name(s->verdict));
+		printf("| %s | %s | %s | %" PRIu64 " | %s | %s | %s |\n",
+		       s->name, lat, res, s->n, pt, ub, ver);
+	}
+	if (m->nstates)
+		printf("\n");
+	answer_text(m, b, conf, wake, msg, sizeof(msg));
+	printf("Answer: %s\n", msg);
+	if (m->ambiguous)
+		printf("(%" PRIu64 " samples with more than one idle entry were left out: their state is not known.)\n",
+		       m->ambiguous);
+	if (!set) {
+		printf("\n");
+		return;
+	}
+	printf("\nSettings (any one of these):\n");
+	v = json_object_get(set, "cpu_dma_latency_us");
+	if (json_is_integer(v))
+		printf("  PM QoS, whole system: hold %" JSON_INTEGER_FORMAT " (s32) open on /dev/cpu_dma_latency\n",
+		       json_integer_value(v));
+	v = json_object_get(set, "pm_qos_resume_latency_us");
+	if (json_is_string(v))
+		printf("  PM QoS, per CPU: echo %s | tee /sys/devices/system/cpu/cpu*/power/pm_qos_resume_latency_us\n",
+		       json_string_value(v));
+	json_array_foreach(json_object_get(set, "disable_cmds"), i, v)
+		printf("  cpuidle %s: %s\n", i ? "      " : "disable", json_string_value(v));
+	v = json_object_get(set, "tuned");
+	if (json_is_string(v))
+		printf("  tuned profile (tuned.conf):\n    %.*s\n    %s",
+		       (int)strcspn(json_string_value(v), "\n"),
+		       json_string_value(v),
+		       strchr(json_string_value(v), '\n') + 1);
+	v = json_object_get(set, "cmdline");
+	if (json_is_string(v))
+		printf("  kernel command line: %s\n", json_string_value(v));
+	json_array_foreach(json_object_get(set, "notes"), i, v)
+		printf("  note: %s\n", json_string_value(v));
+	printf("\n");
+}
+
+static json_t *machine_json(const struct il_adv_machine *m,
+			    const struct il_budget *b, double conf,
+			    const char *wake, json_t *set)
+{
+	json_t *o = json_object(), *sts = json_array();
+	char msg[768];
+	int k;
+
+	for (k = 0; k < m->nstates; k++) {
+		const struct il_adv_state *s = &m->st[k];
+
+		json_array_append_new(sts, json_pack("{s:s, s:i, s:o, s:o, s:I, s:o, s:o, s:s, s:o}",
+			"name", s->name, "index", s->index,
+			"latency_us", s->latency_us >= 0 ? json_integer(s->latency_us) : json_null(),
+			"residency_us", s->residency_us >= 0 ? json_integer(s->residency_us) : json_null(),
+			"samples", (json_int_t)s->n,
+			"quantile_ns", s->n ? json_integer((json_int_t)s->point_ns) : json_null(),
+			"upper_bound_ns", s->has_ucb ? json_integer((json_int_t)s->ucb_ns) : json_null(),
+			"verdict", il_adv_verdict_name(s->verdict),
+			"needs_samples", s->need_n ? json_integer((json_int_t)s->need_n) : json_null()));
+	}
+	answer_text(m, b, conf, wake, msg, sizeof(msg));
+	json_object_set_new(o, "machine", json_string(m->host));
+	json_object_set_new(o, "machine_uuid", json_string(m->uuid));
+	json_object_set_new(o, "driver", json_string(m->driver));
+	json_object_set_new(o, "wake", json_string(wake));
+	json_object_set_new(o, "budget", json_string(b->text));
+	json_object_set_new(o, "quantile", json_real(b->q));
+	json_object_set_new(o, "limit_ns", json_integer((json_int_t)b->limit_ns));
+	json_object_set_new(o, "confidence", json_real(conf));
+	json_object_set_new(o, "runs", json_integer((json_int_t)m->runs));
+	json_object_set_new(o, "ambiguous_samples",
+			    json_integer((json_int_t)m->ambiguous));
+	json_object_set_new(o, "states", sts);
+	json_object_set_new(o, "answer",
+			    json_string(il_adv_answer_name(m->advice.answer)));
+	json_object_set_new(o, "deepest", m->advice.deepest >= 0 ?
+			    json_string(m->st[m->advice.deepest].name) : json_null());
+	json_object_set_new(o, "needs_samples", m->advice.need_n ?
+			    json_integer((json_int_t)m->advice.need_n) : json_null());
+	json_object_set_new(o, "message", json_string(msg));
+	json_object_set_new(o, "settings", set ? json_incref(set) : json_null());
+	return o;
+}
+
+static int advise_print(struct il_adv_machine *v, int n,
+			const struct il_budget *b, double conf,
+			const struct adv_args *a)
+{
+	bool json = !strcmp(a->format, "json");
+	json_t *all = json_array(), *set;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		set = il_advise_settings(v[i].st, v[i].nstates, v[i].driver,
+					 &v[i].advice);
+		if (json)
+			json_array_append_new(all, machine_json(&v[i], b, conf,
+								a->wake, set));
+		else
+			print_text(&v[i], b, conf, a->wake, set);
+		json_decref(set);
+	}
+	if (json)
+		json_dumpf(all, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+	if (json)
+		printf("\n");
+	json_decref(all);
+	return IL_EXIT_OK;
+}
+
+int cmd_advise(int argc, char **argv)
+{
+	struct adv_args a = { NULL, "ipi", cli_default_db(), NULL, "0.95",
+			      "text" };
+	const struct cli_option options[] = {
+		CLI_STRING('b', "budget", &a.budget, "BUDGET",
+			   "the budget, pQ<=LIMIT[ns|us|ms], e.g. 'p99.99<=50us' (required)"),
+		CLI_STRING('w', "wake", &a.wake, "SRC",
+			   "the wake source measured: ipi (default) or timer"),
+		CLI_STRING('d', "db", &a.db, "FILE",
+			   "database (default $IDLELAB_DB or ./idlelab.db)"),
+		CLI_STRING('m', "machine", &a.machine, "M",
+			   "only the machine of this hostname or UUID prefix"),
+		CLI_STRING('c', "confidence", &a.conf, "C",
+			   "confidence of the upper bound, 0.5 to 0.999 (default 0.95)"),
+		CLI_STRING('f', "format", &a.format, "FMT",
+			   "text (default) or json"),
+		CLI_END
+	};
+	const struct cli_command cmd = { "advise", advise_usage, options };
+	struct il_adv_machine *v;
+	struct il_store *store;
+	struct il_budget b;
+	double conf;
+	char *end;
+	int n, ret;
+
+	ret = cli_parse_options_only(&cmd, argc, argv);
+	if (ret != CLI_CONTINUE)
+		return ret;
+	if (!a.budget)
+		return cli_usage_error("advise: --budget is required, e.g. --budget 'p99.99<=50us'");
+	if (il_budget_parse(a.budget, &b))
+		return cli_usage_error("advise: %s", il_errmsg());
+	if (strcmp(a.wake, "ipi") && strcmp(a.wake, "timer"))
+		return cli_usage_error("advise: --wake: unknown wake source '%s' (use ipi or timer)", a.wake);
+	if (strcmp(a.format, "text") && strcmp(a.format, "json"))
+		return cli_usage_error("advise: --format: unknown format '%s' (use text or json)", a.format);
+	conf = strtod(a.conf, &end);
+	if (end == a.conf || *end || conf < 0.5 || conf > 0.999)
+		return cli_usage_error("advise: --confidence '%s': expected a number from 0.5 to 0.999", a.conf);
+	ret = il_store_open(a.db, IL_STORE_READONLY, &store);
+	if (ret)
+		return cli_usage_error("advise: %s", il_errmsg());
+	n = il_advise_machines(store, a.machine, a.wake, &b, conf, &v);
+	il_store_close(store);
+	if (n < 0)
+		return cli_error(IL_EXIT_FAIL, "advise: %s", il_errmsg());
+	if (!n && a.machine) {
+		free(v);
+		return cli_usage_error("advise: %s", il_errmsg());
+	}
+	if (!n) {
+		free(v);
+		return cli_error(IL_EXIT_FAIL, "advise: %s holds no measured machine: run 'idlelab bench idle_sweep --param wake=%s' first",
+				 a.db, a.wake);
+	}
+	ret = advise_print(v, n, &b, conf, &a);
+	free(v);
+	return ret;
+}

@@ -1,0 +1,67 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# report --kind declared (issue 24).  A real idle_sweep run on a fake
+# intel_idle tree (POLL, C1, C1E 10/20 us, C6 133/600 us) whose counters
+# never move has no sample in any state, so its per-d series are copied
+# here, by SQL, as the series of samples that entered C1E alone: every
+# sample at every d in C1E.  The table must then give C1E all of them,
+# a measured residency of the shortest d (10 us, below the declared
+# 20 us, which is flagged), no figure for the states nothing entered
+# ("-", never 0), and a p99.99 interval of "too few" for 400 samples.
+# A machine without cpuidle gets a note instead of rows; `all` is
+# unchanged by the new kind (it stays out of it).
+. tests/lib.sh
+
+cp -r tests/fixtures/sysfs-intel "$T_TMP/still"
+DB=$T_TMP/d.db
+IDLELAB_SYSFS_ROOT=$T_TMP/still "$IDLELAB" bench idle_sweep --db "$DB" \
+	--events none --quiet --param samples=200 --param idle_us=10,500 \
+	>/dev/null 2>&1
+check "the idle_sweep run is stored" [ "$(sqlite3 "$DB" "SELECT status FROM runs")" = ok ]
+sqlite3 "$DB" "
+INSERT INTO summaries (run_uuid, metric, unit, cpu, cpu2, grp, count, min, max, mean, stddev,
+	p50, p90, p99, p999, p9999, dropped, early, dropped_raw, dropped_range, dropped_overrun,
+	dropped_race, dropped_lost)
+SELECT run_uuid, 'wake_latency_in_C1E', unit, cpu, cpu2, grp, count, min, max, mean, stddev,
+	p50, p90, p99, p999, p9999, dropped, early, dropped_raw, dropped_range, dropped_overrun,
+	dropped_race, dropped_lost FROM summaries WHERE metric = 'wake_latency';
+INSERT INTO histograms (summary_id, layout, blob)
+SELECT s2.id, h.layout, h.blob FROM summaries s1
+JOIN histograms h ON h.summary_id = s1.id
+JOIN summaries s2 ON s2.run_uuid = s1.run_uuid AND s2.grp = s1.grp
+	AND s2.metric = 'wake_latency_in_C1E'
+WHERE s1.metric = 'wake_latency';"
+check "the database still checks" "$IDLELAB" db check --db "$DB"
+
+"$IDLELAB" report --db "$DB" --kind declared --format json >"$T_TMP/d.json" 2>"$T_TMP/err"
+check "the report runs" [ $? -eq 0 ]
+# field STATE JQ: that state's row through JQ.
+field() { jq -r ".[0].rows[] | select(.State == \"$1\") | $2" "$T_TMP/d.json"; }
+check "C1E: declared 10/20 us and all 400 samples" \
+	[ "$(field C1E '"\(.["Declared latency (us)"])/\(.["Declared residency (us)"])/\(.Samples)"')" = "10/20/400" ]
+check "C1E's measured residency is the shortest d" \
+	[ "$(field C1E '.["Measured residency (us)"]')" = 10 ]
+check "and it is flagged below the declared one" \
+	sh -c "echo '$(field C1E .Flags)' | grep -q 'entered below declared residency'"
+check "p99.99 of 400 samples cannot be bounded" \
+	sh -c "echo '$(field C1E '.["p99.99 (us) [95 % CI]"]')' | grep -q 'too few'"
+check "p50 has an interval" \
+	sh -c "echo '$(field C1E '.["p50 (us) [95 % CI]"]')' | grep -Eq '^[0-9.]+ \[[0-9.]+, [0-9.]+\]\$'"
+check "C6, never entered: no figures (null), not 0" \
+	[ "$(field C6 '"\(.Samples) \(.["p50 (us) [95 % CI]"]) \(.["Measured residency (us)"])"')" = "0 null null" ]
+
+"$IDLELAB" report --db "$DB" --kind all >"$T_TMP/all.txt" 2>&1
+check "all leaves the declared table out" sh -c "! grep -q 'Declared against measured' '$T_TMP/all.txt'"
+
+rm -rf "$T_TMP/still/sys/devices/system/cpu/cpu0/cpuidle" \
+	"$T_TMP/still/sys/devices/system/cpu/cpu1/cpuidle"
+DB2=$T_TMP/none.db
+IDLELAB_SYSFS_ROOT=$T_TMP/still "$IDLELAB" bench idle_sweep --db "$DB2" \
+	--events none --quiet --param samples=3 --param idle_us=10 >/dev/null 2>&1
+"$IDLELAB" report --db "$DB2" --kind declared >"$T_TMP/none.txt" 2>&1
+check "no cpuidle: a note that says so, not an empty table" \
+	grep -q "no rows: no cpuidle states" "$T_TMP/none.txt"
+expect_exit "an unknown kind names declared among the kinds" 2 \
+	"$IDLELAB" report --db "$DB" --kind declare
+check "the message lists it" grep -q "declared" "$T_TMP/err"
+t_done
