@@ -3,7 +3,8 @@
 // tests/integration/test_html_chromium.sh.  It records every error the
 // page raises (script errors, resources that fail to load, console.error,
 // a request the page's Content-Security-Policy refused) and, once the
-// page has loaded, every image that did not decode, the inline SVG plots,
+// page has loaded and each table was sorted by its first column both ways
+// (the page's sort script), every image that did not decode, the inline SVG plots,
 // the tables, and every resource fetched from anywhere but the page's own
 // file or a data: URL; then writes one line into the DOM that
 // `chromium --dump-dom` prints:
@@ -29,7 +30,15 @@
 		errors.push('blocked by the page policy: ' + e.blockedURI);
 	});
 	window.addEventListener('load', function () {
-		var imgs = document.images, broken = [], out = [], i, p, res;
+		var imgs = document.images, broken = [], out = [], i, p, res, th;
+
+		// Sort every table by its first column, both ways: an error in
+		// the page's sort script is reported like any other.
+		th = document.querySelectorAll('table thead th:first-child');
+		for (i = 0; i < th.length; i++) {
+			th[i].click();
+			th[i].click();
+		}
 
 		for (i = 0; i < imgs.length; i++)
 			if (!imgs[i].complete || imgs[i].naturalWidth === 0)
