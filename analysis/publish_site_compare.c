@@ -41,6 +41,8 @@ static void row_key(json_t *row, char key[5][256])
 	snprintf(key[0], 256, "%s", bench ? bench : "-");
 	if (!params || il_params_label(key[0], params, IL_PARAMS_KEEP_LISTS, key[1], 256))
 		snprintf(key[1], 256, "%s", params ? params : "-");
+	if (!key[1][0])
+		snprintf(key[1], 256, "-");
 	snprintf(key[2], 256, "%s (%s)",
 		 json_string_value(json_object_get(row, "metric")) ?: "-",
 		 json_string_value(json_object_get(row, "unit")) ?: "-");
