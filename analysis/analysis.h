@@ -65,6 +65,10 @@ int il_table_note(struct il_table *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /** il_table_print() - render @t; csv and json carry the notes too. */
 void il_table_print(const struct il_table *t, enum il_format f, FILE *out);
+/** il_html_text() - @s as HTML text, <, >, & and " escaped. */
+void il_html_text(FILE *out, const char *s);
+/** il_table_print_notes() - @t's notes alone, as HTML paragraphs. */
+void il_table_print_notes(const struct il_table *t, FILE *out);
 /** il_tables_print() - several tables; json as one array. */
 void il_tables_print(struct il_table *const *t, int n, enum il_format f, FILE *out);
 
@@ -204,13 +208,16 @@ int il_plots(struct il_store *s, const struct il_analysis_opts *o,
 	     const char *dir, char ***names);
 
 /**
- * il_report_html() - @dir/index.html with every table and the plots.
- * A missing gnuplot leaves the page with its tables and that message.
- * A file of @dir that would be an input database is -EEXIST; the page is
- * then not written.  The page is renamed into place only when complete.
+ * il_report_html() - one page with every table and the plots inline as
+ * SVG (html_page.h): @output itself when it ends in ".html", else
+ * @output/index.html, the plots' data, scripts and images kept beside it.
+ * A missing gnuplot leaves the page with its tables and that message
+ * (-ENOENT).  A file that would be an input database is -EEXIST; the
+ * page is then not written.  The page is renamed into place only when
+ * complete.
  */
 int il_report_html(struct il_store *s, const struct il_analysis_opts *o,
-		   const char *dir);
+		   const char *output);
 
 /**
  * il_export() - runs, summaries or histogram buckets as csv or json.

@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * html.c - `idlelab report --format html --output DIR`: one self-contained
- * page, DIR/index.html, with every table of the other kinds and the plots
- * (plot.c) beside it in DIR, each shown as its PNG and linked to its SVG.
- * Without gnuplot the page still holds the tables and says why there are
- * no plots.  No file in DIR may be an input database (outfile.h); the page
- * is written to a temporary name and renamed into place when complete.
+ * html.c - `idlelab report --format html --output PATH`: one page that
+ * stands alone (html_page.h), with every table of the other kinds and the
+ * plots (plot.c) inline as SVG.  PATH ending in .html is the page itself,
+ * its plots made in a temporary directory; any other PATH is a directory
+ * that gets index.html and keeps the plots' sources (data, gnuplot
+ * scripts, PNG and SVG) beside it, to restyle by hand.  Without gnuplot
+ * the page still holds the tables and says why there are no plots.  No
+ * file written may be an input database (outfile.h); the page is written
+ * to a temporary name and renamed into place when complete.
  */
 #include "analysis.h"
 #include "err.h"
+#include "html_page.h"
 #include "outfile.h"
 
 #include <errno.h>
@@ -57,54 +61,51 @@ static void tables(struct il_store *s, const struct il_analysis_opts *o, FILE *f
 	il_report(s, &ro, f);
 }
 
-int il_report_html(struct il_store *s, const struct il_analysis_opts *o,
-		   const char *dir)
+/* Whether --output names the page itself rather than a directory. */
+static int is_page(const char *output)
 {
-	char path[4096], **names = NULL, *pmsg = NULL;
-	struct il_outfile of;
-	int ret, perr, i;
-	FILE *f;
+	size_t n = strlen(output);
 
-	snprintf(path, sizeof(path), "%s/index.html", dir);
+	return n > 5 && !strcmp(output + n - 5, ".html");
+}
+
+int il_report_html(struct il_store *s, const struct il_analysis_opts *o,
+		   const char *output)
+{
+	struct il_html_plots plots = { 0 };
+	char path[4096];
+	const char *dir = NULL;
+	struct il_outfile of;
+	int ret;
+
+	if (is_page(output)) {
+		snprintf(path, sizeof(path), "%s", output);
+	} else {
+		snprintf(path, sizeof(path), "%s/index.html", output);
+		dir = output;
+	}
 	ret = il_outfile_check(path);
 	if (ret)
 		return ret;
-	if (mkdir(dir, 0777) && errno != EEXIST)
+	if (dir && mkdir(dir, 0777) && errno != EEXIST)
 		return il_errorf(-errno, "--output %s: %s", dir, strerror(errno));
-	perr = il_plots(s, o, dir, &names);
+	ret = il_html_plots_make(s, o, dir, &plots);
 	/* A plot that would overwrite an input: stop before the page. */
-	if (perr == -EEXIST) {
-		ret = perr;
+	if (!ret && plots.err == -EEXIST)
+		ret = plots.err;
+	if (ret)
 		goto out;
-	}
-	/* The tables below reset the message; keep the plots' one. */
-	pmsg = strdup(perr ? il_errmsg() : "");
 	ret = il_outfile_open(&of, path);
 	if (ret)
 		goto out;
-	f = of.f;
-	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n"
-		   "<title>idlelab report</title>\n<style>\n"
-		   "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}\n"
-		   "td,th{border:1px solid #bbb;padding:2px 6px;text-align:right}\n"
-		   "th{background:#eee}.note{color:#555}img{max-width:900px}\n"
-		   "</style></head><body>\n<h1>idlelab report</h1>\n");
-	tables(s, o, f);
-	fputs("<h2>Plots</h2>\n", f);
-	if (perr)
-		fprintf(f, "<p class=\"note\">%s</p>\n", pmsg ? pmsg : "plots failed");
-	for (i = 0; names && names[i]; i++)
-		fprintf(f, "<figure><a href=\"%s.svg\"><img src=\"%s.png\" alt=\"%s\"></a>"
-			   "<figcaption>%s (<a href=\"%s.svg\">SVG</a>)</figcaption></figure>\n",
-			names[i], names[i], names[i], names[i], names[i]);
-	fputs("</body></html>\n", f);
+	il_html_begin(of.f, "idlelab report");
+	tables(s, o, of.f);
+	il_html_plots_write(&plots, of.f);
+	il_html_end(of.f);
 	ret = il_outfile_commit(&of);
-	if (!ret && perr)
-		ret = il_errorf(perr, "%s", pmsg ? pmsg : "plots failed");
+	if (!ret && plots.err)
+		ret = il_errorf(plots.err, "%s", plots.msg ? plots.msg : "plots failed");
 out:
-	for (i = 0; names && names[i]; i++)
-		free(names[i]);
-	free(names);
-	free(pmsg);
+	il_html_plots_free(&plots);
 	return ret;
 }

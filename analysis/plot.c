@@ -203,19 +203,34 @@ static void log_tics(FILE *f, double lo, double hi)
 	fputs(")\n", f);
 }
 
-/* Two title lines: what was measured, then its (long) parameters. */
+/* The widest title line, in characters, a 900-pixel plot shows whole. */
+#define TITLE_WIDTH 100
+
+/*
+ * The title: what was measured, then its parameters ("key=value ..."),
+ * broken between words into lines that fit rather than cut off.
+ */
 static void group_title(FILE *f, const char *what, const char *params)
 {
+	const char *p = params;
+
 	fputs("set title ", f);
 	gp_str(f, what);
-	fputs(" . \"\\n\" . ", f);
-	if (strlen(params) > 110) {
-		char buf[112];
+	while (*p) {
+		char line[TITLE_WIDTH + 1];
+		size_t n = strlen(p), cut;
 
-		snprintf(buf, sizeof(buf), "%.106s ...", params);
-		gp_str(f, buf);
-	} else {
-		gp_str(f, params);
+		if (n > TITLE_WIDTH) {
+			for (cut = TITLE_WIDTH; cut > 0 && p[cut] != ' '; cut--)
+				;
+			n = cut ? cut : TITLE_WIDTH;
+		}
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		fputs(" . \"\\n\" . ", f);
+		gp_str(f, line);
+		p += n;
+		while (*p == ' ')
+			p++;
 	}
 	fputs(" noenhanced\n", f);
 }
@@ -254,7 +269,7 @@ static int bin_visit(uint64_t lo, uint64_t hi, uint64_t count, void *arg)
 
 static int group_add(const struct il_srow *r, void *arg)
 {
-	char key[2048], extra[400], n[32] = "";
+	char key[2048], extra[400], shown[600], params[400], n[32] = "";
 	const char *labels[6];
 
 	if (r->is_ref || !r->hist || !il_hist_count(r->hist))
@@ -271,7 +286,14 @@ static int group_add(const struct il_srow *r, void *arg)
 	labels[1] = r->bench;
 	labels[2] = r->metric;
 	labels[3] = r->unit;
-	labels[4] = extra;
+	/* The title shows the parameters as key=value, not their JSON. */
+	if (il_params_label(r->bench, r->params, IL_PARAMS_KEEP_LISTS,
+			    params, sizeof(params)))
+		snprintf(params, sizeof(params), "%s", r->params);
+	snprintf(shown, sizeof(shown), "%s%s%s%s%s%s", params, n,
+		 r->idle_state ? " idle_state=" : "", r->idle_state ? r->idle_state : "",
+		 r->wake_source ? " wake_source=" : "", r->wake_source ? r->wake_source : "");
+	labels[4] = shown;
 	labels[5] = NULL;
 	return il_grps_add(arg, key, labels, r);
 }

@@ -67,6 +67,15 @@ int il_publish_metadata(const char *dir, const json_t *tables);
  */
 const char *il_publish_column_unit(const char *col);
 
+/**
+ * il_publish_site() - write DIR/index.html, the comparison site: one page
+ * that stands alone (html_page.h) with the machines, a section per
+ * machine (its fingerprint summarised, its runs, its states table), the
+ * machines' figures side by side, the A/B tables of each machine against
+ * the first, the results table and the plots (publish_site.c).
+ */
+int il_publish_site(struct il_store *bundle, const char *dir);
+
 /** il_publish_file_sha256() - the SHA-256 of the file at @path in hex. */
 int il_publish_file_sha256(const char *path, char out[65], long long *bytes);
 

@@ -15,6 +15,7 @@
 #include "drops.h"
 #include "err.h"
 #include "groups.h"
+#include "html_page.h"
 #include "machine_label.h"
 #include "report_notes.h"
 #include "stats.h"
@@ -534,6 +535,29 @@ static json_t *rows_json(const struct rows *rows)
 	return a;
 }
 
+/* The md tables and notes as HTML tables (html_page.h). */
+static int print_html(const struct rows *rows, const struct report_notes *notes,
+		      FILE *out)
+{
+	char *md = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&md, &len);
+	int ret;
+
+	if (!m)
+		return il_errorf(-ENOMEM, "out of memory");
+	print_md(rows, m);
+	print_drops_md(rows, m);
+	report_notes_md(notes, m);
+	if (fclose(m)) {
+		free(md);
+		return il_errorf(-ENOMEM, "out of memory");
+	}
+	ret = il_html_md(out, "Results", md);
+	free(md);
+	return ret;
+}
+
 int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 {
 	static const char sql_fmt[] =
@@ -575,12 +599,8 @@ int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 		report_notes_md(&notes, out);
 		break;
 	case IL_FMT_HTML:
-		/* The HTML page (html.c) shows this table preformatted. */
-		fputs("<h2>Results</h2>\n<pre>\n", out);
-		print_md(&rows, out);
-		print_drops_md(&rows, out);
-		report_notes_md(&notes, out);
-		fputs("</pre>\n", out);
+		/* The Markdown is the one source of the page's tables too. */
+		ret = print_html(&rows, &notes, out);
 		break;
 	case IL_FMT_CSV:
 		print_csv(&rows, out);

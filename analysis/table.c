@@ -106,7 +106,7 @@ static const char *const html_entity[UCHAR_MAX + 1] = {
 	['<'] = "&lt;", ['>'] = "&gt;", ['&'] = "&amp;", ['"'] = "&quot;",
 };
 
-static void html_str(FILE *out, const char *s)
+void il_html_text(FILE *out, const char *s)
 {
 	const char *e;
 
@@ -169,6 +169,17 @@ static json_t *table_json(const struct il_table *t)
 			 "notes", notes);
 }
 
+void il_table_print_notes(const struct il_table *t, FILE *out)
+{
+	int r;
+
+	for (r = 0; r < t->nnotes; r++) {
+		fputs("<p class=\"note\">", out);
+		il_html_text(out, t->notes[r]);
+		fputs("</p>\n", out);
+	}
+}
+
 void il_table_print(const struct il_table *t, enum il_format f, FILE *out)
 {
 	json_t *j;
@@ -224,31 +235,28 @@ void il_table_print(const struct il_table *t, enum il_format f, FILE *out)
 		break;
 	case IL_FMT_HTML:
 		fputs("<h2>", out);
-		html_str(out, t->title);
-		fputs("</h2>\n<table>\n<tr>", out);
+		il_html_text(out, t->title);
+		/* thead and tbody: the page's sort script moves body rows only. */
+		fputs("</h2>\n<table>\n<thead><tr>", out);
 		for (c = 0; c < t->ncols; c++) {
 			fputs("<th>", out);
-			html_str(out, t->cols[c]);
+			il_html_text(out, t->cols[c]);
 			fputs("</th>", out);
 		}
-		fputs("</tr>\n", out);
+		fputs("</tr></thead>\n<tbody>\n", out);
 		for (r = 0; r < t->nrows; r++) {
 			fputs("<tr>", out);
 			for (c = 0; c < t->ncols; c++) {
 				fputs("<td>", out);
-				html_str(out, cell(t, r, c));
+				il_html_text(out, cell(t, r, c));
 				fputs("</td>", out);
 			}
 			fputs("</tr>\n", out);
 		}
-		fputs("</table>\n", out);
+		fputs("</tbody></table>\n", out);
 		if (!t->nrows)
 			fputs("<p>(no data)</p>\n", out);
-		for (r = 0; r < t->nnotes; r++) {
-			fputs("<p class=\"note\">", out);
-			html_str(out, t->notes[r]);
-			fputs("</p>\n", out);
-		}
+		il_table_print_notes(t, out);
 		break;
 	}
 }

@@ -3,9 +3,9 @@
  * cmd_publish.c - `idlelab publish DIR`: a dataset a lab can share (issue
  * 25).  DIR gets idlelab.db (the selected runs and their machines, made
  * with VACUUM INTO: harness/publish.h), one CSV per table,
- * datapackage.json, metadata.json (for Datasette) and README.md
- * (analysis/publish_bundle.h), and, when redacted (the default,
- * redact.h), redactions.json.
+ * datapackage.json, metadata.json (for Datasette), README.md and
+ * index.html, the comparison site (analysis/publish_bundle.h), and, when
+ * redacted (the default, redact.h), redactions.json.
  *
  * DIR must be new or empty: a bundle is one publication, and mixing it
  * with files already there would let a stale CSV pass for part of it.  The
@@ -38,7 +38,8 @@ static const char publish_usage[] =
 	"                       [--where FILTER] [--key FILE] [--no-redact]\n\n"
 	"Write a bundle others can use into DIR (new or empty): idlelab.db with\n"
 	"the selected runs and their machines, one CSV per table,\n"
-	"datapackage.json and README.md.  Hostnames, machine UUIDs, the kernel\n"
+	"datapackage.json, README.md and index.html, a comparison site that\n"
+	"works from file:// with no network.  Hostnames, machine UUIDs, the kernel\n"
 	"command line and hardware serials are redacted unless --no-redact\n"
 	"(see idlelab-publish(1)).\n\n";
 
@@ -178,7 +179,8 @@ static int make_files(const char *dir, const struct paths *p, json_t *redactions
 	ret = il_publish_tables(bundle, dir, tables) ?:
 	      il_publish_package(bundle, dir, tables) ?:
 	      il_publish_metadata(dir, tables) ?:
-	      il_publish_readme(bundle, dir, redactions);
+	      il_publish_readme(bundle, dir, redactions) ?:
+	      il_publish_site(bundle, dir);
 	if (!ret && redactions)
 		ret = write_json(p->redactions, redactions);
 	il_store_close(bundle);

@@ -3,7 +3,8 @@
  * cmd_report.c - `idlelab report`: the tables of analysis/ from a
  * database: the results table (the default kind), seed 002's per-state
  * table, the A/B comparison, the IPI scaling table and the futex pair
- * matrix; with --format html, a directory with index.html and the plots.
+ * matrix; with --format html, one page with the plots inline: PATH itself when it
+ * ends in .html, else PATH/index.html with the plots' sources beside it.
  * Opens the database read-only: a report never changes the dataset, and
  * --output may not name it (outfile.h).
  */
@@ -277,12 +278,12 @@ static int check_options(enum kind kind, const struct il_analysis_opts *ao,
 				       "report: --table picks a table of md, csv or json; html shows them all" :
 				       "report: --table picks one of a kind's tables; the table kind has one (leave --table out)");
 	if (format == IL_FMT_HTML && !output)
-		return cli_usage_error("report: --format html needs --output DIR");
+		return cli_usage_error("report: --format html needs --output FILE.html or DIR");
 	return IL_EXIT_OK;
 }
 
 /*
- * The report of @kind into @output (html: a directory; otherwise a file
+ * The report of @kind into @output (html: a page or a directory; otherwise a file
  * written through @of, or stdout), then the damaged runs it left out.
  * Return: the exit code, after the message.
  */
@@ -335,10 +336,11 @@ int cmd_report(int argc, char **argv)
 		CLI_STRING('d', "db", &db, "FILE",
 			   "database (default $IDLELAB_DB or ./idlelab.db)"),
 		CLI_CALLBACK('f', "format", &ro.format, "FMT",
-			     "md (default), csv, json or html (needs --output DIR)",
+			     "md (default), csv, json or html (needs --output)",
 			     set_format),
 		CLI_STRING('o', "output", &output, "PATH",
-			   "write to PATH (a directory for html)"),
+			   "write to PATH (html: FILE.html, or a directory\n"
+			   "that gets index.html and the plots' sources)"),
 		CLI_CALLBACK('k', "kind", &ka, "KIND",
 			     "table (default; compare when --compare is given),\n"
 			     "states, compare, ipi, pairs, refs, causes, declared or all", set_kind),

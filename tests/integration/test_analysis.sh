@@ -89,7 +89,7 @@ if command -v gnuplot >/dev/null 2>&1; then
 		grep -q '<svg' "$f" && [ "$(wc -c <"$f")" -gt 4000 ] || { bad=$((bad + 1)); diag "bad svg $f"; }
 	done
 	check "every PNG and SVG is valid and non-trivial" [ "$bad" -eq 0 ]
-	check "index.html embeds every PNG" sh -c "for f in '$H'/*.png; do grep -q \"src=\\\"\$(basename \$f)\\\"\" '$H/index.html' || exit 1; done"
+	check "index.html inlines every SVG" sh -c "for f in '$H'/*.svg; do grep -q \"<figure id=\\\"\$(basename \$f .svg)\\\">\" '$H/index.html' || exit 1; done"
 	check "axes labelled with units" sh -c "grep -q \"set xlabel 'target CPUs (count)'\" '$H/ipi00.gp' && grep -q \"set ylabel 'median time per round (ns)'\" '$H/ipi00.gp' && grep -q 'set xlabel .*(ns)' '$H/group000-hist.gp' && grep -q \"set cblabel 'median wake latency (ns)'\" '$H/pairs00.gp'"
 else
 	skip "html plots" "gnuplot not installed"

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * html_plots.c - the plots of an HTML page, inline (html_page.h).  gnuplot
+ * (plot.c) writes each plot as an SVG file; the page copies each file's
+ * <svg> element into itself, so the page needs nothing beside it.
+ *
+ * Every gnuplot SVG defines the same ids (gnuplot_canvas, gpPt0, ...),
+ * and one HTML document has one namespace of ids: each plot's ids and the
+ * references to them (href="#...", url(#...)) get the plot's own prefix,
+ * or the second plot would draw with the first one's definitions.
+ */
+#include "html_page.h"
+#include "err.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int il_html_plots_make(struct il_store *s, const struct il_analysis_opts *o,
+		       const char *dir, struct il_html_plots *p)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *d;
+
+	memset(p, 0, sizeof(*p));
+	if (!dir) {
+		if (asprintf(&d, "%s/idlelab-plots.XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0)
+			return il_errorf(-ENOMEM, "out of memory");
+		if (!mkdtemp(d)) {
+			int e = errno;
+
+			free(d);
+			return il_errorf(-e, "plots: temporary directory: %s", strerror(e));
+		}
+		p->tmpdir = d;
+		dir = d;
+	}
+	p->dir = strdup(dir);
+	p->err = il_plots(s, o, dir, &p->names);
+	if (p->err)
+		p->msg = strdup(il_errmsg());
+	return p->dir ? 0 : il_errorf(-ENOMEM, "out of memory");
+}
+
+/* The markers of an id and of a reference to one, in gnuplot's SVG. */
+static const char *const id_marks[] = {
+	"id='", "id=\"", "href='#", "href=\"#", "url(#", NULL,
+};
+
+/* Copy @svg from its <svg> on, each id and reference prefixed by @pre. */
+static void svg_inline(FILE *f, const char *svg, const char *pre)
+{
+	const char *p = strstr(svg, "<svg");
+	int i;
+
+	if (!p)
+		return;
+	while (*p) {
+		for (i = 0; id_marks[i]; i++)
+			if (!strncmp(p, id_marks[i], strlen(id_marks[i])))
+				break;
+		if (id_marks[i]) {
+			fprintf(f, "%s%s-", id_marks[i], pre);
+			p += strlen(id_marks[i]);
+		} else {
+			fputc(*p++, f);
+		}
+	}
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, n;
+	FILE *m;
+
+	if (!f)
+		return NULL;
+	m = open_memstream(&buf, &len);
+	if (m) {
+		char chunk[8192];
+
+		while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+			fwrite(chunk, 1, n, m);
+		fclose(m);
+	}
+	fclose(f);
+	return buf;
+}
+
+void il_html_plots_write(const struct il_html_plots *p, FILE *f)
+{
+	char path[4096];
+	int i;
+
+	fputs("<h2>Plots</h2>\n", f);
+	if (p->err)
+		fprintf(f, "<p class=\"note\">%s</p>\n", p->msg ? p->msg : "plots failed");
+	for (i = 0; p->names && p->names[i]; i++) {
+		char *svg;
+
+		snprintf(path, sizeof(path), "%s/%s.svg", p->dir, p->names[i]);
+		svg = slurp(path);
+		if (!svg) {
+			fprintf(f, "<p class=\"note\">plot %s: could not read %s.svg</p>\n",
+				p->names[i], p->names[i]);
+			continue;
+		}
+		fprintf(f, "<figure id=\"%s\">\n", p->names[i]);
+		svg_inline(f, svg, p->names[i]);
+		fputs("</figure>\n", f);
+		free(svg);
+	}
+}
+
+/* Remove the temporary directory: every file in it is gnuplot's or ours. */
+static void remove_tmpdir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+	rmdir(dir);
+}
+
+void il_html_plots_free(struct il_html_plots *p)
+{
+	int i;
+
+	if (p->tmpdir)
+		remove_tmpdir(p->tmpdir);
+	for (i = 0; p->names && p->names[i]; i++)
+		free(p->names[i]);
+	free(p->names);
+	free(p->tmpdir);
+	free(p->dir);
+	free(p->msg);
+	memset(p, 0, sizeof(*p));
+}

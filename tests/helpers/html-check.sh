@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# html-check.sh - sourced by the Chromium tests of idlelab's HTML pages
+# (test_html_chromium.sh, test_publish_site.sh), after tests/lib.sh.
+#
+# chrome ARGS...: Debian's headless chromium run as root, with nothing
+#   that reaches the network.
+# probe PAGE OUT: PAGE opened from file:// with tests/helpers/html-probe.js
+#   inlined first into a copy of it; the probe's line, and the console
+#   messages chromium logs itself (a CSP or parse error the page's own
+#   scripts never see), into OUT.
+# probe_ok OUT PAGE: the line says no broken image, no request, no error,
+#   and as many tables and inline plots as PAGE holds.
+
+chrome() {
+	profile=$(mktemp -d "$T_TMP/profile.XXXXXX")
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync \
+		--user-data-dir="$profile" --enable-logging=stderr --v=0 "$@"
+}
+
+probe() {
+	pcopy=$(dirname "$1")/probe-$(basename "$1")
+	# Inline, so the probe needs no request the page's policy would refuse.
+	awk -v f=tests/helpers/html-probe.js '
+		BEGIN { while ((getline l < f) > 0) js = js l "\n" }
+		!done && (i = index($0, "<head>")) {
+			print substr($0, 1, i + 5) "<script>"; printf "%s", js
+			print "</script>" substr($0, i + 6); done = 1; next
+		}
+		{ print }' "$1" >"$pcopy"
+	chrome --virtual-time-budget=5000 --dump-dom "file://$pcopy" \
+		>"$T_TMP/dom" 2>"$T_TMP/chrome.err"
+	rm -f "$pcopy"
+	# The probe's own line, not its source inlined in the page.
+	grep -o '<pre id="idlelab-probe">[^<]*' "$T_TMP/dom" | sed 's/^<pre[^>]*>//' >"$2"
+	grep 'CONSOLE' "$T_TMP/chrome.err" >>"$2"
+}
+
+probe_ok() {
+	ntab=$(grep -o '<table>' "$2" | wc -l)
+	nsvg=$(grep -o '<figure id="[^"]*">' "$2" | wc -l)
+	grep -q "^idlelab-probe: images=0 broken=0 svgs=$nsvg tables=$ntab requests=0 errors=0\$" "$1" &&
+		[ "$(wc -l <"$1")" -eq 1 ]
+}
