@@ -104,7 +104,7 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 		" coalesce(CAST(json_extract(r.params, '$.mode') AS TEXT), ''),"
 		" (SELECT a.value FROM run_attrs a WHERE a.run_uuid = r.uuid AND a.key = 'hw_state'"
 		"  AND a.cpu IN (-1, s.cpu) ORDER BY a.cpu DESC LIMIT 1), ";
-	/* Then the drop reasons (drops.h), columns 28 to 31. */
+	/* Then the drop reasons (drops.h), columns 28 to 32. */
 	static const char from[] =
 		" FROM summaries s JOIN runs r ON r.uuid = s.run_uuid"
 		" JOIN machines m ON m.uuid = r.machine_uuid"
@@ -114,7 +114,7 @@ int il_rows_foreach(struct il_store *s, const char *bench,
 		" ORDER BY m.hostname, m.uuid, r.bench, s.metric, s.grp, s.cpu, s.cpu2,"
 		" r.start_ns, r.uuid";
 	sqlite3 *db = il_store_db(s);
-	char cond[4096], cols[160], *sql;
+	char cond[4096], cols[IL_DROP_COLS_LEN], *sql;
 	sqlite3_stmt *st;
 	struct il_srow r;
 	int rc, ret;

@@ -399,7 +399,7 @@ static void print_drops_md(const struct rows *rows, FILE *out)
 		if (!r->sum.dropped)
 			continue;
 		if (!n++)
-			fprintf(out, "\nDropped samples (not in the figures above; range: beyond the histogram, overrun: missed periods, race: the measured condition was lost, lost: event or record lost):\n\n"
+			fprintf(out, "\nDropped samples (not in the figures above; range: beyond the histogram, overrun: missed periods, race: the measured condition was lost, lost: event or record lost, slept: a target slept through the call):\n\n"
 				"| Machine | Benchmark | Config | Metric | CPU | Targets | Dropped | By reason |\n"
 				"|---|---|---|---|---|---:|---:|---|\n");
 		il_cpu_label(r->cpu, r->cpu2, cpu, sizeof(cpu));
@@ -448,7 +448,7 @@ static void print_csv(const struct rows *rows, FILE *out)
 	double d;
 	int i;
 
-	fprintf(out, "machine,benchmark,params,metric,unit,cpu,cpu2,targets,runs,nr_samples,min,max,median,avg,stddev,p99,p99_9,dropped,early,dropped_range,dropped_overrun,dropped_race,dropped_lost,run_median_min,run_median_max\n");
+	fprintf(out, "machine,benchmark,params,metric,unit,cpu,cpu2,targets,runs,nr_samples,min,max,median,avg,stddev,p99,p99_9,dropped,early,dropped_range,dropped_overrun,dropped_race,dropped_lost,dropped_slept,run_median_min,run_median_max\n");
 	for (i = 0; i < rows->n; i++) {
 		const struct row *r = &rows->v[i];
 
@@ -549,10 +549,10 @@ int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 	json_t *doc;
 	struct rows rows = { 0 };
 	sqlite3_stmt *st;
-	char cols[200], *sql;
+	char cols[IL_DROP_COLS_LEN], *sql;
 	int rc, ret = 0;
 
-	if (asprintf(&sql, sql_fmt, il_drop_cols(s, "", cols, sizeof(cols))) < 0)
+	if (asprintf(&sql, sql_fmt, il_drop_cols(s, "v_report_hist.", cols, sizeof(cols))) < 0)
 		return il_errorf(-ENOMEM, "out of memory");
 	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	free(sql);

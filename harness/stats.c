@@ -434,6 +434,8 @@ const char *il_drop_reason_name(enum il_drop_reason r)
 		return "race";
 	case IL_DROP_LOST:
 		return "lost";
+	case IL_DROP_SLEPT:
+		return "slept";
 	}
 	return NULL;
 }
