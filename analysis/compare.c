@@ -19,6 +19,10 @@
  * CPUs that differ are not mixed; otherwise (e.g. two hosts measured on
  * different CPUs) a run's CPUs are merged into one histogram first and
  * the CPU column says "all".
+ *
+ * A run's median and p99 are the exact order statistics of its raw
+ * samples where it kept them all in the one series the row takes
+ * (issue 22, item 3); a histogram's midpoint, clamped, otherwise.
  */
 #include "ab.h"
 #include "ab_table.h"
@@ -43,6 +47,7 @@ struct item {
 	struct il_summary sum;
 	struct il_hist *hist;
 	int64_t p50, p99;		/* reference rows: as published */
+	struct il_ab_exact exact;	/* measured rows kept raw */
 };
 
 struct items {
@@ -159,6 +164,7 @@ static int add(const struct il_srow *r, void *arg)
 		it->p50 = r->p50;
 		it->p99 = r->p99;
 	}
+	il_ab_exact_add(&it->exact, r->exact, r->p50, r->p99);
 	return item_merge(it, r);
 }
 
@@ -243,7 +249,7 @@ static double run_value(const struct item *it, enum il_ab_stat st)
 		return st == IL_AB_MEDIAN ? (double)it->p50 :
 		       st == IL_AB_P99 ? (double)it->p99 :
 		       st == IL_AB_MEAN ? it->sum.mean : NAN;
-	return il_ab_run_stat(st, it->hist, &it->sum);
+	return il_ab_run_value(st, it->hist, &it->sum, &it->exact);
 }
 
 static int dbl_cmp(const void *a, const void *b)
@@ -278,6 +284,10 @@ static int side_runs(const struct items *s, const char *cpu, struct items *out)
 			o->ref = it->ref;
 			o->p50 = it->p50;
 			o->p99 = it->p99;
+			o->exact = it->exact;
+		} else {
+			/* Two series of one run: no exact percentile. */
+			o->exact.ok = false;
 		}
 		il_summary_merge(&o->sum, &it->sum);
 		ret = il_hist_merge(o->hist, it->hist);
