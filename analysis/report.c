@@ -93,7 +93,6 @@ static enum pct_kind row_pct_kind(const struct row *r, double p, uint64_t *v)
 {
 	uint64_t over = r->sum.drop_split ? r->sum.drop[IL_DROP_RANGE] : 0;
 	uint64_t all = r->sum.count + over;
-	double rank;
 
 	if (!r->sum.count || (p > 50 && !il_tail_estimable(all, p)))
 		return PCT_NONE;
@@ -102,14 +101,9 @@ static enum pct_kind row_pct_kind(const struct row *r, double p, uint64_t *v)
 		*v = p == 50 ? r->p50 : p == 99 ? r->p99 : r->p999;
 		return PCT_VALUE;
 	}
-	if (over) {
-		rank = ceil(p / 100 * (double)all - 1e-9);
-		if (rank > (double)r->sum.count) {
-			*v = il_hist_max(r->hist);
-			return PCT_ABOVE;
-		}
-		/* The same rank among the recorded samples alone. */
-		p = (rank - 0.5) * 100 / (double)r->sum.count;
+	if (!il_pct_over(r->sum.count, over, &p)) {
+		*v = il_hist_max(r->hist);
+		return PCT_ABOVE;
 	}
 	*v = il_hist_percentile_in(r->hist, p, r->sum.min, r->sum.max);
 	return PCT_VALUE;
