@@ -65,6 +65,34 @@ const char *il_ab_stat_name(enum il_ab_stat s);
 double il_ab_run_stat(enum il_ab_stat s, const struct il_hist *h,
 		      const struct il_summary *sum);
 
+/*
+ * A run's exact percentiles (issue 22, item 3): the stored p50 and p99 of
+ * a series that kept every sample raw, which store_run.c takes as order
+ * statistics of those samples.  ok is false when the run's value merges
+ * several series (those are not the merge's percentiles) or kept none
+ * raw; its histogram then stands in.
+ */
+struct il_ab_exact {
+	bool ok;
+	int nseries;
+	int64_t p50, p99;
+};
+
+/**
+ * il_ab_exact_add() - one more series of the run into @e: @exact says it
+ * kept every sample raw, @p50 and @p99 are its stored percentiles.
+ */
+void il_ab_exact_add(struct il_ab_exact *e, bool exact, int64_t p50,
+		     int64_t p99);
+
+/**
+ * il_ab_run_value() - statistic @s of one run: its exact p50 or p99 where
+ * @e has them, else il_ab_run_stat() of its histogram and summary.
+ */
+double il_ab_run_value(enum il_ab_stat s, const struct il_hist *h,
+		       const struct il_summary *sum,
+		       const struct il_ab_exact *e);
+
 /**
  * il_ab_hd_quantile() - the Harrell-Davis @p-quantile (0 < p < 1) of the
  * values in @h (ab_hd.c); NaN for an empty histogram.

@@ -88,6 +88,25 @@ double il_ab_run_stat(enum il_ab_stat s, const struct il_hist *h,
 	return NAN;
 }
 
+void il_ab_exact_add(struct il_ab_exact *e, bool exact, int64_t p50,
+		     int64_t p99)
+{
+	e->ok = !e->nseries++ && exact && p50 >= 0 && p99 >= 0;
+	e->p50 = p50;
+	e->p99 = p99;
+}
+
+double il_ab_run_value(enum il_ab_stat s, const struct il_hist *h,
+		       const struct il_summary *sum,
+		       const struct il_ab_exact *e)
+{
+	if (e->ok && s == IL_AB_MEDIAN)
+		return (double)e->p50;
+	if (e->ok && s == IL_AB_P99)
+		return (double)e->p99;
+	return il_ab_run_stat(s, h, sum);
+}
+
 static int dbl_cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

@@ -35,6 +35,7 @@ struct prun {
 	char *run, *block;	/* block NULL: not planned in blocks */
 	struct il_summary sum;
 	struct il_hist *hist;
+	struct il_ab_exact exact;	/* ab.h: kept raw, one series */
 };
 
 struct pkey {
@@ -115,6 +116,7 @@ static int collect(const struct il_srow *r, void *arg)
 		if (!p->run || !p->hist)
 			return il_errorf(-ENOMEM, "out of memory");
 	}
+	il_ab_exact_add(&p->exact, r->exact, r->p50, r->p99);
 	il_summary_merge(&p->sum, &r->sum);
 	return il_hist_merge(p->hist, r->hist);
 }
@@ -156,8 +158,8 @@ static int differences(const struct pkey *k, int s, enum il_ab_stat st,
 			++*unblocked;
 			continue;
 		}
-		va = il_ab_run_stat(st, a->hist, &a->sum);
-		vb = il_ab_run_stat(st, b->hist, &b->sum);
+		va = il_ab_run_value(st, a->hist, &a->sum, &a->exact);
+		vb = il_ab_run_value(st, b->hist, &b->sum, &b->exact);
 		if (!(va > 0) || !(vb > 0)) {
 			*positive = false;
 			continue;

@@ -17,19 +17,30 @@
 const char *il_drop_cols(struct il_store *s, const char *prefix, char *buf,
 			 size_t len)
 {
-	bool have = il_store_schema_version(s) >= DROPS_SCHEMA;
+	int v = il_store_schema_version(s);
 	size_t used = 0;
 	int i;
 
 	buf[0] = '\0';
 	for (i = 0; i < IL_DROP_NREASONS && used < len; i++) {
 		const char *name = il_drop_reason_name(i);
+		const char *sep = i ? ", " : "";
 
-		used += (size_t)snprintf(buf + used, len - used,
-					 "%s%s%s%s AS dropped_%s", i ? ", " : "",
-					 have ? prefix : "NULL",
-					 have ? "dropped_" : "",
-					 have ? name : "", name);
+		if (v < DROPS_SCHEMA)
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%sNULL AS dropped_%s", sep, name);
+		else if (v >= IL_SCHEMA_SLEPT ||
+			 (i != IL_DROP_RACE && i != IL_DROP_SLEPT))
+			used += (size_t)snprintf(buf + used, len - used,
+						 "%s%sdropped_%s AS dropped_%s",
+						 sep, prefix, name, name);
+		else
+			/* Schema 4 to 6 counted slept calls as race. */
+			used += (size_t)snprintf(buf + used, len - used,
+						 i == IL_DROP_RACE ?
+						 "%3$s%1$sdropped_race - " IL_SLEPT_V4_FMT " AS dropped_race" :
+						 "%3$s" IL_SLEPT_V4_FMT " AS dropped_slept",
+						 prefix, "", sep);
 	}
 	return buf;
 }

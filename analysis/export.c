@@ -161,7 +161,7 @@ int il_export(struct il_store *s, const char *what, enum il_format f, FILE *fp)
 	sqlite3 *db = il_store_db(s);
 	struct out o = { .f = f, .fp = fp };
 	struct names cols = { .n = 0 };
-	char dcols[200], *sums = NULL;
+	char dcols[IL_DROP_COLS_LEN], *sums = NULL;
 	int buckets = 0, figures = 1, i, rc, ret;
 	const char *sql;
 	sqlite3_stmt *st;

@@ -68,7 +68,8 @@ static int read_row(sqlite3_stmt *st, struct il_srow *r)
 	}
 	r->sum.dropped = (uint64_t)sqlite3_column_int64(st, 17);
 	r->sum.early = (uint64_t)sqlite3_column_int64(st, 18);
-	il_drop_read(st, 28, &r->sum);
+	r->exact = sqlite3_column_int(st, 28) != 0;
+	il_drop_read(st, 29, &r->sum);
 	r->p50 = opt_i64(st, 19);
 	r->p99 = opt_i64(st, 20);
 	r->p999 = opt_i64(st, 21);
@@ -111,15 +112,17 @@ static int rows_foreach(struct il_store *s, const char *bench,
 		"  AND a.cpu = s.cpu LIMIT 1),"
 		" coalesce(CAST(json_extract(r.params, '$.mode') AS TEXT), ''),"
 		" (SELECT a.value FROM run_attrs a WHERE a.run_uuid = r.uuid AND a.key = 'hw_state'"
-		"  AND a.cpu IN (-1, s.cpu) ORDER BY a.cpu DESC LIMIT 1), ";
-	/* Then the drop reasons (drops.h), columns 28 to 31. */
+		"  AND a.cpu IN (-1, s.cpu) ORDER BY a.cpu DESC LIMIT 1),"
+		" EXISTS (SELECT 1 FROM raw_samples x WHERE x.summary_id = s.id"
+		"  AND x.count = s.count), ";
+	/* Then the drop reasons (drops.h), columns 29 to 33. */
 	static const char from[] =
 		" FROM summaries s JOIN runs r ON r.uuid = s.run_uuid"
 		" JOIN machines m ON m.uuid = r.machine_uuid"
 		" LEFT JOIN histograms h ON h.summary_id = s.id"
 		" WHERE r.status = 'ok' AND (? IS NULL OR r.bench = ?)";
 	sqlite3 *db = il_store_db(s);
-	char cond[4096], cols[160], *sql;
+	char cond[4096], cols[IL_DROP_COLS_LEN], *sql;
 	sqlite3_stmt *st;
 	struct il_srow r;
 	int rc, ret;

@@ -32,6 +32,8 @@ struct il_srow {
 	int64_t grp;
 	struct il_summary sum;
 	int64_t p50, p99, p999;		/* stored; -1 when NULL */
+	bool exact;			/* every sample kept raw: p50, p99
+					 * and p999 are exact (store_run.c) */
 	struct il_hist *hist;		/* NULL when missing */
 	const char *idle_state;		/* run_attrs, or NULL */
 	const char *wake_source;

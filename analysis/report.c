@@ -94,7 +94,6 @@ static enum pct_kind row_pct_kind(const struct row *r, double p, uint64_t *v)
 {
 	uint64_t over = r->sum.drop_split ? r->sum.drop[IL_DROP_RANGE] : 0;
 	uint64_t all = r->sum.count + over;
-	double rank;
 
 	if (!r->sum.count || (p > 50 && !il_tail_estimable(all, p)))
 		return PCT_NONE;
@@ -103,14 +102,9 @@ static enum pct_kind row_pct_kind(const struct row *r, double p, uint64_t *v)
 		*v = p == 50 ? r->p50 : p == 99 ? r->p99 : r->p999;
 		return PCT_VALUE;
 	}
-	if (over) {
-		rank = ceil(p / 100 * (double)all - 1e-9);
-		if (rank > (double)r->sum.count) {
-			*v = il_hist_max(r->hist);
-			return PCT_ABOVE;
-		}
-		/* The same rank among the recorded samples alone. */
-		p = (rank - 0.5) * 100 / (double)r->sum.count;
+	if (!il_pct_over(r->sum.count, over, &p)) {
+		*v = il_hist_max(r->hist);
+		return PCT_ABOVE;
 	}
 	*v = il_hist_percentile_in(r->hist, p, r->sum.min, r->sum.max);
 	return PCT_VALUE;
@@ -400,7 +394,7 @@ static void print_drops_md(const struct rows *rows, FILE *out)
 		if (!r->sum.dropped)
 			continue;
 		if (!n++)
-			fprintf(out, "\nDropped samples (not in the figures above; range: beyond the histogram, overrun: missed periods, race: the measured condition was lost, lost: event or record lost):\n\n"
+			fprintf(out, "\nDropped samples (not in the figures above; range: beyond the histogram, overrun: missed periods, race: the measured condition was lost, lost: event or record lost, slept: a target slept through the call):\n\n"
 				"| Machine | Benchmark | Config | Metric | CPU | Targets | Dropped | By reason |\n"
 				"|---|---|---|---|---|---:|---:|---|\n");
 		il_cpu_label(r->cpu, r->cpu2, cpu, sizeof(cpu));
@@ -449,7 +443,7 @@ static void print_csv(const struct rows *rows, FILE *out)
 	double d;
 	int i;
 
-	fprintf(out, "machine,benchmark,params,metric,unit,cpu,cpu2,targets,runs,nr_samples,min,max,median,avg,stddev,p99,p99_9,dropped,early,dropped_range,dropped_overrun,dropped_race,dropped_lost,run_median_min,run_median_max\n");
+	fprintf(out, "machine,benchmark,params,metric,unit,cpu,cpu2,targets,runs,nr_samples,min,max,median,avg,stddev,p99,p99_9,dropped,early,dropped_range,dropped_overrun,dropped_race,dropped_lost,dropped_slept,run_median_min,run_median_max\n");
 	for (i = 0; i < rows->n; i++) {
 		const struct row *r = &rows->v[i];
 
@@ -573,10 +567,10 @@ int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 	json_t *doc;
 	struct rows rows = { 0 };
 	sqlite3_stmt *st;
-	char cols[200], *sql;
+	char cols[IL_DROP_COLS_LEN], *sql;
 	int rc, ret = 0;
 
-	if (asprintf(&sql, sql_fmt, il_drop_cols(s, "", cols, sizeof(cols))) < 0)
+	if (asprintf(&sql, sql_fmt, il_drop_cols(s, "v_report_hist.", cols, sizeof(cols))) < 0)
 		return il_errorf(-ENOMEM, "out of memory");
 	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	free(sql);

@@ -157,7 +157,7 @@ void report_notes_md(const struct report_notes *n, FILE *out)
 	};
 
 	print_not_measured_md(n->runs, n->counters, out);
-	print_rows_md(out, "Flagged runs (in the table above, but measured under conditions that can move the figures: thermal_throttle_rose, the CPU was slowed by heat during the run; not_stationary, the first and last tenth of a series' raw samples have middle halves that do not overlap)",
+	print_rows_md(out, "Flagged runs (in the table above, but measured under conditions that can move the figures: thermal_throttle_rose, the CPU was slowed by heat during the run; not_stationary, the first and last tenth of a series' samples, at most 1024 at each end, have middle halves that do not overlap)",
 		      "| Machine | Run | Benchmark | CPU | Flag | Detail |\n|---|---|---|---:|---|---|\n",
 		      n->flagged, flag_cols);
 }

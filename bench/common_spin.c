@@ -225,26 +225,26 @@ static int spin_bench_count(struct il_spin_bench *b, struct il_series *s,
 		ret = b->sample(b->arg, nt, k, &ns);
 		if (ret < 0)
 			return ret;
+		if (k < IL_SPIN_WARMUP)
+			continue;
 		/* A target that made no progress since il_spin_ready() was
 		 * off its CPU for the whole call: the kernel had no IPI to
 		 * send it (lazy TLB, or no longer running this mm), so the
-		 * call was timed with fewer than nt targets. */
+		 * call was timed with fewer than nt targets.  Dropped from
+		 * N's series under its own reason, not race, and timed in
+		 * the slept series: a target asleep is the slow wake under
+		 * study. */
 		if (ret == IL_SPIN_KEEP && !il_spin_all_moved(&b->spin, nt)) {
-			ret = IL_SPIN_DROP;
-			/* Dropped from N's series, kept as its own category:
-			 * a target asleep is the slow wake under study. */
-			if (k >= IL_SPIN_WARMUP)
-				il_series_add(slept, ns);
-		}
-		if (k < IL_SPIN_WARMUP)
-			continue;
-		if (ret == IL_SPIN_KEEP) {
+			il_series_add(slept, ns);
+			il_series_drop(s, IL_DROP_SLEPT);
+		} else if (ret == IL_SPIN_KEEP) {
 			il_series_add(s, ns);
 			if (b->pool.run->causes)
 				il_causes_note(b->pool.run, s,
 					       spin_window_start(b, ns), ns);
-		} else
+		} else {
 			il_series_dropped(s);
+		}
 	}
 	return 0;
 }

@@ -239,6 +239,34 @@ static int ct_points(json_t *hist, const char *name, uint64_t unit,
 	return 0;
 }
 
+
+/*
+ * The stored percentiles whose rank, over every cycle, falls in the
+ * overflow (issue 22, item 7): store_run.c leaves them NULL, as their
+ * value is only "above the histogram's last bucket"; this attribute says
+ * so and which, so that a NULL there is never read as not measured.
+ */
+static void above_attr(struct attrs *a, int c, const struct il_series *s)
+{
+	static const double pct[] = { 50, 90, 99, 99.9, 99.99 };
+	static const char *const name[] = { "p50", "p90", "p99", "p99.9", "p99.99" };
+	char buf[128];
+	size_t used = 0;
+	unsigned i;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
+		double p = pct[i];
+
+		if (!il_pct_over(s->sum.count, s->sum.drop[IL_DROP_RANGE], &p))
+			used += (size_t)snprintf(buf + used, sizeof(buf) - used,
+						 "%s%s", used ? ", " : "", name[i]);
+	}
+	if (used)
+		attr(a, c, "cyclictest.percentiles_above", "%s: ranked over every cycle, past the histogram (above %" PRIu64 " ns), so stored NULL",
+		     buf, il_hist_max(s->hist));
+}
+
 /*
  * One thread's series.  With every cycle inside the histogram, the
  * summary's min and max are cyclictest's own (the histogram's midpoints
@@ -329,6 +357,7 @@ static int thread_series(json_t *th, const char *name, uint64_t unit,
 		s->sum.m2 = m2;
 	}
 	free(p);
+	above_attr(a, c, s);
 	attr(a, c, "cyclictest.thread", "%s", name);
 	attr(a, c, "cyclictest.cycles", "%" PRIu64, cycles);
 	attr(a, c, "cyclictest.overflows", "%" PRIu64, s->sum.dropped);

@@ -233,7 +233,7 @@ static void note_throttling(struct il_run *run, json_t *before, json_t *after)
  * Flag a run whose series did not stay put (run attribute not_stationary,
  * per CPU): warm-up is a fixed few discards, and a run that was still
  * settling, or whose machine changed under it, publishes a mix.  Judged
- * where the samples were kept raw (il_series_drifted()).
+ * on every untimed series, raw or not (il_series_drifted()).
  */
 static void note_drift(struct il_run *run)
 {

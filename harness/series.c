@@ -38,6 +38,13 @@ struct il_series *il_series_new(const char *metric, const char *unit,
 	s->raw_layout = timed ? IL_RAW_TIMED : IL_RAW_VALUES;
 	s->raw_limit = IL_RAW_DEFAULT_LIMIT;
 	il_summary_init(&s->sum);
+	/* Allocated and touched now, never in a timed loop (see
+	 * il_series_reserve()); without it the run is just not judged. */
+	if (!s->keep_raw) {
+		s->win = malloc(2 * IL_STATIONARY_WIN * sizeof(*s->win));
+		if (s->win)
+			memset(s->win, 0, 2 * IL_STATIONARY_WIN * sizeof(*s->win));
+	}
 	return s;
 }
 
@@ -47,6 +54,7 @@ void il_series_free(struct il_series *s)
 		return;
 	il_hist_free(s->hist);
 	free(s->raw);
+	free(s->win);
 	free(s);
 }
 
@@ -96,6 +104,12 @@ void il_series_add(struct il_series *s, uint64_t v)
 	il_summary_add(&s->sum, v);
 	if (s->keep_raw)
 		raw_push(s, &v, 1);
+	else if (s->win) {
+		if (s->win_n < IL_STATIONARY_WIN)
+			s->win[s->win_n] = v;
+		s->win[IL_STATIONARY_WIN + s->win_n % IL_STATIONARY_WIN] = v;
+		s->win_n++;
+	}
 }
 
 void il_series_add_timed(struct il_series *s, uint64_t t_ns, uint64_t v)
@@ -117,9 +131,12 @@ static int u64_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Quartiles 1 and 3 of the @k values of @s from sample @from on. */
-static bool tenth_quartiles(const struct il_series *s, size_t from, size_t k,
-			    uint64_t *q1, uint64_t *q3)
+/*
+ * Quartiles 1 and 3 of the @k values of @src from index @from on, the
+ * index taken modulo @mod (a ring; SIZE_MAX for a plain array).
+ */
+static bool quartiles(const uint64_t *src, size_t from, size_t k, size_t mod,
+		      uint64_t *q1, uint64_t *q3)
 {
 	uint64_t *v = malloc(k * sizeof(*v));
 	size_t i;
@@ -127,7 +144,7 @@ static bool tenth_quartiles(const struct il_series *s, size_t from, size_t k,
 	if (!v)
 		return false;
 	for (i = 0; i < k; i++)
-		v[i] = s->raw[from + i];
+		v[i] = src[(from + i) % mod];
 	qsort(v, k, sizeof(*v), u64_cmp);
 	*q1 = v[k / 4];
 	*q3 = v[(3 * k) / 4];
@@ -137,22 +154,37 @@ static bool tenth_quartiles(const struct il_series *s, size_t from, size_t k,
 
 bool il_series_drifted(const struct il_series *s, char *why, size_t len)
 {
-	size_t n = s->raw_len;
+	const size_t w = IL_STATIONARY_WIN;
 	uint64_t a1, a3, b1, b3;
+	bool raw = s->raw && s->raw_layout != IL_RAW_TIMED &&
+		   s->raw_len == s->sum.count && !s->dropped_raw;
+	size_t n = raw ? s->raw_len : (size_t)s->win_n;
 	size_t k = n / 10;
+	bool ok;
 
 	/* Timed series are event lists (gaps above a threshold), whose
-	 * lengths come and go with the interrupts: not a sampled level. */
-	if (!s->raw || s->raw_layout == IL_RAW_TIMED || n != s->sum.count ||
-	    s->dropped_raw || n < IL_STATIONARY_MIN)
+	 * lengths come and go with the interrupts: not a sampled level.
+	 * A window must have seen every sample the summary counts. */
+	if (s->raw_layout == IL_RAW_TIMED || n < IL_STATIONARY_MIN ||
+	    (!raw && (!s->win || s->win_n != s->sum.count)))
 		return false;
-	if (!tenth_quartiles(s, 0, k, &a1, &a3) ||
-	    !tenth_quartiles(s, n - k, k, &b1, &b3))
+	if (raw) {
+		ok = quartiles(s->raw, 0, k, SIZE_MAX, &a1, &a3) &&
+		     quartiles(s->raw, n - k, k, SIZE_MAX, &b1, &b3);
+	} else {
+		k = k < w ? k : w;
+		ok = quartiles(s->win, 0, k, SIZE_MAX, &a1, &a3) &&
+		     quartiles(s->win + w, (n - k) % w, k, w, &b1, &b3);
+	}
+	if (!ok || (a3 >= b1 && b3 >= a1))
 		return false;
-	if (a3 >= b1 && b3 >= a1)
-		return false;
-	snprintf(why, len, "%s: first tenth's middle half %" PRIu64 "-%" PRIu64
-		 " %s, last tenth's %" PRIu64 "-%" PRIu64,
-		 s->metric, a1, a3, s->unit, b1, b3);
+	if (k == n / 10)
+		snprintf(why, len, "%s: first tenth's middle half %" PRIu64 "-%" PRIu64
+			 " %s, last tenth's %" PRIu64 "-%" PRIu64,
+			 s->metric, a1, a3, s->unit, b1, b3);
+	else
+		snprintf(why, len, "%s: first %zu samples' middle half %" PRIu64 "-%" PRIu64
+			 " %s, last %zu's %" PRIu64 "-%" PRIu64 " (of %zu)",
+			 s->metric, k, a1, a3, s->unit, k, b1, b3, n);
 	return true;
 }

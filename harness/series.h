@@ -47,6 +47,12 @@ struct il_series {
 	 * the run's t0_tsc (0: it is): a CPU's own first read when TSCs may
 	 * disagree across CPUs.  --causes places the samples with it. */
 	uint64_t t0_tsc;
+	/* A series kept neither raw nor timed keeps, for il_series_drifted(),
+	 * its first IL_STATIONARY_WIN samples (win[0..W)) and a ring of its
+	 * last IL_STATIONARY_WIN (win[W..2W)); win_n counts what it saw.
+	 * NULL where raw samples serve, or out of memory (not judged). */
+	uint64_t *win;
+	uint64_t win_n;
 };
 
 /**
@@ -73,15 +79,23 @@ int il_series_reserve(struct il_series *s, uint64_t nsamples);
  * the least that has a meaningful middle half.
  */
 #define IL_STATIONARY_MIN	200
+/*
+ * The most samples each end of a run not kept raw is judged on: its tenth
+ * where the run has up to ten times this many, else this many at each
+ * end (16 KiB a series, so memory stays bounded).
+ */
+#define IL_STATIONARY_WIN	1024
 
 /**
  * il_series_drifted() - the stationarity check of a run's series (issue
  * 22): the first and the last tenth of its raw samples, in the order they
  * were taken, have middle halves (interquartile ranges) that do not
  * overlap, so the warm-up did not settle it or the machine moved under
- * it.  Judged only where every sample was kept raw, untimed (a timed
- * series is a list of events, such as gaps), and there are at least
- * IL_STATIONARY_MIN; then @why says how (the two tenths' quartiles).
+ * it.  Judged on every untimed series (a timed one is a list of events,
+ * such as gaps) with at least IL_STATIONARY_MIN samples: from its raw
+ * samples where all were kept, else from its two windows (at most
+ * IL_STATIONARY_WIN samples at each end); then @why says how (the two
+ * ends' quartiles).
  * Return: true if it drifted.
  */
 bool il_series_drifted(const struct il_series *s, char *why, size_t len);

@@ -225,6 +225,19 @@ bool il_tail_estimable(uint64_t n, double p)
 	return (double)n * (1 - p / 100) + 1e-9 >= 10;
 }
 
+bool il_pct_over(uint64_t count, uint64_t over, double *p)
+{
+	double rank;
+
+	if (!over)
+		return true;
+	rank = ceil(*p / 100 * (double)(count + over) - 1e-9);
+	if (rank > (double)count)
+		return false;
+	*p = (rank - 0.5) * 100 / (double)count;
+	return true;
+}
+
 int il_hist_foreach(const struct il_hist *h,
 		    int (*fn)(uint64_t lo, uint64_t hi, uint64_t count,
 			      void *arg),
@@ -434,6 +447,8 @@ const char *il_drop_reason_name(enum il_drop_reason r)
 		return "race";
 	case IL_DROP_LOST:
 		return "lost";
+	case IL_DROP_SLEPT:
+		return "slept";
 	}
 	return NULL;
 }

@@ -85,6 +85,16 @@ uint64_t il_percentile_exact(uint64_t *v, size_t n, double p);
 bool il_tail_estimable(uint64_t n, double p);
 
 /**
+ * il_pct_over() - percentile @p ranked over every sample, the @over ones
+ * dropped for range (past the histogram: a cyclictest overflow) too,
+ * whose values are unknown but above each of the @count recorded ones
+ * (issue 22, item 7).  Return: false when the rank falls among those
+ * (the percentile is only "above the histogram"); else true, with *@p
+ * set to the percentile of the same rank among the recorded ones.
+ */
+bool il_pct_over(uint64_t count, uint64_t over, double *p);
+
+/**
  * il_hist_foreach() - visit every non-empty bucket in increasing order.
  * @fn: called with the bucket's lowest and highest equivalent value and its
  *      count; a non-zero return stops the walk and is returned.
@@ -130,11 +140,16 @@ enum il_drop_reason {
 				 * made a no-op */
 	IL_DROP_LOST,		/* the event or its record was lost: not
 				 * acknowledged in time, a buffer full */
+	IL_DROP_SLEPT,		/* a target slept through the call, so it
+				 * had fewer targets than asked: kept apart
+				 * from race because those are the slow
+				 * idle wakes under study (issue 22, 2c),
+				 * and timed in a series of their own */
 };
-#define IL_DROP_NREASONS	4
+#define IL_DROP_NREASONS	5
 
 /**
- * il_drop_reason_name() - "range", "overrun", "race", "lost": the reason's
+ * il_drop_reason_name() - "range", "overrun", "race", "lost", "slept": the reason's
  * name in reports and the suffix of its summaries column (dropped_NAME);
  * NULL outside the enum.
  */

@@ -74,6 +74,21 @@ void il_store_remove(const char *path);
 int il_store_schema_version(struct il_store *s);
 /** il_store_latest_version() - the newest version this binary knows. */
 int il_store_latest_version(void);
+/*
+ * IL_SLEPT_V4_FMT - printf format (%1$s the row's qualifier, as "s.";
+ * %2$s the schema, as "il_src." or ""): the calls a summaries row of
+ * schema 4 to 6 dropped as race that a target slept through.  Before
+ * schema 7 (007_drop_slept.sql, which applies the same rule) each was
+ * also timed in the sibling series METRIC_slept, so its count is theirs.
+ * For reading and merging a file that is not migrated.
+ */
+#define IL_SLEPT_V4_FMT							\
+	"min(%1$sdropped_race, coalesce((SELECT x.count FROM %2$ssummaries x" \
+	" WHERE x.run_uuid = %1$srun_uuid AND x.metric = %1$smetric || '_slept'" \
+	" AND x.cpu = %1$scpu AND x.cpu2 = %1$scpu2 AND x.grp = %1$sgrp), 0))"
+/** The schema that brought dropped_slept. */
+#define IL_SCHEMA_SLEPT	7
+
 /** il_store_migrate() - apply the missing migrations; 0 if none needed. */
 int il_store_migrate(struct il_store *s);
 /**

@@ -166,14 +166,26 @@ static void causes_finding(void *ctx, const char *msg)
 }
 
 /*
- * The drop reasons (schema 4) add up to the total.  The table's CHECK says
- * so too, but a file written with ignore_check_constraints, or mended by
- * hand, is what a check is for.  NULL reasons are a row stored before
- * schema 4, which knew only the total: not a finding.
+ * The drop reasons (schema 4, slept from 7) add up to the total.  The
+ * table's CHECK says so too, but a file written with
+ * ignore_check_constraints, or mended by hand, is what a check is for.
+ * NULL reasons are a row stored before schema 4, which knew only the
+ * total: not a finding.  Check opens a file read-only and unmigrated, so
+ * a file of schema 4 to 6 has no dropped_slept: drops_sql_v4 is that.
  */
 static const char drops_sql[] =
 	"SELECT " SERIES_COLS ", s.dropped, s.dropped_range, s.dropped_overrun,"
-	" s.dropped_race, s.dropped_lost FROM summaries s"
+	" s.dropped_race, s.dropped_lost, s.dropped_slept FROM summaries s"
+	" WHERE coalesce(s.dropped_range, s.dropped_overrun, s.dropped_race,"
+	"  s.dropped_lost, s.dropped_slept) IS NOT NULL AND (s.dropped_range IS NULL"
+	"  OR s.dropped_overrun IS NULL OR s.dropped_race IS NULL"
+	"  OR s.dropped_lost IS NULL OR s.dropped_slept IS NULL"
+	"  OR s.dropped <> s.dropped_range + s.dropped_overrun + s.dropped_race"
+	"  + s.dropped_lost + s.dropped_slept)"
+	" ORDER BY s.id";
+static const char drops_sql_v4[] =
+	"SELECT " SERIES_COLS ", s.dropped, s.dropped_range, s.dropped_overrun,"
+	" s.dropped_race, s.dropped_lost, 0 FROM summaries s"
 	" WHERE coalesce(s.dropped_range, s.dropped_overrun, s.dropped_race,"
 	"  s.dropped_lost) IS NOT NULL AND (s.dropped_range IS NULL"
 	"  OR s.dropped_overrun IS NULL OR s.dropped_race IS NULL"
@@ -186,12 +198,13 @@ static void drops_row(sqlite3_stmt *st, struct findings *fd)
 	char label[256];
 
 	series_label(st, 0, label, sizeof(label));
-	finding(fd, "%s: dropped %" PRId64 ", but by reason range %s, overrun %s, race %s, lost %s",
+	finding(fd, "%s: dropped %" PRId64 ", but by reason range %s, overrun %s, race %s, lost %s, slept %s",
 		label, (int64_t)sqlite3_column_int64(st, 5),
 		sqlite3_column_text(st, 6) ?: (const unsigned char *)"NULL",
 		sqlite3_column_text(st, 7) ?: (const unsigned char *)"NULL",
 		sqlite3_column_text(st, 8) ?: (const unsigned char *)"NULL",
-		sqlite3_column_text(st, 9) ?: (const unsigned char *)"NULL");
+		sqlite3_column_text(st, 9) ?: (const unsigned char *)"NULL",
+		sqlite3_column_text(st, 10) ?: (const unsigned char *)"NULL");
 }
 
 int il_store_check(struct il_store *s, char **report)
@@ -216,7 +229,8 @@ int il_store_check(struct il_store *s, char **report)
 	if (il_store_causes_check(s->db, causes_finding, &fd) < 0)
 		finding(&fd, "causes: %s", il_errmsg());
 	if (il_store_schema_version(s) >= 4)
-		check_rows(s, &fd, drops_sql, "drop reasons", drops_row);
+		check_rows(s, &fd, il_store_schema_version(s) >= 7 ? drops_sql :
+			   drops_sql_v4, "drop reasons", drops_row);
 	if (fd.n > MAX_FINDINGS)
 		fprintf(fd.f, "... and %d more findings\n", fd.n - MAX_FINDINGS);
 	if (!fd.n)

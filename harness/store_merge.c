@@ -67,13 +67,31 @@ static int count(sqlite3 *db, const char *sql)
 /*
  * The summaries' drop reasons, as the input has them: an input older than
  * schema 4 (migration 004_drop_reasons) has only the total, and its rows
- * keep their reasons unknown, as that migration leaves them.
+ * keep their reasons unknown, as that migration leaves them; one of
+ * schema 4 to 6 counted slept calls as race, split as 007 splits them.
  */
-static const char drops_v4[] =
-	"dropped_range, dropped_overrun, dropped_race, dropped_lost";
+static const char drops_v7[] =
+	"dropped_range, dropped_overrun, dropped_race, dropped_lost,"
+	" dropped_slept";
 static const char drops_old[] =
 	"CASE WHEN dropped = 0 THEN 0 END, CASE WHEN dropped = 0 THEN 0 END,"
-	" CASE WHEN dropped = 0 THEN 0 END, CASE WHEN dropped = 0 THEN 0 END";
+	" CASE WHEN dropped = 0 THEN 0 END, CASE WHEN dropped = 0 THEN 0 END,"
+	" CASE WHEN dropped = 0 THEN 0 END";
+
+/* The reasons of an input of schema @v, in @buf. */
+static const char *drops_cols(int v, char *buf, size_t len)
+{
+	char slept[400];
+
+	if (v >= IL_SCHEMA_SLEPT)
+		return drops_v7;
+	if (v < 4)
+		return drops_old;
+	snprintf(slept, sizeof(slept), IL_SLEPT_V4_FMT, "s.", "il_src.");
+	snprintf(buf, len, "dropped_range, dropped_overrun, dropped_race - %s,"
+		 " dropped_lost, %s", slept, slept);
+	return buf;
+}
 
 /* The runs to copy; the damaged ones leave it before the copy. */
 static const char new_runs_sql[] =
@@ -111,11 +129,12 @@ static const char copy_sql[] =
 	"  ORDER BY id;"
 	"INSERT INTO main.summaries (run_uuid, metric, unit, cpu, cpu2, grp, count,"
 	"  min, max, mean, stddev, p50, p90, p99, p999, p9999, dropped, early,"
-	"  dropped_raw, dropped_range, dropped_overrun, dropped_race, dropped_lost)"
+	"  dropped_raw, dropped_range, dropped_overrun, dropped_race, dropped_lost,"
+	"  dropped_slept)"
 	"  SELECT run_uuid, metric, unit, cpu, cpu2, grp, count, min, max, mean,"
 	"  stddev, p50, p90, p99, p999, p9999, dropped, early, dropped_raw, %s"
-	"  FROM il_src.summaries WHERE run_uuid IN (SELECT uuid FROM il_new_runs)"
-	"  ORDER BY id;"
+	"  FROM il_src.summaries s"
+	"  WHERE run_uuid IN (SELECT uuid FROM il_new_runs) ORDER BY id;"
 	"INSERT INTO main.histograms (summary_id, layout, blob)"
 	"  SELECT ms.id, h.layout, h.blob FROM il_src.histograms h"
 	"  JOIN il_src.summaries ss ON ss.id = h.summary_id"
@@ -193,11 +212,12 @@ static int leave_out_damaged(sqlite3 *db, struct il_store *in,
 /* Everything below the runs left in temp.il_new_runs, in the transaction. */
 static int copy(sqlite3 *db, const char *in_path)
 {
-	char *sql;
+	char *sql, drops[1024];
 	int ret;
 
 	if (asprintf(&sql, copy_sql,
-		     count(db, "PRAGMA il_src.user_version") >= 4 ? drops_v4 : drops_old) < 0)
+		     drops_cols(count(db, "PRAGMA il_src.user_version"), drops,
+				sizeof(drops))) < 0)
 		return il_errorf(-ENOMEM, "out of memory");
 	ret = exec(db, sql, in_path);
 	free(sql);

@@ -80,13 +80,37 @@ static int put_summary_row(struct il_store *s, const char *run,
 	return ret;
 }
 
+static int percentiles_of(const struct il_series *se, const double *pct,
+			  int n, uint64_t *out);
+
 /*
  * The stored percentiles of one run's series: exact order statistics
  * where every sample was kept raw (issue 22: the bucket's top had stood
  * for them), else the bucket midpoint clamped to the exact Min and Max.
+ * Samples dropped for range (a cyclictest import's overflow) rank above
+ * every recorded one (il_pct_over()): a percentile whose rank falls among
+ * them is not known, only "above the histogram", and is left out: the
+ * return is how many of @pct (ascending) are known, the rest stay NULL.
  */
-static void exact_percentiles(const struct il_series *se, const double *pct,
-			      int n, uint64_t *out)
+static int exact_percentiles(const struct il_series *se, const double *pct,
+			     int n, uint64_t *out)
+{
+	uint64_t over = se->sum.drop_split ? se->sum.drop[IL_DROP_RANGE] : 0;
+	double p[8];
+	int known;
+
+	for (known = 0; known < n && known < 8; known++) {
+		p[known] = pct[known];
+		if (!il_pct_over(se->sum.count, over, &p[known]))
+			break;
+	}
+	return percentiles_of(se, p, known, out);
+}
+
+/* Percentiles @pct of @se: from its raw samples if all kept, else its
+ * histogram. */
+static int percentiles_of(const struct il_series *se, const double *pct,
+			  int n, uint64_t *out)
 {
 	size_t k, nv = se->raw_layout == IL_RAW_TIMED ? se->raw_len / 2 : se->raw_len;
 	uint64_t *v = NULL;
@@ -102,6 +126,7 @@ static void exact_percentiles(const struct il_series *se, const double *pct,
 		     il_hist_percentile_in(se->hist, pct[i], se->sum.min,
 					   se->sum.max);
 	free(v);
+	return n;
 }
 
 static int put_summary(struct il_store *s, const char *run,
@@ -135,8 +160,9 @@ static int put_summary(struct il_store *s, const char *run,
 		/* One sample has no sample standard deviation. */
 		row.has_stddev = sum->count > 1;
 		row.stddev = row.has_stddev ? il_summary_stddev(sum) : 0;
-		row.npct = (int)(sizeof(pct) / sizeof(pct[0]));
-		exact_percentiles(se, pct, row.npct, row.pct);
+		row.npct = exact_percentiles(se, pct,
+					     (int)(sizeof(pct) / sizeof(pct[0])),
+					     row.pct);
 	}
 	return put_summary_row(s, run, &row, id);
 }

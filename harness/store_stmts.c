@@ -42,9 +42,9 @@ const char *const store_stmt_sql[ST_COUNT] = {
 		"INSERT INTO summaries (run_uuid, metric, unit, cpu, cpu2, grp,"
 		" count, min, max, mean, stddev, p50, p90, p99, p999, p9999,"
 		" dropped, early, dropped_raw, dropped_range, dropped_overrun,"
-		" dropped_race, dropped_lost)"
+		" dropped_race, dropped_lost, dropped_slept)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-		" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23)",
+		" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
 	[ST_HIST] =
 		"INSERT INTO histograms (summary_id, layout, blob)"
 		" VALUES (?1, ?2, ?3)",

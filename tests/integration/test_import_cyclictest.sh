@@ -107,6 +107,19 @@ check "overflow past half: Max $max, median '>' the histogram in csv and json" s
 	jq -r '.. | objects | select(has(\"median\")) | .median' '$T_TMP/half.jsn' | head -1 | grep -q '^>7[0-9]*\$'"
 check "overflow under half: the median is a value" sh -c "
 	'$IDLELAB' report --db '$DB' --format csv | grep -q ',[0-9][0-9]*,[0-9][0-9]*,[0-9.]*,[0-9.]*,,,17,0,17,'"
+# The stored percentiles follow the same ranking: one whose rank falls in
+# the overflow is not a number that looks exact but NULL, and an
+# attribute says which and why (issue 22, item 7a).
+check "overflow: stored p99 .. p99.99 NULL, p50 and p90 values below the histogram's top" \
+	[ "$(q "SELECT (p50 < p90 AND p90 <= $(jq '[.thread[].histogram | keys[] | tonumber] | max * 1000 + 999' "$F")) || ' ' || coalesce(p99, 'n') || coalesce(p999, 'n') || coalesce(p9999, 'n') FROM summaries")" = "1 nnn" ]
+check "overflow: the attribute says which percentiles lie above" \
+	[ "$(q "SELECT value FROM run_attrs WHERE key = 'cyclictest.percentiles_above'" | cut -d: -f1)" = "p99, p99.9, p99.99" ]
+check "overflow past half: every stored percentile NULL" \
+	[ "$(sqlite3 "$T_TMP/half.db" "SELECT count(*) FROM summaries WHERE coalesce(p50, p90, p99, p999, p9999) IS NULL AND count > 0")" -eq 1 ]
+check "overflow past half: the attribute names p50 too" \
+	[ "$(sqlite3 "$T_TMP/half.db" "SELECT count(*) FROM run_attrs WHERE key = 'cyclictest.percentiles_above' AND value LIKE 'p50, %'")" -eq 1 ]
+check "no overflow: every percentile stored, no such attribute" \
+	[ "$(sqlite3 "$T_TMP/us.db" "SELECT (SELECT count(*) FROM summaries WHERE p9999 IS NULL) + (SELECT count(*) FROM run_attrs WHERE key = 'cyclictest.percentiles_above')")" -eq 0 ]
 check "overflow: db check passes" "$IDLELAB" db check --db "$DB"
 "$IDLELAB" report --db "$DB" >"$T_TMP/r.md"
 check "overflow: the report shows the drops by reason" grep -q "| cyclictest | .* | $((cycles - inhist)) | range $((cycles - inhist)) |" "$T_TMP/r.md"

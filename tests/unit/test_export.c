@@ -65,7 +65,7 @@ TEST(empty_summaries_header)
 	check_header("summaries", "run_uuid,hostname,bench,metric,unit,cpu,cpu2,"
 		     "grp,count,min,max,mean,stddev,p50,p90,p99,p999,p9999,"
 		     "dropped,early,dropped_range,dropped_overrun,dropped_race,"
-		     "dropped_lost\n");
+		     "dropped_lost,dropped_slept\n");
 }
 
 TEST(empty_buckets_header)

@@ -174,6 +174,13 @@ TEST(descheduled_target_call_is_dropped)
 		       b.slept && b.slept[1] ? b.slept[1]->sum.count : 0,
 		       b.s[1]->sum.dropped);
 		CHECK(b.slept && b.slept[0] && b.slept[0]->sum.count == 0);
+		/* Item 2c: dropped under their own reason, not race. */
+		CHECKF(b.slept && b.slept[1] &&
+		       b.s[1]->sum.drop[IL_DROP_SLEPT] == b.slept[1]->sum.count &&
+		       b.s[1]->sum.drop[IL_DROP_RACE] == 0,
+		       "slept %" PRIu64 ", race %" PRIu64,
+		       b.s[1]->sum.drop[IL_DROP_SLEPT],
+		       b.s[1]->sum.drop[IL_DROP_RACE]);
 	}
 	il_spin_bench_free(&b);
 out:

@@ -199,9 +199,52 @@ out:
 	il_series_free(g);
 }
 
+/*
+ * Issue 22, item 9d: a run that kept no raw samples is judged too, from
+ * the first and last IL_STATIONARY_WIN samples its series keeps (its
+ * tenths while they fit): a climb is caught at 1000 samples and at
+ * 50000, where only the windows are left; steady noise is not flagged.
+ */
+TEST(series_stationarity_not_raw)
+{
+	struct il_series *a = il_series_new("wake_latency", "ns", 0, -1, -1,
+					    false, false);
+	struct il_series *b = il_series_new("wake_latency", "ns", 0, -1, -1,
+					    false, false);
+	struct il_series *c = il_series_new("wake_latency", "ns", 0, -1, -1,
+					    false, false);
+	char why[256] = "";
+	int i;
+
+	CHECK(a && b && c && a->win && !a->raw);
+	if (!a || !b || !c)
+		goto out;
+	for (i = 0; i < 50000; i++) {
+		if (i < 1000)
+			il_series_add(a, 1000 + (uint64_t)i / 3 + (uint64_t)(i % 11));
+		il_series_add(b, 1000 + (uint64_t)i / 40 + (uint64_t)(i % 11));
+		il_series_add(c, 1000 + (uint64_t)(i * 7919 % 101));
+	}
+	CHECK(il_series_drifted(a, why, sizeof(why)));
+	CHECKF(strstr(why, "wake_latency: first tenth's middle half 10"), "%s", why);
+	CHECK(il_series_drifted(b, why, sizeof(why)));
+	CHECKF(strstr(why, "first 1024 samples' middle half 10") &&
+	       strstr(why, "(of 50000)"), "%s", why);
+	CHECKF(!il_series_drifted(c, why, sizeof(why)), "%s", why);
+	/* A sample counted past the window (il_summary_add() alone): the
+	 * window no longer holds the run's ends, not judged. */
+	il_summary_add(&b->sum, 5);
+	CHECK(!il_series_drifted(b, why, sizeof(why)));
+out:
+	il_series_free(a);
+	il_series_free(b);
+	il_series_free(c);
+}
+
 int main(void)
 {
 	RUN(summary_welford_vs_two_pass);
+	RUN(series_stationarity_not_raw);
 	RUN(summary_merge_equals_union);
 	RUN(summary_edges);
 	RUN(summary_drop_reasons_merge);
