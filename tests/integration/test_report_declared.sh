@@ -21,10 +21,10 @@ check "the idle_sweep run is stored" [ "$(sqlite3 "$DB" "SELECT status FROM runs
 sqlite3 "$DB" "
 INSERT INTO summaries (run_uuid, metric, unit, cpu, cpu2, grp, count, min, max, mean, stddev,
 	p50, p90, p99, p999, p9999, dropped, early, dropped_raw, dropped_range, dropped_overrun,
-	dropped_race, dropped_lost)
+	dropped_race, dropped_lost, dropped_slept)
 SELECT run_uuid, 'wake_latency_in_C1E', unit, cpu, cpu2, grp, count, min, max, mean, stddev,
 	p50, p90, p99, p999, p9999, dropped, early, dropped_raw, dropped_range, dropped_overrun,
-	dropped_race, dropped_lost FROM summaries WHERE metric = 'wake_latency';
+	dropped_race, dropped_lost, dropped_slept FROM summaries WHERE metric = 'wake_latency';
 INSERT INTO histograms (summary_id, layout, blob)
 SELECT s2.id, h.layout, h.blob FROM summaries s1
 JOIN histograms h ON h.summary_id = s1.id
