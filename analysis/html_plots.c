@@ -11,6 +11,7 @@
  */
 #include "html_page.h"
 #include "err.h"
+#include "outfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -117,26 +118,12 @@ void il_html_plots_write(const struct il_html_plots *p, FILE *f)
 }
 
 /* Remove the temporary directory: every file in it is gnuplot's or ours. */
-static void remove_tmpdir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			unlinkat(dirfd(d), e->d_name, 0);
-	closedir(d);
-	rmdir(dir);
-}
-
 void il_html_plots_free(struct il_html_plots *p)
 {
 	int i;
 
 	if (p->tmpdir)
-		remove_tmpdir(p->tmpdir);
+		il_outfile_remove_dir(p->tmpdir, 1);
 	for (i = 0; p->names && p->names[i]; i++)
 		free(p->names[i]);
 	free(p->names);

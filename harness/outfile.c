@@ -13,6 +13,7 @@
 #include "outfile.h"
 #include "err.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -285,4 +286,19 @@ void il_outfile_abort(struct il_outfile *o)
 	if (o->tmp)
 		unlink(o->tmp);
 	outfile_free(o);
+}
+
+void il_outfile_remove_dir(const char *dir, int rmdir_too)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+	if (rmdir_too)
+		rmdir(dir);
 }

@@ -72,4 +72,11 @@ int il_outfile_commit(struct il_outfile *o);
 /** il_outfile_abort() - close and remove @o's temporary file; idempotent. */
 void il_outfile_abort(struct il_outfile *o);
 
+/**
+ * il_outfile_remove_dir() - undo a directory of outputs: remove every
+ * file in @dir, then @dir itself when @rmdir_too (a directory this run
+ * made).  Only for directories that held nothing of anyone else's.
+ */
+void il_outfile_remove_dir(const char *dir, int rmdir_too);
+
 #endif

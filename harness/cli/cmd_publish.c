@@ -69,22 +69,6 @@ static int dir_has_entries(const char *dir)
 	return found;
 }
 
-/* Undo a failed publish: DIR held nothing before, so all in it is ours. */
-static void remove_bundle(const char *dir, int made_dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			unlinkat(dirfd(d), e->d_name, 0);
-	closedir(d);
-	if (made_dir)
-		rmdir(dir);
-}
-
 /* DIR may be written: new, or an empty directory.  Return: 0 or exit code. */
 static int check_dir(const char *dir, const char *out_db, int *exists)
 {
@@ -250,7 +234,8 @@ int cmd_publish(int argc, char **argv)
 			     redactions, &nruns) ?:
 	      make_files(dir, &p, redactions);
 	if (ret) {
-		remove_bundle(dir, made);
+		/* DIR held nothing before, so all in it is ours. */
+		il_outfile_remove_dir(dir, made);
 		code = ret == -ENODATA ? cli_usage_error("publish: %s; nothing written", il_errmsg()) :
 		       cli_error(IL_EXIT_FAIL, "publish: %s; nothing written", il_errmsg());
 		goto out;
