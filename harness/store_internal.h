@@ -19,6 +19,8 @@ struct il_store;
 #define BUSY_TIMEOUT_MS		30000
 /* $IDLELAB_BUSY_TIMEOUT_MS (0 to 3600000), else BUSY_TIMEOUT_MS. */
 int store_busy_timeout_ms(void);
+/* IDLELAB_SQL_TRACE: log each statement @db runs (developers only). */
+void store_sql_trace(sqlite3 *db);
 
 enum {
 	ST_MACHINE,

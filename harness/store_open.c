@@ -142,6 +142,9 @@ static int store_sqlite_open(const char *name, int flags, sqlite3 **db)
 {
 	int rc = sqlite3_open_v2(name, db, flags, NULL);
 
+	if (rc == SQLITE_OK)
+		store_sql_trace(*db);
+
 #ifdef IL_ASAN
 	if (rc == SQLITE_OK)
 		rc = sqlite3_db_config(*db, SQLITE_DBCONFIG_LOOKASIDE, NULL, 0, 0);

@@ -12,10 +12,13 @@
 #include "store_internal.h"
 
 #include <errno.h>
+#include <jansson.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /*
  * How long a statement waits for another writer's lock.  The variable is
@@ -40,6 +43,59 @@ int store_busy_timeout_ms(void)
 		fprintf(stderr, "idlelab: warning: IDLELAB_BUSY_TIMEOUT_MS '%s' is not a number of ms from 0 to 3600000; using %d\n",
 			v, BUSY_TIMEOUT_MS);
 	return BUSY_TIMEOUT_MS;
+}
+
+/*
+ * IDLELAB_SQL_TRACE=FILE appends every statement a handle runs to FILE,
+ * one JSON string a line, as prepared (parameters unexpanded).  It is for
+ * developers checking query plans (tools/query-plans.sh runs each
+ * statement a report made under EXPLAIN QUERY PLAN); nothing reads it in
+ * normal use.  One file for the process, opened on first use.
+ */
+static FILE *sql_trace_file;
+static pthread_once_t sql_trace_once = PTHREAD_ONCE_INIT;
+
+static void sql_trace_open(void)
+{
+	const char *path = getenv("IDLELAB_SQL_TRACE");
+
+	if (path && *path) {
+		sql_trace_file = fopen(path, "ae");
+		if (!sql_trace_file)
+			fprintf(stderr, "idlelab: warning: IDLELAB_SQL_TRACE '%s': %s\n",
+				path, strerror(errno));
+	}
+}
+
+static int sql_trace_stmt(unsigned int what, void *ctx, void *p, void *x)
+{
+	const char *sql = sqlite3_sql(p);
+	json_t *j;
+	char *line;
+
+	(void)what;
+	(void)ctx;
+	(void)x;
+	if (!sql)
+		return 0;
+	j = json_string(sql);
+	line = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+	if (line) {
+		flockfile(sql_trace_file);
+		fprintf(sql_trace_file, "%s\n", line);
+		fflush(sql_trace_file);
+		funlockfile(sql_trace_file);
+	}
+	free(line);
+	json_decref(j);
+	return 0;
+}
+
+void store_sql_trace(sqlite3 *db)
+{
+	pthread_once(&sql_trace_once, sql_trace_open);
+	if (sql_trace_file)
+		sqlite3_trace_v2(db, SQLITE_TRACE_STMT, sql_trace_stmt, NULL);
 }
 
 int store_sql_errno(int rc)
