@@ -17,6 +17,7 @@
 #include "store.h"
 #include "store_sqlite.h"
 #include "grow.h"
+#include "progress.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -125,6 +126,7 @@ static int rows_foreach(struct il_store *s, const char *bench,
 	char cond[4096], cols[IL_DROP_COLS_LEN], *sql;
 	sqlite3_stmt *st;
 	struct il_srow r;
+	uint64_t nread = 0;
 	int rc, ret;
 
 	ret = il_filter_sql(filter, cond, sizeof(cond));
@@ -151,6 +153,7 @@ static int rows_foreach(struct il_store *s, const char *bench,
 			break;
 		ret = fn(&r, arg);
 		il_hist_free(r.hist);
+		il_progress_count(++nread, "rows read");
 	}
 	if (!ret && rc != SQLITE_DONE)
 		ret = il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));

@@ -22,6 +22,7 @@
 #include "store.h"
 #include "store_sqlite.h"
 #include "grow.h"
+#include "progress.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -568,6 +569,7 @@ int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 	struct rows rows = { 0 };
 	sqlite3_stmt *st;
 	char cols[IL_DROP_COLS_LEN], *sql;
+	uint64_t nread = 0;
 	int rc, ret = 0;
 
 	if (asprintf(&sql, sql_fmt, il_drop_cols(s, "v_report_hist.", cols, sizeof(cols))) < 0)
@@ -578,8 +580,10 @@ int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 		return il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
 	sqlite3_bind_text(st, 1, o->run_uuid, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, o->bench, -1, SQLITE_STATIC);
-	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW)
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ret = add_row(s, &rows, st);
+		il_progress_count(++nread, "rows read");
+	}
 	sqlite3_finalize(st);
 	if (!ret)
 		ret = report_notes_read(db, o, &notes);

@@ -57,6 +57,7 @@
  */
 #include "store.h"
 #include "err.h"
+#include "progress.h"
 #include "store_internal.h"
 #include "store_sqlite.h"
 
@@ -138,12 +139,27 @@ char *il_sqlite_uri(const char *path, const char *query)
 #endif
 #endif
 
+/* About a millisecond of SQLite's virtual machine between calls. */
+#define STORE_PROGRESS_OPS	100000
+
+static int store_progress(void *arg)
+{
+	(void)arg;
+	il_progress_poll();
+	return 0;	/* never interrupt */
+}
+
 static int store_sqlite_open(const char *name, int flags, sqlite3 **db)
 {
 	int rc = sqlite3_open_v2(name, db, flags, NULL);
 
-	if (rc == SQLITE_OK)
+	if (rc == SQLITE_OK) {
 		store_sql_trace(*db);
+		/* Keeps a command's progress line alive through long SQL
+		 * (merge, publish's copy); a no-op when there is none. */
+		sqlite3_progress_handler(*db, STORE_PROGRESS_OPS,
+					 store_progress, NULL);
+	}
 
 #ifdef IL_ASAN
 	if (rc == SQLITE_OK)

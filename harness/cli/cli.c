@@ -11,6 +11,7 @@
  * truncation.
  */
 #include "cli.h"
+#include "progress.h"
 #include "run_context.h"
 #include "envctl.h"
 #include "err.h"
@@ -75,8 +76,13 @@ static int dispatch(int argc, char **argv)
 
 	il_suggest_init(&near, argv[0]);
 	for (c = il_cmds; c->name; c++) {
-		if (!strcmp(c->name, argv[0]))
-			return finish(c->fn(argc, argv));
+		if (!strcmp(c->name, argv[0])) {
+			int code = c->fn(argc, argv);
+
+			/* Whatever the command began, the line goes. */
+			il_progress_end();
+			return finish(code);
+		}
 		il_suggest_consider(&near, c->name);
 	}
 	il_suggest_consider(&near, "help");

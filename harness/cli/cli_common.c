@@ -11,6 +11,7 @@
 #include "run_context.h"
 #include "err.h"
 #include "outfile.h"
+#include "progress.h"
 #include "run_status.h"
 #include "store.h"
 
@@ -27,6 +28,7 @@ static char il_cmdline_buf[4096];
 /* Whatever was printed on stdout goes first, so the message comes last. */
 static void vmessage(const char *fmt, va_list ap)
 {
+	il_progress_clear();
 	fflush(stdout);
 	fputs("idlelab: ", stderr);
 	vfprintf(stderr, fmt, ap);

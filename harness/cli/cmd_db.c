@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cli_opts.h"
 #include "err.h"
+#include "progress.h"
 #include "store.h"
 
 #include <stdlib.h>
@@ -46,7 +47,9 @@ int cmd_db(int argc, char **argv)
 		ret = il_store_open(db, IL_STORE_READONLY, &store);
 		if (ret)
 			return cli_usage_error("db check: %s", il_errmsg());
+		il_progress_begin("db check");
 		ret = il_store_check(store, &report);
+		il_progress_end();
 		version = il_store_schema_version(store);
 		/* Never a negative errno as a version (issue 20: "-30"). */
 		if (version < 0)
@@ -73,7 +76,9 @@ int cmd_db(int argc, char **argv)
 			return cli_usage_error("db migrate: %s", il_errmsg());
 		}
 		before = il_store_schema_version(store);
+		il_progress_begin("db migrate");
 		ret = il_store_migrate(store);
+		il_progress_end();
 		if (ret) {
 			il_store_close(store);
 			return cli_error(IL_EXIT_FAIL, "db migrate: %s", il_errmsg());

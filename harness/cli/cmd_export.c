@@ -9,10 +9,12 @@
 #include "cli_opts.h"
 #include "analysis.h"
 #include "err.h"
+#include "progress.h"
 #include "outfile.h"
 #include "store.h"
 
 #include <string.h>
+#include <unistd.h>
 
 static const char export_usage[] =
 	"usage: idlelab export [--db FILE] [--format csv|json] [--output FILE]\n"
@@ -68,6 +70,9 @@ int cmd_export(int argc, char **argv)
 		il_store_close(store);
 		return cli_usage_error("export: --output: %s", il_errmsg());
 	}
+	/* Not over rows that are printing to the same terminal. */
+	if (output || !isatty(STDOUT_FILENO))
+		il_progress_begin("export");
 	ret = il_export(store, what, fmt, of.f ?: stdout);
 	if (!ret)
 		cli_warn_left_out("export", store);

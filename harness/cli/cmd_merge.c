@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cli_opts.h"
 #include "err.h"
+#include "progress.h"
 #include "merge.h"
 #include "store.h"
 
@@ -57,13 +58,16 @@ int cmd_merge(int argc, char **argv)
 	ret = il_store_open(argv[argi], IL_STORE_CREATE, &out);
 	if (ret)
 		return cli_usage_error("merge: output: %s", il_errmsg());
+	il_progress_begin("merge");
 	for (i = argi + 1; i < argc; i++) {
+		il_progress_count((uint64_t)(i - argi - 1), "inputs merged");
 		ret = il_merge_one(out, argv[i], &st, warn_left_out, argv[i]);
 		if (ret) {
 			il_store_close(out);
 			return cli_error(IL_EXIT_FAIL, "merge: %s (inputs before it are merged)",
 					 il_errmsg());
 		}
+		il_progress_clear();
 		if (!quiet && st.runs_damaged)
 			printf("%s: %d new runs, %d already present, %d new machines, %d damaged left out\n",
 			       argv[i], st.runs_new, st.runs_present, st.machines_new,

@@ -16,6 +16,7 @@
 #include "cli_opts.h"
 #include "analysis.h"
 #include "err.h"
+#include "progress.h"
 #include "merge.h"
 #include "outfile.h"
 #include "publish.h"
@@ -230,6 +231,7 @@ int cmd_publish(int argc, char **argv)
 	}
 	ret = il_mkdir_p(dir);
 	made = !exists && !ret;
+	il_progress_begin("publish");
 	ret = ret ?: make_db(db, &p, bench, run, where, no_redact ? NULL : &key,
 			     redactions, &nruns) ?:
 	      make_files(dir, &p, redactions);
@@ -240,6 +242,7 @@ int cmd_publish(int argc, char **argv)
 		       cli_error(IL_EXIT_FAIL, "publish: %s; nothing written", il_errmsg());
 		goto out;
 	}
+	il_progress_end();
 	printf("%s: %d runs%s\n", dir, nruns,
 	       no_redact ? ", NOT redacted" : ", redacted (redactions.json)");
 	code = IL_EXIT_OK;

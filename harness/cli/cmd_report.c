@@ -12,6 +12,7 @@
 #include "cli_opts.h"
 #include "analysis.h"
 #include "err.h"
+#include "progress.h"
 #include "outfile.h"
 #include "store.h"
 
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_COMPARE 8
 
@@ -294,6 +296,9 @@ static int write_report(struct il_store *store,
 {
 	int ret;
 
+	/* Not over a table that is printing to the same terminal. */
+	if (output || !isatty(STDOUT_FILENO))
+		il_progress_begin("report");
 	if (ro->format == IL_FMT_HTML) {
 		ret = il_report_html(store, ao, output);
 		if (ret == -ENOENT) {
