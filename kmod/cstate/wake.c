@@ -444,6 +444,47 @@ static bool il_wake_cpus_ok(const struct idlelab_cstate_req *req)
 		il_cpu_ok(req->sender_cpu));
 }
 
+/*
+ * il_cstate_refusal - why this machine cannot run @req (req->hw_flags
+ * filled in), as an IDLELAB_UNSUP_* reason, or IDLELAB_UNSUP_NONE.  Every
+ * refusal is decided here, before any worker starts.
+ */
+static u32 il_cstate_refusal(const struct idlelab_cstate_req *req)
+{
+	u32 why;
+
+	/*
+	 * A Xen PV guest cannot run HLT or MWAIT (privileged: HLT #GPs with
+	 * IRQs off and preemption disabled, which oopsed a dom0), and Xen
+	 * emulates its WBINVD: refuse before any worker starts.  POLL needs
+	 * neither and still runs.
+	 */
+	if ((req->hw_flags & IDLELAB_HW_XEN_PV) &&
+	    (req->method != IDLELAB_METHOD_POLL ||
+	     (req->flags & IDLELAB_CSTATE_F_WBINVD)))
+		return IDLELAB_UNSUP_XEN_PV;
+	if (req->method == IDLELAB_METHOD_MWAIT &&
+	    !boot_cpu_has(X86_FEATURE_MWAIT))
+		return IDLELAB_UNSUP_NO_MWAIT;
+	why = req->method == IDLELAB_METHOD_MWAIT ?
+	      il_mwait_hint_check(req->mwait_hint) : IDLELAB_UNSUP_NONE;
+	/*
+	 * A tick-resolution hrtimer would be up to a tick late by design;
+	 * reported before a hint's reason, as the module always has.
+	 */
+	if (req->wake_source == IDLELAB_WAKE_HRTIMER &&
+	    hrtimer_resolution != 1)
+		why = IDLELAB_UNSUP_LOWRES_TIMER;
+	if (why)
+		return why;
+	/* Without an always-running APIC timer a deep C-state may never end. */
+	if (req->method == IDLELAB_METHOD_MWAIT && req->mwait_hint &&
+	    req->wake_source == IDLELAB_WAKE_HRTIMER &&
+	    !boot_cpu_has(X86_FEATURE_ARAT))
+		return IDLELAB_UNSUP_NO_ARAT;
+	return IDLELAB_UNSUP_NONE;
+}
+
 /**
  * il_cstate_run - run a checked IDLELAB_IOC_CSTATE_WAKE request
  * @req:	the request; nr_done, unsupported and tsc_khz are filled in
@@ -478,38 +519,9 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	req->hw_flags = il_hw_flags();
 	req->res_avail = 0;
 	req->stale_ipis = 0;
-	/*
-	 * A Xen PV guest cannot run HLT or MWAIT (privileged: HLT #GPs with
-	 * IRQs off and preemption disabled, which oopsed a dom0), and Xen
-	 * emulates its WBINVD: refuse before any worker starts.  POLL needs
-	 * neither and still runs.
-	 */
-	if ((req->hw_flags & IDLELAB_HW_XEN_PV) &&
-	    (req->method != IDLELAB_METHOD_POLL ||
-	     (req->flags & IDLELAB_CSTATE_F_WBINVD))) {
-		req->unsupported = IDLELAB_UNSUP_XEN_PV;
-		return 0;
-	}
-	if (req->method == IDLELAB_METHOD_MWAIT &&
-	    !boot_cpu_has(X86_FEATURE_MWAIT)) {
-		req->unsupported = IDLELAB_UNSUP_NO_MWAIT;
-		return 0;
-	}
-	if (req->method == IDLELAB_METHOD_MWAIT)
-		req->unsupported = il_mwait_hint_check(req->mwait_hint);
-	/* A tick-resolution hrtimer would be up to a tick late by design. */
-	if (req->wake_source == IDLELAB_WAKE_HRTIMER &&
-	    hrtimer_resolution != 1)
-		req->unsupported = IDLELAB_UNSUP_LOWRES_TIMER;
+	req->unsupported = il_cstate_refusal(req);
 	if (req->unsupported)
 		return 0;
-	/* Without an always-running APIC timer a deep C-state may never end. */
-	if (req->method == IDLELAB_METHOD_MWAIT && req->mwait_hint &&
-	    req->wake_source == IDLELAB_WAKE_HRTIMER &&
-	    !boot_cpu_has(X86_FEATURE_ARAT)) {
-		req->unsupported = IDLELAB_UNSUP_NO_ARAT;
-		return 0;
-	}
 
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
 	if (!w)
