@@ -6,7 +6,8 @@
 # irq_mode early and late), then time every command over it, with its
 # peak RSS, through /usr/bin/time -f '%e %M':
 #   report (table, states), report --compare early against late (plain,
-#   --deciles, --equivalence 2), export of the summaries, db check, and
+#   --deciles, --equivalence 2), export of the summaries, db check,
+#   publish of every run into a bundle (then removed), and
 #   merge of the same runs from 100 per-machine databases into a new file,
 #   then again into that file (nothing to copy: idempotent).
 # Prints one table row per size and command, and, with -o FILE, the same
@@ -70,6 +71,8 @@ for n in $sizes; do
 	run "$n" "report --compare --equivalence 2" "$IDLELAB" report --db "$db" "$@" --equivalence 2
 	run "$n" "export" "$IDLELAB" export --db "$db"
 	run "$n" "db check" "$IDLELAB" db check --db "$db"
+	run "$n" "publish" "$IDLELAB" publish "$WORK/bundle-$n" --db "$db"
+	rm -rf "$WORK/bundle-$n"
 	run "$n" "fleet-gen (100 files)" "$GEN" --machines 100 --campaigns 2 --runs $((n / 200)) --per-machine "$WORK/m-$n"
 	run "$n" "merge 100 files" "$IDLELAB" merge --quiet "$WORK/merged-$n.db" "$WORK/m-$n"/*.db
 	run "$n" "merge again" "$IDLELAB" merge --quiet "$WORK/merged-$n.db" "$WORK/m-$n"/*.db
