@@ -86,6 +86,13 @@ bench() {
 IB_LIMIT=120
 ib() { step "$1" "$IB_LIMIT" bench "$@"; }
 
+# advise: the idle-state advice on the guest's own sweep, as JSON.
+advise() {
+	/bin/idlelab advise --budget 'p99<=1ms' --wake ipi --db "$DB" \
+		--format json > "$OUT/advise.json" 2>> "$OUT/idlelab.stderr"
+	jl "{\"op\":\"advise\",\"rc\":$?}"
+}
+
 campaign() {
 	/bin/idlelab run "/etc/idlelab/$1.yaml" --db "$DB" > /dev/null \
 		2>> "$OUT/idlelab.stderr"
@@ -358,6 +365,12 @@ else
 	done
 	ib ipi_targets ipi_storm --cpus all --param mode=physical $T \
 		--param targets=1,2,3 --param rounds=20
+	# A machine without cpuidle (issue 24): the sweep still measures
+	# every idle time and says why it names no state; advise answers
+	# no_cpuidle.  Neither flips a static key or enables a tracepoint.
+	ib idle_sweep idle_sweep --cpus pairs:0-1 --param wake=ipi \
+		--param samples=20 --param idle_us=10,100,1000
+	step advise 60 advise
 	step guest_campaign 300 campaign guest-campaign
 	# The other three seeds (seed 001 runs in the x2APIC guests).
 	for s in seed000-c3-wbinvd seed002-wake-per-state seed003-c1-irq-early; do

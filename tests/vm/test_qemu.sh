@@ -353,6 +353,15 @@ else
 		[ "$(gq "SELECT s.count + s.dropped FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE json_extract(r.params, '\$.mode')='blast' AND r.campaign IS NULL AND s.metric='wbinvd_time'")" = 5 -a \
 		  "$(gq "SELECT sum(s.count) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE json_extract(r.params, '\$.mode')='blast' AND r.campaign IS NULL AND s.metric='victim_window'")" -ge 2 -a \
 		  "$(gq "SELECT sum(s.count) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE json_extract(r.params, '\$.mode')='blast' AND r.campaign IS NULL AND s.metric='victim_gap'")" -gt 0 ]
+	# Issue 24: the guest is the machine without cpuidle.
+	check "idle_sweep without cpuidle: each idle time measured, no state named, the reason kept" \
+		[ "$(gq "SELECT count(*) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='idle_sweep' AND r.status='ok' AND s.metric='wake_latency' AND s.count > 0")" -eq 3 -a \
+		  "$(gq "SELECT count(*) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='idle_sweep' AND s.metric LIKE 'wake\\_latency\\_%' ESCAPE '\\'")" -eq 0 -a \
+		  "$(gq "SELECT count(*) FROM run_attrs a JOIN runs r ON r.uuid=a.run_uuid WHERE r.bench='idle_sweep' AND a.key='entered_state' AND a.value LIKE 'unavailable:%no cpuidle states%'")" -ge 1 ]
+	l=$(line advise)
+	check "advise in the guest exited 0" [ "$(jv "$l" rc)" = 0 ]
+	check "advise on the guest's sweep: no_cpuidle, cpuidle driver none" \
+		[ "$(jq -r '.[0] | "\(.answer) \(.driver)"' "$D/advise.json" 2>/dev/null)" = "no_cpuidle none" ]
 	check "idlelab wbinvd sweep: 3 samples for each footprint (KiB 0, 64, 1024)" \
 		[ "$(gq "SELECT group_concat(grp || ':' || count) FROM (SELECT s.grp, s.count + s.dropped AS count FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='wbinvd' AND r.status='ok' AND r.campaign IS NULL AND json_extract(r.params, '\$.mode')='sweep' AND json_extract(r.params, '\$.noinvd')=0 ORDER BY s.grp)")" = "0:3,64:3,1024:3" ]
 fi
