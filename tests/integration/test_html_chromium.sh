@@ -34,6 +34,10 @@ check "tables are HTML tables, no Markdown in <pre>" \
 	sh -c "! grep -q '<pre>' '$P' && ! grep -q '^| ' '$P' && grep -q '<th>Nr samples</th>' '$P'"
 check "plots inline as SVG: histogram, CDF, IPI, heatmap" sh -c \
 	"grep -q '<figure id=\"group000-hist\">' '$P' && grep -q '<figure id=\"group000-cdf\">' '$P' && grep -q '<figure id=\"ipi00\">' '$P' && grep -q '<figure id=\"pairs00\">' '$P'"
+# gnuplot titles every SVG "Gnuplot", which a browser shows as the hover
+# text of each inline plot.
+check "no inline plot is titled Gnuplot" sh -c \
+	"grep -q '<svg' '$P' && ! grep -qi '<title>Gnuplot</title>' '$P'"
 check "no image or link the page would fetch" sh -c "! grep -Eq '<img |<link |src=\"[^d#]' '$P'"
 check "each plot's ids are its own" sh -c \
 	"[ \$(grep -o \"id='[^']*'\" '$P' | sort | uniq -d | wc -l) -eq 0 ] && grep -q \"id='group000-hist-gpPt0'\" '$P'"

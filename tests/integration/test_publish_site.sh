@@ -49,6 +49,8 @@ check "an A/B table of the machines, with a verdict column" \
 check "ties read as ties: no evidence of a change" grep -q 'no evidence of a change' "$P"
 check "the results table, and plots inline" \
 	sh -c "grep -q '<h2>Results</h2>' '$P' && grep -q '<figure id=\"group000-cdf\">' '$P'"
+check "no inline plot is titled Gnuplot (a browser's hover text)" sh -c \
+	"grep -q '<svg' '$P' && ! grep -qi '<title>Gnuplot</title>' '$P'"
 check "redacted: no hostname of the source" sh -c "! grep -Eq 'alpha|beta' '$P'"
 
 probe "$P" "$T_TMP/probe"
