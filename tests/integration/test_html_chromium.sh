@@ -71,6 +71,13 @@ diag "$(head -c 300 "$T_TMP/err.probe")"
 check "a script error is caught" sh -c \
 	"grep -q 'errors=1 .*undefined_function_of_the_test' '$T_TMP/err.probe'"
 
+# The report's tables at a laptop's width: the page itself never scrolls
+# sideways, and a wide table keeps its first column in view.
+layout "$P" "$T_TMP/layout"
+diag "$(cat "$T_TMP/layout")"
+check "1366 px: no sideways page scroll, first columns held" sh -c \
+	"grep -Eq '^idlelab-layout: width=1366 page=([0-9]{1,3}|1[0-2][0-9]{2}|13[0-5][0-9]|136[0-6]) tables=[1-9][0-9]* .* unstuck=0 ' '$T_TMP/layout'"
+
 rm -f "$SHOT" "${SHOT%.png}-top.png"
 chrome --window-size=1366,900 --hide-scrollbars --screenshot="${SHOT%.png}-top.png" \
 	"file://$P" >"$T_TMP/shot.out" 2>&1
