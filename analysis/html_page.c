@@ -19,17 +19,30 @@
 static const char page_style[] =
 	"body{font-family:sans-serif;margin:1.5em;max-width:1400px;line-height:1.35}\n"
 	"h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.6em}\n"
-	/* A wide table scrolls inside itself, not the page. */
-	"table{border-collapse:collapse;margin:.6em 0;display:block;overflow-x:auto;max-width:100%}\n"
-	"td,th{border:1px solid #bbb;padding:2px 6px;text-align:left;white-space:nowrap}\n"
-	"td.n{text-align:right}\n"
-	"th{background:#eee;cursor:pointer}th:hover{background:#ddd}\n"
+	/* A table wider than the page scrolls inside itself, its first
+	 * column (what the row is) held in view; the borders are drawn per
+	 * cell, as collapsed ones would scroll away from a sticky cell. */
+	"table{border-collapse:separate;border-spacing:0;margin:.6em 0;display:block;"
+	"overflow-x:auto;width:fit-content;max-width:100%;border-top:1px solid #bbb;border-left:1px solid #bbb}\n"
+	"td,th{border-right:1px solid #bbb;border-bottom:1px solid #bbb;padding:2px 6px;"
+	"text-align:left;vertical-align:top}\n"
+	/* Text wraps at spaces, so one long value (a command line, a list)
+	 * makes its row taller, not the table wider than a laptop's screen. */
+	"td{white-space:normal;overflow-wrap:break-word;max-width:44em}\n"
+	"td.n{text-align:right;white-space:nowrap}\n"
+	"th{background:#eee;cursor:pointer;white-space:normal;min-width:3em}th:hover{background:#ddd}\n"
+	"tr>:first-child{position:sticky;left:0;background:#fff;white-space:nowrap}\n"
+	"tr>th:first-child{background:#eee}\n"
 	".note{color:#555;max-width:70em}\n"
 	"figure{margin:1em 0}svg{max-width:100%;height:auto}\n"
 	"nav a{margin-right:1em}\n";
 
 /*
- * Numbers align right.  Click a header to sort its table by that column,
+ * A column of numbers aligns right, so their digits line up; a column
+ * that mixes text and numbers (the Value of a key/value table) stays
+ * left, or a short number would sit at the far edge of a wide column,
+ * off a laptop's screen.  "-" is a number's absence and does not count.
+ * Click a header to sort its table by that column,
  * numbers as numbers (a leading number: "12.5", ">300"; text after
  * them), again to reverse.
  */
@@ -37,9 +50,16 @@ static const char sort_script[] =
 	"document.querySelectorAll('table').forEach(function (t) {\n"
 	"  var b = t.tBodies[0];\n"
 	"  if (!b || !t.tHead) return;\n"
+	"  var num = [];\n"
 	"  Array.prototype.forEach.call(b.rows, function (r) {\n"
-	"    Array.prototype.forEach.call(r.cells, function (c) {\n"
-	"      if (/^[<>]?[-+]?[0-9.]+$/.test(c.textContent)) c.className = 'n'; });\n"
+	"    Array.prototype.forEach.call(r.cells, function (c, i) {\n"
+	"      var s = c.textContent;\n"
+	"      if (s === '-' || s === '') return;\n"
+	"      num[i] = num[i] !== false && /^[<>]?[-+]?[0-9.]+$/.test(s); });\n"
+	"  });\n"
+	"  Array.prototype.forEach.call(b.rows, function (r) {\n"
+	"    Array.prototype.forEach.call(r.cells, function (c, i) {\n"
+	"      if (num[i]) c.className = 'n'; });\n"
 	"  });\n"
 	"  Array.prototype.forEach.call(t.tHead.rows[0].cells, function (th, i) {\n"
 	"    th.title = 'sort by ' + th.textContent;\n"

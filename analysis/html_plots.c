@@ -50,6 +50,13 @@ static const char *const id_marks[] = {
 	"id='", "id=\"", "href='#", "href=\"#", "url(#", NULL,
 };
 
+/*
+ * The title gnuplot gives every SVG document.  Inline, a browser shows it
+ * as the hover text of the whole plot, "Gnuplot" over every figure; the
+ * plot's own title is drawn in it, so the element is dropped.
+ */
+static const char gnuplot_title[] = "<title>Gnuplot</title>";
+
 /* Copy @svg from its <svg> on, each id and reference prefixed by @pre. */
 static void svg_inline(FILE *f, const char *svg, const char *pre)
 {
@@ -59,6 +66,12 @@ static void svg_inline(FILE *f, const char *svg, const char *pre)
 	if (!p)
 		return;
 	while (*p) {
+		if (!strncmp(p, gnuplot_title, sizeof(gnuplot_title) - 1)) {
+			p += sizeof(gnuplot_title) - 1;
+			if (*p == '\n')
+				p++;
+			continue;
+		}
 		for (i = 0; id_marks[i]; i++)
 			if (!strncmp(p, id_marks[i], strlen(id_marks[i])))
 				break;

@@ -129,12 +129,25 @@ static void hmac(const struct il_redact_key *key, const char *domain,
 	hmac_sha256_digest(&ctx, SHA256_DIGEST_SIZE, d);
 }
 
-void il_redact_host(const struct il_redact_key *key, const char *host,
+/* A UUID in lower case: one machine, however it was spelled, is one
+ * pseudonym. */
+static void uuid_lower(const char *uuid, char lower[37])
+{
+	size_t i;
+
+	for (i = 0; i < 36 && uuid[i]; i++)
+		lower[i] = (char)tolower((unsigned char)uuid[i]);
+	lower[i] = '\0';
+}
+
+void il_redact_host(const struct il_redact_key *key, const char *uuid,
 		    char out[IL_REDACT_HOST_LEN])
 {
 	uint8_t d[SHA256_DIGEST_SIZE];
+	char lower[37];
 
-	hmac(key, "idlelab hostname", host, d);
+	uuid_lower(uuid, lower);
+	hmac(key, "idlelab hostname", lower, d);
 	snprintf(out, IL_REDACT_HOST_LEN, "host-%02x%02x%02x%02x%02x%02x",
 		 d[0], d[1], d[2], d[3], d[4], d[5]);
 }
@@ -144,12 +157,8 @@ void il_redact_uuid(const struct il_redact_key *key, const char *uuid,
 {
 	uint8_t d[SHA256_DIGEST_SIZE];
 	char lower[37];
-	size_t i;
 
-	/* One machine, however its UUID was spelled, is one pseudonym. */
-	for (i = 0; i < 36 && uuid[i]; i++)
-		lower[i] = (char)tolower((unsigned char)uuid[i]);
-	lower[i] = '\0';
+	uuid_lower(uuid, lower);
 	hmac(key, "idlelab machine uuid", lower, d);
 	d[6] = (d[6] & 0x0f) | 0x80;	/* version 8: custom */
 	d[8] = (d[8] & 0x3f) | 0x80;	/* variant 10 */

@@ -45,8 +45,13 @@ struct il_redact_key {
 int il_redact_key_load(const char *path, struct il_redact_key *key,
 		       char **used);
 
-/** il_redact_host() - @host's pseudonym, "host-" and 12 hex digits. */
-void il_redact_host(const struct il_redact_key *key, const char *host,
+/**
+ * il_redact_host() - the pseudonym of the hostname of machine @uuid,
+ * "host-" and 12 hex digits.  It is derived from the machine's UUID, not
+ * its hostname: machines that share a name (every guest of the rigs is
+ * "(none)") must stay apart, and one machine keeps one name per key.
+ */
+void il_redact_host(const struct il_redact_key *key, const char *uuid,
 		    char out[IL_REDACT_HOST_LEN]);
 
 /** il_redact_uuid() - @uuid's pseudonym, a version-8 UUID (RFC 9562). */

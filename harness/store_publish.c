@@ -221,7 +221,6 @@ static int redact_machine(sqlite3 *db, sqlite3_stmt *sel,
 			  const struct il_redact_key *key, json_t *list)
 {
 	const char *uuid = (const char *)sqlite3_column_text(sel, 0);
-	const char *host = (const char *)sqlite3_column_text(sel, 1);
 	const char *fp = (const char *)sqlite3_column_text(sel, 2);
 	const char *xml = (const char *)sqlite3_column_text(sel, 3);
 	char nuuid[37], nhost[IL_REDACT_HOST_LEN], *nfp = NULL, *nxml = NULL;
@@ -230,7 +229,7 @@ static int redact_machine(sqlite3 *db, sqlite3_stmt *sel,
 	int ret = 0;
 
 	il_redact_uuid(key, uuid, nuuid);
-	il_redact_host(key, host, nhost);
+	il_redact_host(key, uuid, nhost);
 	if (fp)
 		ret = il_redact_fingerprint(fp, nhost, removed, &nfp);
 	if (!ret && xml)

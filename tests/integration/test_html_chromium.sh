@@ -34,6 +34,10 @@ check "tables are HTML tables, no Markdown in <pre>" \
 	sh -c "! grep -q '<pre>' '$P' && ! grep -q '^| ' '$P' && grep -q '<th>Nr samples</th>' '$P'"
 check "plots inline as SVG: histogram, CDF, IPI, heatmap" sh -c \
 	"grep -q '<figure id=\"group000-hist\">' '$P' && grep -q '<figure id=\"group000-cdf\">' '$P' && grep -q '<figure id=\"ipi00\">' '$P' && grep -q '<figure id=\"pairs00\">' '$P'"
+# gnuplot titles every SVG "Gnuplot", which a browser shows as the hover
+# text of each inline plot.
+check "no inline plot is titled Gnuplot" sh -c \
+	"grep -q '<svg' '$P' && ! grep -qi '<title>Gnuplot</title>' '$P'"
 check "no image or link the page would fetch" sh -c "! grep -Eq '<img |<link |src=\"[^d#]' '$P'"
 check "each plot's ids are its own" sh -c \
 	"[ \$(grep -o \"id='[^']*'\" '$P' | sort | uniq -d | wc -l) -eq 0 ] && grep -q \"id='group000-hist-gpPt0'\" '$P'"
@@ -66,6 +70,13 @@ probe "$E" "$T_TMP/err.probe"
 diag "$(head -c 300 "$T_TMP/err.probe")"
 check "a script error is caught" sh -c \
 	"grep -q 'errors=1 .*undefined_function_of_the_test' '$T_TMP/err.probe'"
+
+# The report's tables at a laptop's width: the page itself never scrolls
+# sideways, and a wide table keeps its first column in view.
+layout "$P" "$T_TMP/layout"
+diag "$(cat "$T_TMP/layout")"
+check "1366 px: no sideways page scroll, first columns held" sh -c \
+	"grep -Eq '^idlelab-layout: width=1366 page=([0-9]{1,3}|1[0-2][0-9]{2}|13[0-5][0-9]|136[0-6]) tables=[1-9][0-9]* .* unstuck=0 ' '$T_TMP/layout'"
 
 rm -f "$SHOT" "${SHOT%.png}-top.png"
 chrome --window-size=1366,900 --hide-scrollbars --screenshot="${SHOT%.png}-top.png" \

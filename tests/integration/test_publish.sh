@@ -14,7 +14,7 @@
 #     (tests/fixtures/publish/), and a campaign file's directory, is
 #     absent from every file of the bundle, the SQLite file included;
 #     --no-redact keeps them; one key gives one set of pseudonyms,
-#     another key another;
+#     another key another; machines sharing a hostname get distinct ones;
 #   - reference machines (published figures) stay as published;
 #   - refusals (exit 2, nothing written): a non-empty DIR, the input's own
 #     directory, a file, a selection of no run; the input never changes.
@@ -246,6 +246,16 @@ check "merged with a fresh import reference: no reference machine twice" \
 	[ "$(q "$T_TMP/refback.db" "SELECT count(*) FROM machines")" = "$(q "$T_TMP/withref.db" "SELECT count(*) FROM machines")" ]
 check "redactions.json counts the reference machines kept" \
 	jq -e '.reference_machines_kept > 0 and (.machines | length == 1)' "$T_TMP/refb/redactions.json"
+
+# Two machines with one hostname (the guests of the rigs all say "(none)")
+# are two pseudonyms: the name is derived from the machine, not the host.
+cp "$SRC" "$T_TMP/samename.db"
+q "$T_TMP/samename.db" "UPDATE machines SET hostname = '(none)'"
+"$I" publish "$T_TMP/samename" --db "$T_TMP/samename.db" >/dev/null 2>&1
+check "machines sharing a hostname get distinct pseudonyms" \
+	[ "$(q "$T_TMP/samename/idlelab.db" "SELECT count(DISTINCT hostname) || ' ' || sum(hostname LIKE 'host-%') FROM machines")" = "2 2" ]
+check "... each machine's pseudonym is the one it has under its real name" \
+	sh -c "[ \"\$(sqlite3 -batch -noheader '$T_TMP/samename/idlelab.db' 'SELECT uuid, hostname FROM machines ORDER BY uuid')\" = \"\$(sqlite3 -batch -noheader '$B/idlelab.db' 'SELECT uuid, hostname FROM machines ORDER BY uuid')\" ]"
 
 # Refusals: exit 2 with a message, nothing written.
 expect_exit "a non-empty DIR is refused" 2 "$I" publish "$B" --db "$SRC"

@@ -9,8 +9,11 @@
 #     verdicts and note read ties as "no evidence of a change";
 #   - it shows the bundle as redacted: no hostname of the source;
 #   - in headless chromium (tests/helpers/html-check.sh): no console
-#     error, no request, every table and plot present; a screenshot at a
-#     laptop's width is left at $BUILD/publish-site.png to look at;
+#     error, no request, every table and plot present; at 1366 pixels no
+#     sideways scroll, a long fingerprint's key/value table on screen and
+#     aligned left, first columns sticky (tests/helpers/html-layout.js);
+#     a screenshot at a laptop's width is left at $BUILD/publish-site.png
+#     to look at;
 #   - without gnuplot the site is still written and says why it has no
 #     plots.
 . tests/lib.sh
@@ -25,6 +28,11 @@ P=$B/index.html
 SHOT=$PWD/$BUILD/publish-site.png
 export IDLELAB_STATE_DIR=$T_TMP/state
 "$BUILD/tests/mkfixture" "$FX" || { not_ok "mkfixture"; t_done; exit 1; }
+# A fingerprint as long as a real one's: a number among text values, and a
+# value (a CPU's flags) wider than a laptop's screen on one line.
+flags='fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse sse2 ht syscall nx mmxext fxsr_opt pdpe1gb rdtscp lm constant_tsc rep_good nopl'
+sqlite3 "$FX" "UPDATE machines SET fingerprint = json_patch(fingerprint,
+	json_object('cpu', json_object('family', 26, 'flags', '$flags', 'stepping', 1))) WHERE fingerprint LIKE '%Fixture A%'"
 "$IDLELAB" publish "$B" --db "$FX" >"$T_TMP/out" 2>"$T_TMP/err"
 check "publish exits 0" [ $? -eq 0 ]
 check "the bundle has index.html" test -s "$P"
@@ -49,11 +57,20 @@ check "an A/B table of the machines, with a verdict column" \
 check "ties read as ties: no evidence of a change" grep -q 'no evidence of a change' "$P"
 check "the results table, and plots inline" \
 	sh -c "grep -q '<h2>Results</h2>' '$P' && grep -q '<figure id=\"group000-cdf\">' '$P'"
+check "no inline plot is titled Gnuplot (a browser's hover text)" sh -c \
+	"grep -q '<svg' '$P' && ! grep -qi '<title>Gnuplot</title>' '$P'"
 check "redacted: no hostname of the source" sh -c "! grep -Eq 'alpha|beta' '$P'"
 
 probe "$P" "$T_TMP/probe"
 diag "$(cat "$T_TMP/probe")"
 check "chromium: no error, no request, every table and plot there" probe_ok "$T_TMP/probe" "$P"
+
+# At a laptop's width: the page does not scroll sideways, a key/value
+# table's numbers (cpu.family 26) sit left beside its text, on screen;
+# a wide table scrolls inside itself with its first column in view.
+layout "$P" "$T_TMP/layout"
+diag "$(cat "$T_TMP/layout")"
+check "1366 px: key/value cells on screen and left, first columns held" layout_ok "$T_TMP/layout"
 
 rm -f "$SHOT"
 chrome --window-size=1366,900 --hide-scrollbars --screenshot="$SHOT" \

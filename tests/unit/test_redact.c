@@ -51,12 +51,17 @@ TEST(pseudonyms)
 	CHECK(strcmp(a, u));
 	CHECK(il_uuid_valid(a));
 	CHECK(a[14] == '8' && strchr("89ab", a[19]));
-	il_redact_host(&k1, "lab-node-7", h1);
-	il_redact_host(&k2, "lab-node-7", h2);
+	il_redact_host(&k1, u, h1);
+	il_redact_host(&k2, u, h2);
 	CHECK(!strncmp(h1, "host-", 5) && strlen(h1) == 17);
 	CHECK(strcmp(h1, h2));
-	il_redact_host(&k1, "lab-node-7", h2);
+	il_redact_host(&k1, "485DA137-9BA9-8C61-9C60-D9FF2C08396E", h2);
 	CHECK(!strcmp(h1, h2));
+	/* Another machine, whatever its hostname, is another pseudonym. */
+	il_redact_host(&k1, "485da137-9ba9-8c61-9c60-d9ff2c08396f", h2);
+	CHECK(strcmp(h1, h2));
+	/* The host's pseudonym never equals the first digits of its UUID's. */
+	CHECK(strncmp(h1 + 5, a, 8));
 }
 
 TEST(cmdline)
