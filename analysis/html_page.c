@@ -35,7 +35,8 @@ static const char page_style[] =
 	"tr>th:first-child{background:#eee}\n"
 	".note{color:#555;max-width:70em}\n"
 	"figure{margin:1em 0}svg{max-width:100%;height:auto}\n"
-	"nav a{margin-right:1em}\n";
+	"nav a{margin-right:1em}\n"
+	"form.pick{margin:.5em 0}form.pick label{margin-right:1em;white-space:nowrap}\n";
 
 /*
  * A column of numbers aligns right, so their digits line up; a column
@@ -45,6 +46,11 @@ static const char page_style[] =
  * Click a header to sort its table by that column,
  * numbers as numbers (a leading number: "12.5", ">300"; text after
  * them), again to reverse.
+ *
+ * A `form.pick` (the site's machine picker) shows or hides the columns
+ * its boxes name (data-cols) in the table inside #data-table, and hides a
+ * row with nothing but "-" in the shown columns from data-first on: any
+ * set of machines side by side, with no request and no page per set.
  */
 static const char sort_script[] =
 	"document.querySelectorAll('table').forEach(function (t) {\n"
@@ -75,6 +81,25 @@ static const char sort_script[] =
 	"      rows.forEach(function (r) { b.appendChild(r); });\n"
 	"    });\n"
 	"  });\n"
+	"});\n"
+	"document.querySelectorAll('form.pick').forEach(function (f) {\n"
+	"  var t = document.querySelector('#' + f.getAttribute('data-table') + ' table');\n"
+	"  var first = +f.getAttribute('data-first');\n"
+	"  if (!t) return;\n"
+	"  function apply() {\n"
+	"    var hide = {};\n"
+	"    f.querySelectorAll('input').forEach(function (box) {\n"
+	"      box.getAttribute('data-cols').split(',').forEach(function (c) {\n"
+	"        hide[c] = !box.checked; }); });\n"
+	"    Array.prototype.forEach.call(t.rows, function (r) {\n"
+	"      var any = false;\n"
+	"      Array.prototype.forEach.call(r.cells, function (c, i) {\n"
+	"        c.style.display = hide[i] ? 'none' : '';\n"
+	"        if (i >= first && !hide[i] && c.textContent !== '-') any = true; });\n"
+	"      if (r.parentNode !== t.tHead) r.style.display = any ? '' : 'none';\n"
+	"    });\n"
+	"  }\n"
+	"  f.addEventListener('change', apply);\n"
 	"});\n";
 
 void il_html_begin(FILE *f, const char *title)

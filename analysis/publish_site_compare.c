@@ -65,6 +65,27 @@ static int same_key(const struct il_table *t, int r, char key[5][256])
 	return 1;
 }
 
+/*
+ * The picker above the side-by-side table: a box per machine showing or
+ * hiding its two columns (the page's script, html_page.c), so a reader
+ * compares any set of machines on the one page.
+ */
+static void pick_machines(const struct site_machine *m, int n, FILE *f)
+{
+	int c;
+
+	if (n < 3)
+		return;		/* two machines are the only set */
+	fputs("<form class=\"pick\" data-table=\"sbs\" data-first=\"5\"><b>Machines shown:</b>", f);
+	for (c = 0; c < n; c++) {
+		fprintf(f, " <label><input type=\"checkbox\" checked data-cols=\"%d,%d\"> ",
+			5 + 2 * c, 6 + 2 * c);
+		il_html_text(f, m[c].label);
+		fputs("</label>", f);
+	}
+	fputs("</form>\n", f);
+}
+
 int site_side_by_side(struct il_store *s, const struct site_machine *m, int n,
 		      FILE *f)
 {
@@ -131,7 +152,10 @@ int site_side_by_side(struct il_store *s, const struct site_machine *m, int n,
 		}
 	}
 	il_table_note(t, "Each machine's median and p99 of the samples pooled over its runs, as in the results table below; \"-\" where the machine has no such row or too few samples for a p99.  Differences here are not tests: the A/B tables below test them.");
+	pick_machines(m, n, f);
+	fputs("<div id=\"sbs\">\n", f);
 	il_table_print(t, IL_FMT_HTML, f);
+	fputs("</div>\n", f);
 	ret = 0;
 	goto out;
 nomem:

@@ -12,6 +12,9 @@
 #   and as many tables and inline plots as PAGE holds.
 # layout PAGE OUT: PAGE opened at 1366x900 with html-layout.js inlined
 #   first; its line into OUT.
+# pick PAGE OUT: PAGE (a published site) with html-pick.js inlined
+#   first, which clears every box of the machine picker but the first;
+#   its line into OUT.
 # layout_ok OUT: at 1366 pixels the page does not scroll sideways, every
 #   cell of its key/value tables is on screen and aligned left, and every
 #   table keeps its first column in view while it scrolls.
@@ -47,13 +50,26 @@ probe() {
 	grep 'CONSOLE' "$T_TMP/chrome.err" >>"$2"
 }
 
+# js_line JS ID PAGE OUT [CHROME-ARGS...]: PAGE with JS inlined first;
+# the line JS writes into <pre id="ID"> once the page loaded, into OUT.
+js_line() {
+	js=$1 id=$2 page=$3 jout=$4
+	shift 4
+	jcopy=$(dirname "$page")/$id-$(basename "$page")
+	inline "$js" "$page" "$jcopy"
+	chrome "$@" --virtual-time-budget=5000 --dump-dom "file://$jcopy" \
+		>"$T_TMP/dom" 2>"$T_TMP/chrome.err"
+	rm -f "$jcopy"
+	grep -o "<pre id=\"$id\">[^<]*" "$T_TMP/dom" | sed 's/^<pre[^>]*>//' >"$jout"
+}
+
 layout() {
-	lcopy=$(dirname "$1")/layout-$(basename "$1")
-	inline tests/helpers/html-layout.js "$1" "$lcopy"
-	chrome --window-size=1366,900 --virtual-time-budget=5000 --dump-dom \
-		"file://$lcopy" >"$T_TMP/dom" 2>"$T_TMP/chrome.err"
-	rm -f "$lcopy"
-	grep -o '<pre id="idlelab-layout">[^<]*' "$T_TMP/dom" | sed 's/^<pre[^>]*>//' >"$2"
+	js_line tests/helpers/html-layout.js idlelab-layout "$1" "$2" \
+		--window-size=1366,900
+}
+
+pick() {
+	js_line tests/helpers/html-pick.js idlelab-pick "$1" "$2"
 }
 
 probe_ok() {

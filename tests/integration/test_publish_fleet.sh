@@ -142,6 +142,15 @@ check "chromium: no error, no request, every table and plot there" probe_ok "$T_
 layout "$P" "$T_TMP/layout"
 diag "$(cat "$T_TMP/layout")"
 check "1366 px: key/value cells on screen and left, first columns held" layout_ok "$T_TMP/layout"
+# Any set of machines side by side: the picker, one machine left.
+pick "$P" "$T_TMP/pick"
+diag "$(cat "$T_TMP/pick")"
+check "the picker has a box per machine, and shows all 3 at first" \
+	grep -q '^idlelab-pick: boxes=3 cols_before=11 ' "$T_TMP/pick"
+check "one machine picked: its two columns and the 5 key columns remain" \
+	grep -q ' cols_after=7 ' "$T_TMP/pick"
+check "no row left showing only \"-\" for the picked machine" \
+	grep -q ' dash_rows_after=0$' "$T_TMP/pick"
 SHOT=$PWD/$BUILD/publish-fleet.png
 rm -f "$SHOT"
 chrome --window-size=1366,900 --hide-scrollbars --screenshot="$SHOT" "file://$P" >"$T_TMP/shot.out" 2>&1
