@@ -29,10 +29,13 @@
  * about 0.5 MB a run: 1.15 GB at 1 000 runs against 1 000.
  *
  * A run's median and p99 are the exact order statistics of its raw
- * samples where it kept them all in the one series the row takes
- * (issue 22, item 3); a histogram's midpoint, clamped, otherwise.
+ * samples where every series the row takes kept them all (issue 22, item
+ * 3): one series' stored values, or, for a run's CPUs merged, those of
+ * the merged samples, read back (ab_raw.c) only for the runs of the rows
+ * shown; a histogram's midpoint, clamped, otherwise.
  */
 #include "ab.h"
+#include "ab_raw.h"
 #include "ab_table.h"
 #include "analysis.h"
 #include "err.h"
@@ -56,6 +59,7 @@ struct item {
 	int64_t p50, p99;		/* reference rows: as published */
 	double val[IL_AB_NALL];		/* run_value() of each statistic */
 	struct il_ab_exact exact;	/* measured rows kept raw */
+	struct ab_raw_ids raw;		/* their summaries, while all_raw */
 };
 
 struct items {
@@ -117,8 +121,10 @@ static void items_free(struct items *s)
 {
 	int i;
 
-	for (i = 0; i < s->n; i++)
+	for (i = 0; i < s->n; i++) {
 		free(s->v[i].run);
+		ab_raw_ids_free(&s->v[i].raw);
+	}
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
@@ -237,9 +243,12 @@ static int item_add(struct collect *c, struct open_item *o, bool all,
 		else if ((ret = il_hist_merge(o->hist, r->hist)))
 			return ret;
 	}
-	/* One series exact; a second one (another CPU in "all") is not. */
+	/* One series exact; several (another CPU in "all") are exact only
+	 * from their samples merged, read if a row uses the run. */
 	il_ab_exact_add(&it->exact, r->exact, r->p50, r->p99);
 	il_summary_merge(&it->sum, &r->sum);
+	if (it->exact.all_raw && !it->ref)
+		return ab_raw_ids_add(&it->raw, r->raw_id);
 	return 0;
 }
 
@@ -494,9 +503,34 @@ static int key_rows(const struct key *k, const char *cpu, int ns,
 	return ret;
 }
 
+/*
+ * The exact median and p99 of the runs in @list whose value merges
+ * several series, each kept raw, from the merged samples: the stored
+ * values are one series' each.  Only for the lists a row uses, so only
+ * those runs' samples are read.
+ */
+static int raw_values(struct il_store *db, struct items *list)
+{
+	int i, ret;
+
+	for (i = 0; i < list->n; i++) {
+		struct item *it = &list->v[i];
+
+		if (it->ref || !it->exact.all_raw || it->exact.nseries < 2)
+			continue;
+		ret = ab_raw_exact(db, &it->raw, &it->exact);
+		if (ret)
+			return ret;
+		it->val[IL_AB_MEDIAN] = (double)it->exact.p50;
+		it->val[IL_AB_P99] = (double)it->exact.p99;
+	}
+	return 0;
+}
+
 /* The rows of key @k: per CPU when every side has the same CPU set. */
-static int add_key(const struct key *k, int ns, const struct il_analysis_opts *o,
-		   struct ab_rows *rows, bool *pooled)
+static int add_key(struct il_store *db, struct key *k, int ns,
+		   const struct il_analysis_opts *o, struct ab_rows *rows,
+		   bool *pooled)
 {
 	const char *set0[MAX_CPUS], *set[MAX_CPUS];
 	int n0 = -2, s, i, n, ret = 0;
@@ -515,6 +549,11 @@ static int add_key(const struct key *k, int ns, const struct il_analysis_opts *o
 		else
 			for (i = 0; i < n && same; i++)
 				same = !strcmp(set0[i], set[i]);
+	}
+	for (s = 0; s < ns; s++) {
+		ret = raw_values(db, !same || n0 < 1 ? &k->all[s] : &k->side[s]);
+		if (ret)
+			return ret;
 	}
 	if (!same || n0 < 1) {
 		*pooled |= !same;
@@ -603,7 +642,7 @@ int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 	if (keys.n)
 		qsort(keys.v, keys.n, sizeof(*keys.v), key_cmp);
 	for (i = 0; !ret && i < keys.n; i++)
-		ret = add_key(&keys.v[i], ns, o, &rows, &pooled);
+		ret = add_key(s, &keys.v[i], ns, o, &rows, &pooled);
 	if (!ret)
 		ret = holm_all(&rows, ns, &ntests);
 	if (!ret)
