@@ -90,13 +90,18 @@ struct il_ab_exact {
 void il_ab_exact_add(struct il_ab_exact *e, bool exact, int64_t p50,
 		     int64_t p99);
 
+/* The Harrell-Davis deciles of a run, HD p10 .. HD p90. */
+#define IL_AB_NDECILES	(IL_AB_HD90 - IL_AB_HD10 + 1)
+
 /**
  * il_ab_exact_set() - the run of @e merges series that all kept every
  * sample raw; @v holds those samples (@n of them, sorted here in place):
- * its exact p50 and p99 into @e, the same ranks store_run.c uses.
- * Nothing changes when @n is 0.
+ * its exact p50 and p99 into @e, the same ranks store_run.c uses, and,
+ * when @hd is not NULL, its Harrell-Davis deciles into @hd
+ * (IL_AB_NDECILES values).  Nothing changes when @n is 0.
  */
-void il_ab_exact_set(struct il_ab_exact *e, uint64_t *v, size_t n);
+void il_ab_exact_set(struct il_ab_exact *e, uint64_t *v, size_t n,
+		     double *hd);
 
 /**
  * il_ab_run_value() - statistic @s of one run: its exact p50 or p99 where
@@ -111,6 +116,13 @@ double il_ab_run_value(enum il_ab_stat s, const struct il_hist *h,
  * values in @h (ab_hd.c); NaN for an empty histogram.
  */
 double il_ab_hd_quantile(const struct il_hist *h, double p);
+
+/**
+ * il_ab_hd_sorted() - the Harrell-Davis @p-quantile (0 < p < 1) of the @n
+ * values @v, sorted ascending: the samples themselves, not a histogram's
+ * bucket midpoints (ab_hd.c); NaN when @n is 0.
+ */
+double il_ab_hd_sorted(const uint64_t *v, size_t n, double p);
 
 /* The shift of y against x, in the units of the values given. */
 struct il_ab_shift {

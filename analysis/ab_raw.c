@@ -60,7 +60,7 @@ static int append_row(sqlite3_stmt *st, int64_t id, uint64_t **v, size_t *n,
 }
 
 int ab_raw_exact(struct il_store *s, const struct ab_raw_ids *ids,
-		 struct il_ab_exact *e)
+		 struct il_ab_exact *e, double *hd)
 {
 	sqlite3 *db = il_store_db(s);
 	sqlite3_stmt *st = NULL;
@@ -84,7 +84,7 @@ int ab_raw_exact(struct il_store *s, const struct ab_raw_ids *ids,
 	}
 	sqlite3_finalize(st);
 	if (!ret)
-		il_ab_exact_set(e, v, n);
+		il_ab_exact_set(e, v, n, hd);
 	free(v);
 	return ret;
 }

@@ -3,7 +3,8 @@
  * ab_raw.h - internal to analysis/: the raw samples behind the A/B
  * table's exact values.  A run's value that merges several series (its
  * CPUs, for a row over every CPU) is exact only from the merge of their
- * the stored p50 and p99 of one series are not.  The A/B kinds keep
+ * samples, and a Harrell-Davis decile only from the samples themselves;
+ * the stored p50 and p99 of one series are neither.  The A/B kinds keep
  * the summary ids of a run's series while its rows arrive and read the
  * samples only for the runs a row uses (ab_raw.c).
  */
@@ -28,12 +29,13 @@ void ab_raw_ids_free(struct ab_raw_ids *ids);
 
 /**
  * ab_raw_exact() - read the raw samples of every summary in @ids, merged,
- * into @e (il_ab_exact_set()).  Only for a run whose
+ * into @e (il_ab_exact_set()) and, when @hd is not NULL, the run's
+ * Harrell-Davis deciles into @hd (IL_AB_NDECILES).  Only for a run whose
  * series all kept every sample raw (@e->all_raw).  The samples are held
  * only during the call: one run's, 8 bytes each.
  * Return: 0 or -errno (err.h); -EIO when a BLOB is not what its row says.
  */
 int ab_raw_exact(struct il_store *s, const struct ab_raw_ids *ids,
-		 struct il_ab_exact *e);
+		 struct il_ab_exact *e, double *hd);
 
 #endif

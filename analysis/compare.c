@@ -32,7 +32,9 @@
  * samples where every series the row takes kept them all (issue 22, item
  * 3): one series' stored values, or, for a run's CPUs merged, those of
  * the merged samples, read back (ab_raw.c) only for the runs of the rows
- * shown; a histogram's midpoint, clamped, otherwise.
+ * shown; a histogram's midpoint, clamped, otherwise.  Its Harrell-Davis
+ * deciles likewise come from its samples where all are kept, and from its
+ * histogram's bucket midpoints otherwise, which the row then says.
  */
 #include "ab.h"
 #include "ab_raw.h"
@@ -60,6 +62,7 @@ struct item {
 	double val[IL_AB_NALL];		/* run_value() of each statistic */
 	struct il_ab_exact exact;	/* measured rows kept raw */
 	struct ab_raw_ids raw;		/* their summaries, while all_raw */
+	bool hd_raw;			/* HD deciles from the raw samples */
 };
 
 struct items {
@@ -475,6 +478,8 @@ static int key_rows(const struct key *k, const char *cpu, int ns,
 				vals[s][i] = r[s].v[i]->val[st];
 				w->samples[s] += r[s].v[i]->sum.count;
 				w->ref |= r[s].v[i]->ref;
+				w->hd_mid[s] += st >= IL_AB_HD10 &&
+					!r[s].v[i]->ref && !r[s].v[i]->hd_raw;
 			}
 			if (r[s].n)
 				ret = median_of(vals[s], r[s].n, &w->value[s]);
@@ -504,25 +509,31 @@ static int key_rows(const struct key *k, const char *cpu, int ns,
 }
 
 /*
- * The exact median and p99 of the runs in @list whose value merges
- * several series, each kept raw, from the merged samples: the stored
- * values are one series' each.  Only for the lists a row uses, so only
- * those runs' samples are read.
+ * The exact values of the runs in @list that kept every sample raw, where
+ * the stored ones are not: a run whose value merges several series (its
+ * median and p99 of the merged samples), and with @deciles every such run
+ * (its Harrell-Davis deciles of the samples, not of bucket midpoints).
+ * Only for the lists a row uses, so only those runs' samples are read.
  */
-static int raw_values(struct il_store *db, struct items *list)
+static int raw_values(struct il_store *db, struct items *list, bool deciles)
 {
-	int i, ret;
+	double hd[IL_AB_NDECILES];
+	int i, d, ret;
 
 	for (i = 0; i < list->n; i++) {
 		struct item *it = &list->v[i];
 
-		if (it->ref || !it->exact.all_raw || it->exact.nseries < 2)
+		if (it->ref || !it->exact.all_raw ||
+		    (it->exact.nseries < 2 && !deciles))
 			continue;
-		ret = ab_raw_exact(db, &it->raw, &it->exact);
+		ret = ab_raw_exact(db, &it->raw, &it->exact, deciles ? hd : NULL);
 		if (ret)
 			return ret;
 		it->val[IL_AB_MEDIAN] = (double)it->exact.p50;
 		it->val[IL_AB_P99] = (double)it->exact.p99;
+		for (d = 0; deciles && d < IL_AB_NDECILES; d++)
+			it->val[IL_AB_HD10 + d] = hd[d];
+		it->hd_raw = deciles;
 	}
 	return 0;
 }
@@ -551,7 +562,8 @@ static int add_key(struct il_store *db, struct key *k, int ns,
 				same = !strcmp(set0[i], set[i]);
 	}
 	for (s = 0; s < ns; s++) {
-		ret = raw_values(db, !same || n0 < 1 ? &k->all[s] : &k->side[s]);
+		ret = raw_values(db, !same || n0 < 1 ? &k->all[s] : &k->side[s],
+				 o->deciles);
 		if (ret)
 			return ret;
 	}

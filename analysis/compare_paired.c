@@ -144,7 +144,7 @@ static int raw_values(struct il_store *db, struct pctx *c)
 
 				if (!p->exact.all_raw || p->exact.nseries < 2)
 					continue;
-				ret = ab_raw_exact(db, &p->raw, &p->exact);
+				ret = ab_raw_exact(db, &p->raw, &p->exact, NULL);
 				if (ret)
 					return ret;
 			}

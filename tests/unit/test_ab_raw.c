@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_ab_raw.c - the A/B table's values from raw samples (issue 22): a
- * run whose value merges several series, all kept raw, gets the exact
- * median and p99 of the merged samples; a run with any series not kept
- * raw falls back to its histogram.
+ * test_ab_raw.c - the A/B table's values from raw samples (issue 22):
+ * the Harrell-Davis deciles of a run that kept every sample raw are of its
+ * samples, not of its histogram's bucket midpoints, and a run whose value
+ * merges several series, all kept raw, gets the exact median and p99 of
+ * the merged samples; a run with any series not kept raw falls back to
+ * its histogram, and for the deciles the row says so.
  *
  * Every sample is a multiple of 64 between 65536 and 131071, where a
  * bucket is 64 wide: each sits at the bottom of its bucket, so a value
@@ -31,15 +33,34 @@
 #define COL_S2		12
 #define COL_VERDICT	19
 #define NCOLS		20
-/* Rows of one key and CPU: median, p99, mean. */
+/* Rows of one key and CPU: median, p99, mean, then HD p10 .. HD p90. */
 #define ROW_MEDIAN	0
 #define ROW_P99		1
+#define ROW_HD(d)	(3 + (d) / 10 - 1)
+
+/*
+ * The HD deciles of sample(0, k), k < NS, by tests/helpers/hd_reference.py
+ * (mpmath's regularized incomplete beta at 40 digits, every order
+ * statistic weighted, nothing left out):
+ *   python3 -c 'for k in range(1001): print(65536 + 64 * ((k * 7919) % 613))' |
+ *   python3 tests/helpers/hd_reference.py 0.1 0.5 0.9
+ */
+#define REF_HD10	69408.776042143221773
+#define REF_HD50	85182.180641689286199
+#define REF_HD90	100812.15392725886351
 
 /* Sample @k of series pattern @which: ties, all at bucket bottoms. */
 static uint64_t sample(int which, int k)
 {
 	return which ? 65536 + 64 * (uint64_t)((k * 104729) % 701) :
 		       65536 + 64 * (uint64_t)((k * 7919) % 613);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
 }
 
 /* One series on @cpu of pattern @which, kept raw or not. */
@@ -124,6 +145,87 @@ static struct il_store *open_db(char *path)
 	return s;
 }
 
+/* il_ab_hd_sorted() against the independent reference, and the old
+ * midpoint sum against it: half a bucket off. */
+TEST(hd_sorted_matches_reference)
+{
+	static const double ref[3] = { REF_HD10, REF_HD50, REF_HD90 };
+	static const double p[3] = { 0.1, 0.5, 0.9 };
+	uint64_t v[NS];
+	struct il_hist *h = il_hist_new();
+	int k;
+
+	for (k = 0; k < NS; k++) {
+		v[k] = sample(0, k);
+		il_hist_record(h, v[k]);
+	}
+	qsort(v, NS, sizeof(v[0]), u64_cmp);
+	for (k = 0; k < 3; k++) {
+		double got = il_ab_hd_sorted(v, NS, p[k]);
+		double mid = il_ab_hd_quantile(h, p[k]);
+
+		CHECKF(fabs(got - ref[k]) < 1e-6, "HD p%.0f %.9f, reference %.9f",
+		       p[k] * 100, got, ref[k]);
+		CHECKF(fabs(mid - ref[k] - 31.5) < 1e-6, "midpoints: %.9f", mid);
+	}
+	CHECK(isnan(il_ab_hd_sorted(v, 0, 0.5)));
+	/* One value: every weight on it. */
+	CHECK(il_ab_hd_sorted(v, 1, 0.5) == (double)v[0]);
+	il_hist_free(h);
+}
+
+/*
+ * --deciles on runs kept raw: the deciles are the reference's, and no
+ * flag; a side not kept raw keeps the midpoint decile, and the verdict
+ * says so.
+ */
+TEST(deciles_from_raw)
+{
+	char path[] = "/tmp/test_ab_raw.XXXXXX";
+	struct il_store *s = open_db(path);
+	struct il_series *se[1];
+	struct il_table *t;
+	uint64_t v[NS];
+	int k;
+
+	se[0] = series(0, 0, true);
+	save_run(s, 1, "a", se, 1);
+	se[0] = series(0, 0, true);
+	save_run(s, 2, "b", se, 1);
+	se[0] = series(0, 0, false);
+	save_run(s, 3, "c", se, 1);
+	for (k = 0; k < NS; k++)
+		v[k] = sample(0, k);
+	qsort(v, NS, sizeof(v[0]), u64_cmp);
+
+	t = compare(s, "params.mode=a", "params.mode=b", true);
+	CHECKF(t && t->nrows == 12, "rows %d", t ? t->nrows : -1);
+	CHECKF(near(cell(t, ROW_HD(10), COL_S1), REF_HD10), "HD p10 %s",
+	       cell(t, ROW_HD(10), COL_S1));
+	CHECKF(near(cell(t, ROW_HD(50), COL_S1), REF_HD50), "HD p50 %s",
+	       cell(t, ROW_HD(50), COL_S1));
+	CHECKF(near(cell(t, ROW_HD(90), COL_S2), REF_HD90), "HD p90 %s",
+	       cell(t, ROW_HD(90), COL_S2));
+	/* The exact median, rank 501, lies within 0.05 % of HD p50. */
+	CHECKF(near(cell(t, ROW_MEDIAN, COL_S1), (double)v[NS / 2]), "median %s",
+	       cell(t, ROW_MEDIAN, COL_S1));
+	CHECKF(!strstr(cell(t, ROW_HD(50), COL_VERDICT), "midpoints"), "%s",
+	       cell(t, ROW_HD(50), COL_VERDICT));
+	il_table_free(t);
+
+	t = compare(s, "params.mode=a", "params.mode=c", true);
+	CHECKF(near(cell(t, ROW_HD(50), COL_S2), REF_HD50 + 31.5), "midpoint HD p50 %s",
+	       cell(t, ROW_HD(50), COL_S2));
+	CHECKF(strstr(cell(t, ROW_HD(50), COL_VERDICT),
+		      "HD of 1 of 2 runs from bucket midpoints") != NULL, "%s",
+	       cell(t, ROW_HD(50), COL_VERDICT));
+	CHECKF(!strstr(cell(t, ROW_MEDIAN, COL_VERDICT), "midpoints"), "%s",
+	       cell(t, ROW_MEDIAN, COL_VERDICT));
+	il_table_free(t);
+	il_store_close(s);
+	unlink(path);
+}
+
 /*
  * A run over two CPUs, each series kept raw, in a table whose sides
  * measured different CPUs (so each run's CPUs merge, CPU "all"): its
@@ -185,6 +287,8 @@ TEST(merged_series_exact)
 
 int main(void)
 {
+	RUN(hd_sorted_matches_reference);
+	RUN(deciles_from_raw);
 	RUN(merged_series_exact);
 	return tap_done();
 }
