@@ -21,6 +21,7 @@
 #define IDLELAB_ANALYSIS_AB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "stats.h"
@@ -66,14 +67,18 @@ double il_ab_run_stat(enum il_ab_stat s, const struct il_hist *h,
 		      const struct il_summary *sum);
 
 /*
- * A run's exact percentiles (issue 22, item 3): the stored p50 and p99 of
- * a series that kept every sample raw, which store_run.c takes as order
- * statistics of those samples.  ok is false when the run's value merges
- * several series (those are not the merge's percentiles) or kept none
- * raw; its histogram then stands in.
+ * A run's exact percentiles (issue 22, item 3): the p50 and p99 of a run
+ * that kept every sample raw, as order statistics of those samples.  For
+ * a run with one series they are the stored ones (store_run.c took them
+ * from its raw samples); for a run whose value merges several series,
+ * each kept raw, the caller merges the samples and sets them with
+ * il_ab_exact_set() (analysis/ab_raw.c reads them from the database).
+ * ok is false until then, and where any series kept some samples only in
+ * its histogram: the run's merged histogram then stands in.
  */
 struct il_ab_exact {
-	bool ok;
+	bool ok;		/* p50 and p99 are exact */
+	bool all_raw;		/* every series so far kept every sample raw */
 	int nseries;
 	int64_t p50, p99;
 };
@@ -84,6 +89,19 @@ struct il_ab_exact {
  */
 void il_ab_exact_add(struct il_ab_exact *e, bool exact, int64_t p50,
 		     int64_t p99);
+
+/* The Harrell-Davis deciles of a run, HD p10 .. HD p90. */
+#define IL_AB_NDECILES	(IL_AB_HD90 - IL_AB_HD10 + 1)
+
+/**
+ * il_ab_exact_set() - the run of @e merges series that all kept every
+ * sample raw; @v holds those samples (@n of them, sorted here in place):
+ * its exact p50 and p99 into @e, the same ranks store_run.c uses, and,
+ * when @hd is not NULL, its Harrell-Davis deciles into @hd
+ * (IL_AB_NDECILES values).  Nothing changes when @n is 0.
+ */
+void il_ab_exact_set(struct il_ab_exact *e, uint64_t *v, size_t n,
+		     double *hd);
 
 /**
  * il_ab_run_value() - statistic @s of one run: its exact p50 or p99 where
@@ -98,6 +116,13 @@ double il_ab_run_value(enum il_ab_stat s, const struct il_hist *h,
  * values in @h (ab_hd.c); NaN for an empty histogram.
  */
 double il_ab_hd_quantile(const struct il_hist *h, double p);
+
+/**
+ * il_ab_hd_sorted() - the Harrell-Davis @p-quantile (0 < p < 1) of the @n
+ * values @v, sorted ascending: the samples themselves, not a histogram's
+ * bucket midpoints (ab_hd.c); NaN when @n is 0.
+ */
+double il_ab_hd_sorted(const uint64_t *v, size_t n, double p);
 
 /* The shift of y against x, in the units of the values given. */
 struct il_ab_shift {

@@ -15,6 +15,16 @@
  * 0.1 % off), so the sum runs over buckets: value x (I at the bucket's
  * last rank - I at its first), O(buckets) evaluations of I.
  *
+ * A run that kept every sample raw gets the sum over its samples instead
+ * (il_ab_hd_sorted()), so that its "HD p50" and its exact median agree
+ * rather than differ by half a bucket.  The weights fall off like a
+ * normal density around rank p n with standard deviation about
+ * sqrt(n p (1 - p)) ranks, so the sum runs over a window of 20 of those
+ * either side (the weight outside is far below a double's rounding)
+ * and over runs of equal values, one evaluation of I per distinct value
+ * in the window: at most about 20 000 for 10^6 samples at the median
+ * (fewer toward p10 and p90, and with ties), not 10^6.
+ *
  * I_x(a, b) is evaluated by its continued fraction (modified Lentz), on
  * the side of x where it converges quickly (x < (a + 1) / (a + b + 2),
  * else 1 - I_{1-x}(b, a)); its terms grow like sqrt(max(a, b)), a few
@@ -103,4 +113,39 @@ double il_ab_hd_quantile(const struct il_hist *h, double p)
 	s.b = (1 - p) * (s.n + 1);
 	il_hist_foreach(h, hd_visit, &s);
 	return s.sum;
+}
+
+/* Half the width of il_ab_hd_sorted()'s window, in ranks. */
+#define HD_WINDOW_SD	20
+
+double il_ab_hd_sorted(const uint64_t *v, size_t n, double p)
+{
+	double dn = (double)n, a, b, half, prev = 0, sum = 0, lo_r, hi_r;
+	size_t lo, hi, i, j;
+
+	if (!n || p <= 0 || p >= 1)
+		return NAN;
+	a = p * (dn + 1);
+	b = (1 - p) * (dn + 1);
+	half = HD_WINDOW_SD * sqrt(dn * p * (1 - p)) + HD_WINDOW_SD;
+	lo_r = floor(p * dn - half);
+	hi_r = ceil(p * dn + half);
+	lo = lo_r < 0 ? 0 : (size_t)lo_r;
+	hi = hi_r > dn ? n : (size_t)hi_r;
+	/*
+	 * Sample v[k] is the order statistic of rank k + 1, its weight
+	 * I((k + 1)/n) - I(k/n).  The first run of values takes the weight
+	 * below the window too and the last the weight above, so the
+	 * weights add up to 1 exactly.
+	 */
+	for (i = lo; i < hi; i = j) {
+		double up;
+
+		for (j = i + 1; j < hi && v[j] == v[i]; j++)
+			;
+		up = j == hi ? 1 : ibeta(a, b, (double)j / dn);
+		sum += (double)v[i] * (up - prev);
+		prev = up;
+	}
+	return sum;
 }

@@ -91,9 +91,28 @@ double il_ab_run_stat(enum il_ab_stat s, const struct il_hist *h,
 void il_ab_exact_add(struct il_ab_exact *e, bool exact, int64_t p50,
 		     int64_t p99)
 {
-	e->ok = !e->nseries++ && exact && p50 >= 0 && p99 >= 0;
+	bool first = !e->nseries++;
+
+	e->all_raw = exact && (first || e->all_raw);
+	/* A second series: its stored values are not the merge's. */
+	e->ok = first && exact && p50 >= 0 && p99 >= 0;
 	e->p50 = p50;
 	e->p99 = p99;
+}
+
+void il_ab_exact_set(struct il_ab_exact *e, uint64_t *v, size_t n,
+		     double *hd)
+{
+	int i;
+
+	if (!n)
+		return;
+	/* Sorts @v: the deciles below read it sorted. */
+	e->p50 = (int64_t)il_percentile_exact(v, n, 50);
+	e->p99 = (int64_t)il_percentile_exact(v, n, 99);
+	e->ok = true;
+	for (i = 0; hd && i < IL_AB_NDECILES; i++)
+		hd[i] = il_ab_hd_sorted(v, n, (i + 1) / 10.0);
 }
 
 double il_ab_run_value(enum il_ab_stat s, const struct il_hist *h,

@@ -70,6 +70,22 @@ static void drop_flag(const struct ab_row *w, int s, char *buf, size_t len)
 	snprintf(buf + n, len - n, "; drop rates differ (p %s)", p);
 }
 
+/*
+ * Append to verdict @buf where the row's Harrell-Davis deciles came from
+ * bucket midpoints: up to half a bucket (0.05 %) off the samples' own, so
+ * such a decile and the run's exact median may disagree that much.
+ */
+static void hd_flag(const struct ab_row *w, int s, char *buf, size_t len)
+{
+	size_t n = strlen(buf);
+	int mid = w->hd_mid[0] + w->hd_mid[s];
+
+	if (!mid || n >= len)
+		return;
+	snprintf(buf + n, len - n, "; HD of %d of %d runs from bucket midpoints (not kept raw)",
+		 mid, w->runs[0] + w->runs[s]);
+}
+
 static void equiv_words(const struct ab_row *w, int s, double margin,
 			char *buf, size_t len)
 {
@@ -190,6 +206,7 @@ int ab_table_row(struct il_table *t, const struct ab_row *w, int ns,
 			equiv_words(w, k, o->equivalence_pct, v[i + 5], 160);
 		verdict(w, k, v[i + sc - 1], 160);
 		drop_flag(w, k, v[i + sc - 1], 160);
+		hd_flag(w, k, v[i + sc - 1], 160);
 	}
 	for (i = 0; i < ncols; i++)
 		cells[i] = v[i];
@@ -221,7 +238,7 @@ void ab_table_notes(struct il_table *t, int ns, const struct il_analysis_opts *o
 	il_table_note(t, "A CI containing 0 is no evidence of a change; it does not show that the sides are equal%s.",
 		      o->equivalence_pct > 0 ? "" : "; give --equivalence PCT to test for equivalence (TOST)");
 	if (o->deciles)
-		il_table_note(t, "HD p10 .. HD p90 (--deciles): the shift function, the Harrell-Davis decile of each run compared like the other statistics; the same shift at every decile is a shift of the whole distribution, a shift growing toward p90 a change of the tail.");
+		il_table_note(t, "HD p10 .. HD p90 (--deciles): the shift function, the Harrell-Davis decile of each run compared like the other statistics; the same shift at every decile is a shift of the whole distribution, a shift growing toward p90 a change of the tail.  A run's decile is of its samples where it kept every one raw (--raw), else of its histogram's bucket midpoints, up to half a bucket (0.05 %%) off, and the verdict then says in how many runs.");
 	if (o->equivalence_pct > 0)
 		/* The margin is a ratio both ways, 1/(1+d) .. 1+d (ab_stats.c):
 		 * print the lower bound in use, -4.76 % for 5 %, not -5 %. */

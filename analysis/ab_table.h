@@ -35,6 +35,10 @@ struct ab_row {
 	 * arm that drops its slow samples looks better in the tail. */
 	uint64_t dropped[AB_MAX_SIDES];
 	double drop_p[AB_MAX_SIDES];
+	/* HD rows: the runs per side whose decile is of their histogram's
+	 * bucket midpoints (not every sample kept raw), within half a
+	 * bucket of the samples' own. */
+	int hd_mid[AB_MAX_SIDES];
 	/* The runs' values per side (runs[s] each, owned), kept for TOST
 	 * once the family across rows is known. */
 	double *v[AB_MAX_SIDES];

@@ -20,21 +20,14 @@
  * different CPUs) a run's CPUs are merged into one histogram first and
  * the CPU column says "all".
  *
- * Memory stays a few doubles per run and row (issue 23): the rows come
- * run by run (il_rows_foreach_by_run()), each run's histogram is merged
- * only while its rows arrive, reduced to the statistics the table shows
- * and freed, so at most two histograms are decoded at any time (the run
- * on one CPU, and the run over all its CPUs, kept for a key whose sides
- * measured different CPUs).  Holding every run's histogram decoded cost
- * about 0.5 MB a run: 1.15 GB at 1 000 runs against 1 000.
- *
- * A run's median and p99 are the exact order statistics of its raw
- * samples where it kept them all in the one series the row takes
- * (issue 22, item 3); a histogram's midpoint, clamped, otherwise.
+ * The runs come from compare_collect.c, each reduced to its values (a
+ * few doubles per run and row, issue 23; exact where its samples were
+ * kept raw, issue 22); here they become the rows.
  */
 #include "ab.h"
 #include "ab_table.h"
 #include "analysis.h"
+#include "compare_collect.h"
 #include "err.h"
 #include "groups.h"
 #include "grow.h"
@@ -47,241 +40,6 @@
 
 #define MAX_SIDES AB_MAX_SIDES
 
-/* One run's summaries for one key and CPU label (or all), merged. */
-struct item {
-	char *run;
-	char cpu[32];
-	bool ref;
-	struct il_summary sum;
-	int64_t p50, p99;		/* reference rows: as published */
-	double val[IL_AB_NALL];		/* run_value() of each statistic */
-	struct il_ab_exact exact;	/* measured rows kept raw */
-};
-
-struct items {
-	int n, cap;
-	struct item *v;
-};
-
-/* Benchmark x metric x target count, and what each side holds of it. */
-struct key {
-	char *key;
-	char *bench, *metric, *unit;
-	int64_t grp;
-	struct items side[MAX_SIDES];	/* per run and CPU label */
-	struct items all[MAX_SIDES];	/* per run, its CPUs merged */
-};
-
-struct keys {
-	int n, cap;
-	struct key *v;
-};
-
-/*
- * The item whose rows are arriving now (key -1: none) with its histogram
- * merged so far, and where the items of the run arriving now start in
- * its key's list (indices: the arrays grow).
- */
-struct open_item {
-	int key, idx;
-	int run_key, first;
-	struct il_hist *hist;
-};
-
-struct collect {
-	struct keys *keys;
-	int side;
-	int nstats;		/* the statistics the table shows */
-	struct open_item cpu, all;	/* per CPU label, and all CPUs */
-	struct il_hist *empty;	/* the histogram of an item without one */
-};
-
-static struct item *item_new(struct items *s, const char *run, const char *cpu)
-{
-	struct item *it;
-
-	if (IL_GROW(s->v, s->cap, (size_t)s->n + 1, 16))
-		return NULL;
-	it = &s->v[s->n];
-	memset(it, 0, sizeof(*it));
-	it->run = strdup(run);
-	snprintf(it->cpu, sizeof(it->cpu), "%s", cpu);
-	il_summary_init(&it->sum);
-	if (!it->run)
-		return NULL;
-	s->n++;
-	return it;
-}
-
-static void items_free(struct items *s)
-{
-	int i;
-
-	for (i = 0; i < s->n; i++)
-		free(s->v[i].run);
-	free(s->v);
-	memset(s, 0, sizeof(*s));
-}
-
-static struct key *key_get(struct keys *k, const struct il_srow *r)
-{
-	char buf[256];
-	struct key *p;
-	int i;
-
-	snprintf(buf, sizeof(buf), "%s\x1f%s\x1f%010" PRId64, r->bench, r->metric, r->grp);
-	for (i = k->n - 1; i >= 0; i--)
-		if (!strcmp(k->v[i].key, buf))
-			return &k->v[i];
-	if (IL_GROW(k->v, k->cap, (size_t)k->n + 1, 16))
-		return NULL;
-	p = &k->v[k->n];
-	memset(p, 0, sizeof(*p));
-	p->key = strdup(buf);
-	p->bench = strdup(r->bench);
-	p->metric = strdup(r->metric);
-	p->unit = strdup(r->unit);
-	p->grp = r->grp;
-	k->n++;
-	if (!p->key || !p->bench || !p->metric || !p->unit)
-		return NULL;
-	return p;
-}
-
-static double run_value(const struct item *it, const struct il_hist *h,
-			enum il_ab_stat st)
-{
-	if (it->ref)
-		return st == IL_AB_MEDIAN ? (double)it->p50 :
-		       st == IL_AB_P99 ? (double)it->p99 :
-		       st == IL_AB_MEAN ? it->sum.mean : NAN;
-	return il_ab_run_value(st, h, &it->sum, &it->exact);
-}
-
-/*
- * Reduce the open item of @o to its values.  A run's histogram over all
- * its CPUs is the sum of its per-CPU ones, so a per-CPU item hands its
- * histogram on to the open all-CPU item, which is the same run's (rows
- * of a run arrive together, per-CPU items close first), instead of every
- * row being merged twice: each merge and each new histogram touches
- * every bucket, the cost of a row.
- */
-static int item_close(struct collect *c, struct open_item *o, bool all)
-{
-	struct il_hist *h = o->hist ? o->hist : c->empty;
-	struct key *k;
-	struct item *it;
-	int st, ret = 0;
-
-	if (o->key >= 0) {
-		k = &c->keys->v[o->key];
-		it = &(all ? k->all : k->side)[c->side].v[o->idx];
-		for (st = 0; st < IL_AB_NALL; st++)
-			it->val[st] = st < c->nstats ? run_value(it, h, st) : NAN;
-	}
-	if (!all && o->key >= 0 && !c->all.hist) {
-		c->all.hist = o->hist;
-	} else {
-		if (!all && o->key >= 0 && o->hist)
-			ret = il_hist_merge(c->all.hist, o->hist);
-		il_hist_free(o->hist);
-	}
-	o->hist = NULL;
-	o->key = -1;
-	return ret;
-}
-
-/*
- * Count @r in its item of the per-label list (@all: the list of runs
- * over all their CPUs, @cpu "all"): the open one when the same, else a
- * new one, after closing the open one.  A per-CPU item takes the row's
- * histogram as its own when it opens.
- */
-static int item_add(struct collect *c, struct open_item *o, bool all,
-		    int key, const struct il_srow *r, const char *cpu)
-{
-	struct key *k = &c->keys->v[key];
-	struct items *s = &(all ? k->all : k->side)[c->side];
-	struct item *it = NULL;
-	int i, ret;
-
-	/* A new key, or a new run of it: the run's items start here. */
-	if (o->run_key != key || strcmp(s->v[o->first].run, r->run_uuid)) {
-		o->run_key = key;
-		o->first = s->n;
-	}
-	for (i = s->n - 1; i >= o->first && !it; i--)
-		if (!strcmp(s->v[i].cpu, cpu))
-			it = &s->v[i];
-	/* Reduced items cannot take more rows: the order must hold. */
-	if (it && (o->key != key || it != &s->v[o->idx]))
-		return il_errorf(-EIO, "compare: the rows of run %s arrived out of order",
-				 r->run_uuid);
-	if (!it) {
-		ret = item_close(c, o, all);
-		if (ret)
-			return ret;
-		it = item_new(s, r->run_uuid, cpu);
-		if (!it)
-			return il_errorf(-ENOMEM, "out of memory");
-		it->ref = r->is_ref;
-		it->p50 = r->p50;
-		it->p99 = r->p99;
-		o->key = key;
-		o->idx = s->n - 1;
-		if (!all)
-			o->hist = il_srow_take_hist(r);
-	} else if (!all && r->hist) {
-		if (!o->hist)
-			o->hist = il_srow_take_hist(r);
-		else if ((ret = il_hist_merge(o->hist, r->hist)))
-			return ret;
-	}
-	/* One series exact; a second one (another CPU in "all") is not. */
-	il_ab_exact_add(&it->exact, r->exact, r->p50, r->p99);
-	il_summary_merge(&it->sum, &r->sum);
-	return 0;
-}
-
-static int add(const struct il_srow *r, void *arg)
-{
-	struct collect *c = arg;
-	struct key *k;
-	char cpu[32];
-	int ret;
-
-	if (r->is_ref && !r->hist)
-		return 0;
-	k = key_get(c->keys, r);
-	if (!k)
-		return il_errorf(-ENOMEM, "out of memory");
-	il_cpu_label(r->cpu, r->cpu2, cpu, sizeof(cpu));
-	ret = item_add(c, &c->cpu, false, (int)(k - c->keys->v), r, cpu);
-	return ret ? ret : item_add(c, &c->all, true, (int)(k - c->keys->v), r, "all");
-}
-
-static int key_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct key *)a)->key, ((const struct key *)b)->key);
-}
-
-static void keys_free(struct keys *k)
-{
-	int i, j;
-
-	for (i = 0; i < k->n; i++) {
-		free(k->v[i].key);
-		free(k->v[i].bench);
-		free(k->v[i].metric);
-		free(k->v[i].unit);
-		for (j = 0; j < MAX_SIDES; j++) {
-			items_free(&k->v[i].side[j]);
-			items_free(&k->v[i].all[j]);
-		}
-	}
-	free(k->v);
-}
-
 static int str_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -291,7 +49,7 @@ static int str_cmp(const void *a, const void *b)
  * The sorted distinct CPU labels of @s into @out (at most @max), or -1
  * when there are more.
  */
-static int cpu_set(const struct items *s, const char **out, int max)
+static int cpu_set(const struct ab_items *s, const char **out, int max)
 {
 	int i, j, n = 0;
 
@@ -347,17 +105,17 @@ static int dbl_cmp(const void *a, const void *b)
 /* The items of one side for one row: pointers into a key's lists. */
 struct runs {
 	int n;
-	const struct item **v;
+	const struct ab_item **v;
 };
 
 /*
  * The runs of side @s of key @k for CPU label @cpu (NULL: every CPU,
  * each run's merged) into @out, in run order.
  */
-static int side_runs(const struct key *k, int s, const char *cpu,
+static int side_runs(const struct ab_key *k, int s, const char *cpu,
 		     struct runs *out)
 {
-	const struct items *from = cpu ? &k->side[s] : &k->all[s];
+	const struct ab_items *from = cpu ? &k->side[s] : &k->all[s];
 	int i;
 
 	out->n = 0;
@@ -426,7 +184,7 @@ static int drop_rates(const struct runs *r, int ns, double **rate,
 }
 
 /* The statistics' rows of key @k and CPU label @cpu (NULL: all). */
-static int key_rows(const struct key *k, const char *cpu, int ns,
+static int key_rows(const struct ab_key *k, const char *cpu, int ns,
 		    const struct il_analysis_opts *o, struct ab_rows *rows)
 {
 	struct runs r[MAX_SIDES] = { 0 };
@@ -466,6 +224,8 @@ static int key_rows(const struct key *k, const char *cpu, int ns,
 				vals[s][i] = r[s].v[i]->val[st];
 				w->samples[s] += r[s].v[i]->sum.count;
 				w->ref |= r[s].v[i]->ref;
+				w->hd_mid[s] += st >= IL_AB_HD10 &&
+					!r[s].v[i]->ref && !r[s].v[i]->hd_raw;
 			}
 			if (r[s].n)
 				ret = median_of(vals[s], r[s].n, &w->value[s]);
@@ -494,9 +254,11 @@ static int key_rows(const struct key *k, const char *cpu, int ns,
 	return ret;
 }
 
+
 /* The rows of key @k: per CPU when every side has the same CPU set. */
-static int add_key(const struct key *k, int ns, const struct il_analysis_opts *o,
-		   struct ab_rows *rows, bool *pooled)
+static int add_key(struct il_store *db, struct ab_key *k, int ns,
+		   const struct il_analysis_opts *o, struct ab_rows *rows,
+		   bool *pooled)
 {
 	const char *set0[MAX_CPUS], *set[MAX_CPUS];
 	int n0 = -2, s, i, n, ret = 0;
@@ -515,6 +277,12 @@ static int add_key(const struct key *k, int ns, const struct il_analysis_opts *o
 		else
 			for (i = 0; i < n && same; i++)
 				same = !strcmp(set0[i], set[i]);
+	}
+	for (s = 0; s < ns; s++) {
+		ret = ab_raw_values(db, !same || n0 < 1 ? &k->all[s] : &k->side[s],
+				 o->deciles);
+		if (ret)
+			return ret;
 	}
 	if (!same || n0 < 1) {
 		*pooled |= !same;
@@ -569,10 +337,9 @@ static void rows_free(struct ab_rows *rows)
 int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 		      struct il_table **out)
 {
-	struct keys keys = { 0 };
+	struct ab_keys keys = { 0 };
 	struct ab_rows rows = { 0 };
 	struct il_table *t = NULL;
-	struct il_hist *empty;
 	int ns = o->ncompare, i, ntests = 0, ntost = 0, ret = 0;
 	bool pooled = false;
 
@@ -580,30 +347,11 @@ int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 	if (ns < 2 || ns > MAX_SIDES)
 		return il_errorf(-EINVAL, "compare needs 2 to %d --compare filters, got %d",
 				 MAX_SIDES, ns);
-	empty = il_hist_new();
-	if (!empty)
-		return il_errorf(-ENOMEM, "out of memory");
-	for (i = 0; !ret && i < ns; i++) {
-		struct collect c = {
-			.keys = &keys, .side = i, .empty = empty,
-			.nstats = o->deciles ? IL_AB_NALL : IL_AB_NSTATS,
-			.cpu = { .key = -1, .run_key = -1 },
-			.all = { .key = -1, .run_key = -1 },
-		};
-
-		ret = il_rows_foreach_by_run(s, o->bench, o->compare[i], add, &c);
-		/* The last run's items, or on error their histograms. */
-		if (ret)
-			c.cpu.key = c.all.key = -1;
-		ret = item_close(&c, &c.cpu, false) ?: ret;
-		ret = item_close(&c, &c.all, true) ?: ret;
-	}
+	ret = ab_collect(s, o, &keys);
 	if (ret)
 		goto out;
-	if (keys.n)
-		qsort(keys.v, keys.n, sizeof(*keys.v), key_cmp);
 	for (i = 0; !ret && i < keys.n; i++)
-		ret = add_key(&keys.v[i], ns, o, &rows, &pooled);
+		ret = add_key(s, &keys.v[i], ns, o, &rows, &pooled);
 	if (!ret)
 		ret = holm_all(&rows, ns, &ntests);
 	if (!ret)
@@ -624,8 +372,7 @@ out:
 		t = NULL;
 	}
 	*out = t;
-	il_hist_free(empty);
-	keys_free(&keys);
+	ab_keys_free(&keys);
 	rows_free(&rows);
 	return ret;
 }

@@ -10,10 +10,13 @@
  *
  * A run's block is its campaign, machine and repetition, read from the
  * plan its campaign stored (schemas/006_campaigns.sql); only entries
- * planned in blocks order pair.  A run's CPUs are merged (CPU "all").
+ * planned in blocks order pair.  A run's CPUs are merged (CPU "all"):
+ * its median is exact where every series kept its samples raw, from the
+ * merged samples (ab_raw.c) when it has several.
  */
 #include "ab.h"
 #include "ab_paired.h"
+#include "ab_raw.h"
 #include "ab_table.h"
 #include "analysis.h"
 #include "err.h"
@@ -35,7 +38,8 @@ struct prun {
 	char *run, *block;	/* block NULL: not planned in blocks */
 	struct il_summary sum;
 	struct il_hist *hist;
-	struct il_ab_exact exact;	/* ab.h: kept raw, one series */
+	struct il_ab_exact exact;	/* ab.h: kept raw */
+	struct ab_raw_ids raw;		/* its series, while all kept raw */
 };
 
 struct pkey {
@@ -118,7 +122,33 @@ static int collect(const struct il_srow *r, void *arg)
 	}
 	il_ab_exact_add(&p->exact, r->exact, r->p50, r->p99);
 	il_summary_merge(&p->sum, &r->sum);
+	if (p->exact.all_raw) {
+		int ret = ab_raw_ids_add(&p->raw, r->raw_id);
+
+		if (ret)
+			return ret;
+	}
 	return il_hist_merge(p->hist, r->hist);
+}
+
+/* The exact median of every run that merges several series, each kept
+ * raw, from their samples: one series' stored one is not the merge's. */
+static int raw_values(struct il_store *db, struct pctx *c)
+{
+	int i, s, j, ret;
+
+	for (i = 0; i < c->n; i++)
+		for (s = 0; s < NSIDES; s++)
+			for (j = 0; j < c->k[i].n[s]; j++) {
+				struct prun *p = &c->k[i].v[s][j];
+
+				if (!p->exact.all_raw || p->exact.nseries < 2)
+					continue;
+				ret = ab_raw_exact(db, &p->raw, &p->exact, NULL);
+				if (ret)
+					return ret;
+			}
+	return 0;
 }
 
 /* A paired row: key @k, statistic @st, side @s against S1. */
@@ -317,6 +347,7 @@ static void pctx_free(struct pctx *c)
 				free(k->v[s][j].run);
 				free(k->v[s][j].block);
 				il_hist_free(k->v[s][j].hist);
+				ab_raw_ids_free(&k->v[s][j].raw);
 			}
 			free(k->v[s]);
 		}
@@ -356,6 +387,8 @@ int il_report_paired(struct il_store *s, const struct il_analysis_opts *o,
 		c.side = i;
 		ret = il_rows_foreach(s, o->bench, o->compare[i], collect, &c);
 	}
+	if (!ret)
+		ret = raw_values(s, &c);
 	if (!ret)
 		ret = paired_rows(&c, ns, &w, &n);
 	for (i = 0; i < n; i++)

@@ -69,7 +69,8 @@ static int read_row(sqlite3_stmt *st, struct il_srow *r)
 	}
 	r->sum.dropped = (uint64_t)sqlite3_column_int64(st, 17);
 	r->sum.early = (uint64_t)sqlite3_column_int64(st, 18);
-	r->exact = sqlite3_column_int(st, 28) != 0;
+	r->raw_id = opt_i64(st, 28);
+	r->exact = r->raw_id >= 0;
 	il_drop_read(st, 29, &r->sum);
 	r->p50 = opt_i64(st, 19);
 	r->p99 = opt_i64(st, 20);
@@ -114,7 +115,7 @@ static int rows_foreach(struct il_store *s, const char *bench,
 		" coalesce(CAST(json_extract(r.params, '$.mode') AS TEXT), ''),"
 		" (SELECT a.value FROM run_attrs a WHERE a.run_uuid = r.uuid AND a.key = 'hw_state'"
 		"  AND a.cpu IN (-1, s.cpu) ORDER BY a.cpu DESC LIMIT 1),"
-		" EXISTS (SELECT 1 FROM raw_samples x WHERE x.summary_id = s.id"
+		" (SELECT x.summary_id FROM raw_samples x WHERE x.summary_id = s.id"
 		"  AND x.count = s.count), ";
 	/* Then the drop reasons (drops.h), columns 29 to 33. */
 	static const char from[] =

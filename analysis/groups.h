@@ -34,6 +34,8 @@ struct il_srow {
 	int64_t p50, p99, p999;		/* stored; -1 when NULL */
 	bool exact;			/* every sample kept raw: p50, p99
 					 * and p999 are exact (store_run.c) */
+	int64_t raw_id;			/* exact: the summary id of its
+					 * raw samples (ab_raw.c), else -1 */
 	struct il_hist *hist;		/* NULL when missing */
 	const char *idle_state;		/* run_attrs, or NULL */
 	const char *wake_source;
