@@ -146,6 +146,9 @@ struct il_table *ab_table_new(int ns, const struct il_analysis_opts *o)
 	for (i = 0; i < ncols; i++)
 		cols[i] = buf[i];
 	t = il_table_new("A/B comparison", ncols, cols);
+	/* Each "Sk shift 95% CI": csv splits it into lo and hi. */
+	for (k = 1, i = FIXED_COLS + SIDE_COLS * ns; t && k < ns; k++, i += sc)
+		il_table_col_kind(t, i + 1, IL_COL_INTERVAL);
 out:
 	free(buf);
 	free(cols);

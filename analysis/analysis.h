@@ -46,10 +46,23 @@ int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out);
  * (table.c) prints them as md, csv, json or html, so the formats of all
  * kinds agree.  Cells are strings; "-" marks a value that does not exist.
  */
+/*
+ * What a column holds, where csv must know it: an interval "[lo, hi]", or
+ * an estimate with its interval "est [lo, hi]", which csv splits into
+ * numeric columns (il_table_col_kind()).  Any other column is printed as
+ * its cells are.
+ */
+enum il_col_kind {
+	IL_COL_PLAIN = 0,
+	IL_COL_INTERVAL,
+	IL_COL_EST_INTERVAL,
+};
+
 struct il_table {
 	char *title;
 	int ncols;
 	char **cols;
+	unsigned char *kinds;	/* enum il_col_kind per column */
 	int nrows;
 	int cap;
 	char **cells;		/* nrows * ncols */
@@ -59,6 +72,8 @@ struct il_table {
 
 struct il_table *il_table_new(const char *title, int ncols, const char *const *cols);
 void il_table_free(struct il_table *t);
+/** il_table_col_kind() - say that column @c holds intervals (csv splits it). */
+void il_table_col_kind(struct il_table *t, int c, enum il_col_kind kind);
 /** il_table_add() - append a row of exactly ncols printf'ed cells. */
 int il_table_add(struct il_table *t, const char *const *cells);
 int il_table_note(struct il_table *t, const char *fmt, ...)

@@ -305,6 +305,7 @@ static struct il_table *table_new(int ns, const struct il_analysis_opts *o,
 {
 	char h[5 + 7 * NSIDES][64];
 	const char *cols[5 + 7 * NSIDES];
+	int ci[NSIDES];
 	static const char *const fixed[] = { "Benchmark", "Metric", "Targets",
 					     "Statistic", "Unit" };
 	struct il_table *t;
@@ -316,6 +317,7 @@ static struct il_table *table_new(int ns, const struct il_analysis_opts *o,
 		snprintf(h[n++], 64, "S%d blocks paired", s + 1);
 		snprintf(h[n++], 64, "S%d runs unpaired", s + 1);
 		snprintf(h[n++], 64, "S%d paired shift %%", s + 1);
+		ci[s] = n;
 		snprintf(h[n++], 64, "S%d shift 95%% CI", s + 1);
 		snprintf(h[n++], 64, "S%d signed-rank p", s + 1);
 		snprintf(h[n++], 64, "S%d p (Holm)", s + 1);
@@ -326,6 +328,8 @@ static struct il_table *table_new(int ns, const struct il_analysis_opts *o,
 	t = il_table_new("A/B comparison, paired over blocks", n, cols);
 	if (!t)
 		return NULL;
+	for (s = 1; s < ns; s++)
+		il_table_col_kind(t, ci[s], IL_COL_INTERVAL);
 	for (s = 0; s < ns; s++)
 		il_table_note(t, "S%d: %s", s + 1, o->compare_text[s]);
 	il_table_note(t, "A block of a campaign planned with order: blocks ran every arm once; side k's run and S1's run of one block are a pair, and a slow drift of the machine, which moves both alike, cancels in their difference.  The unit is still the run: each run gives its median or mean (Statistic), its CPUs merged.");

@@ -5,7 +5,9 @@
  * html show the same digits and golden files compare one format only);
  * this file prints it.  JSON cells that parse as numbers are emitted as
  * numbers, "-" as null, and an interval "[lo, hi]" as {"lo": lo, "hi":
- * hi}, so a consumer never parses "-" or a bracketed pair.
+ * hi}, so a consumer never parses "-" or a bracketed pair; csv gives "-"
+ * as an empty field and an interval column (il_table_col_kind()) as
+ * numeric lo and hi columns, for the same reason.
  */
 #include "analysis.h"
 #include "csv.h"
@@ -29,7 +31,8 @@ struct il_table *il_table_new(const char *title, int ncols, const char *const *c
 	t->title = strdup(title);
 	t->ncols = ncols;
 	t->cols = calloc(ncols, sizeof(*t->cols));
-	if (!t->title || !t->cols) {
+	t->kinds = calloc(ncols, sizeof(*t->kinds));
+	if (!t->title || !t->cols || !t->kinds) {
 		il_table_free(t);
 		return NULL;
 	}
@@ -51,10 +54,17 @@ void il_table_free(struct il_table *t)
 	for (i = 0; i < t->nnotes; i++)
 		free(t->notes[i]);
 	free(t->cols);
+	free(t->kinds);
 	free(t->cells);
 	free(t->notes);
 	free(t->title);
 	free(t);
+}
+
+void il_table_col_kind(struct il_table *t, int c, enum il_col_kind kind)
+{
+	if (t && t->kinds && c >= 0 && c < t->ncols)
+		t->kinds[c] = (unsigned char)kind;
 }
 
 int il_table_add(struct il_table *t, const char *const *cells)
@@ -121,7 +131,7 @@ void il_html_text(FILE *out, const char *s)
 
 /*
  * A number stays a number in JSON; "-" (does not exist) becomes null; a
- * confidence interval, which md and csv show as "[-16.36, +135.77]"
+ * confidence interval, which md shows as "[-16.36, +135.77]"
  * (ab_table.c, compare_paired.c), becomes {"lo": -16.36, "hi": 135.77}.
  */
 static json_t *json_cell(const char *s)
@@ -149,6 +159,99 @@ static json_t *json_cell(const char *s)
 static const char *csv_cell(const char *s)
 {
 	return !strcmp(s, "-") || !strncmp(s, "n/a", 3) ? "" : s;
+}
+
+/*
+ * The number at the start of @s, as it is written (its digits kept, so csv
+ * agrees with md), up to @stop.  Return: its end, or NULL when @s does not
+ * start with a finite number that @stop follows.
+ */
+static const char *csv_number(const char *s, const char *stop, size_t *len)
+{
+	char *end;
+	double d = strtod(s, &end);
+
+	if (end == s || !isfinite(d) || strncmp(end, stop, strlen(stop)))
+		return NULL;
+	*len = (size_t)(end - s);
+	return end + strlen(stop);
+}
+
+/*
+ * An interval cell as two csv fields, lo and hi, and with @est the
+ * estimate before them: "[lo, hi]" or "est [lo, hi]".  What does not
+ * parse (no interval: "-", "[too few]", a reason in words) is an empty
+ * field, so the columns stay numeric.
+ */
+static void csv_interval(FILE *out, const char *s, int est)
+{
+	char f[3][64] = { "", "", "" };
+	const char *p = s, *q;
+	size_t n[3] = { 0, 0, 0 };
+	int i, nf = est ? 3 : 2;
+
+	if (est) {
+		q = csv_number(p, " ", &n[0]);
+		if (q && n[0] < 64)
+			memcpy(f[0], p, n[0]);
+		p = q;
+	}
+	if (p && *p == '[') {
+		q = csv_number(p + 1, ", ", &n[1]);
+		if (q && csv_number(q, "]", &n[2]) && !q[n[2] + 1] &&
+		    n[1] < 64 && n[2] < 64) {
+			memcpy(f[1], p + 1, n[1]);
+			memcpy(f[2], q, n[2]);
+		}
+	}
+	for (i = 3 - nf; i < 3; i++) {
+		if (i > 3 - nf)
+			fputc(',', out);
+		fputs(f[i], out);
+	}
+}
+
+/*
+ * One table, as csv readers take it: the header and the rows, no title or
+ * notes (md and json have them), an empty field where the cell is "-"
+ * (does not exist) or "n/a: why", and an interval column as two numeric
+ * ones, "NAME lo" and "NAME hi" (after the estimate's own, NAME, when the
+ * cell leads with one).
+ */
+static void table_csv(const struct il_table *t, FILE *out)
+{
+	static const char *const half[] = { " lo", " hi" };
+	char name[256];
+	int r, c, h, kind;
+
+	for (c = 0; c < t->ncols; c++) {
+		kind = t->kinds ? t->kinds[c] : IL_COL_PLAIN;
+		if (c)
+			fputc(',', out);
+		if (kind != IL_COL_INTERVAL)
+			il_csv_field(out, t->cols[c], IL_CSV_AS_NEEDED);
+		for (h = 0; h < 2 && kind != IL_COL_PLAIN; h++) {
+			if (h || kind == IL_COL_EST_INTERVAL)
+				fputc(',', out);
+			snprintf(name, sizeof(name), "%s%s", t->cols[c], half[h]);
+			il_csv_field(out, name, IL_CSV_AS_NEEDED);
+		}
+	}
+	fputc('\n', out);
+	for (r = 0; r < t->nrows; r++) {
+		for (c = 0; c < t->ncols; c++) {
+			kind = t->kinds ? t->kinds[c] : IL_COL_PLAIN;
+			if (c)
+				fputc(',', out);
+			if (kind == IL_COL_PLAIN)
+				il_csv_field(out, csv_cell(cell(t, r, c)),
+					     IL_CSV_AS_NEEDED);
+			else
+				csv_interval(out, cell(t, r, c),
+					     kind == IL_COL_EST_INTERVAL);
+		}
+		fputc('\n', out);
+	}
 }
 
 static json_t *table_json(const struct il_table *t)
@@ -206,26 +309,7 @@ void il_table_print(const struct il_table *t, enum il_format f, FILE *out)
 			fprintf(out, "%s%s\n", r ? "" : "\n", t->notes[r]);
 		break;
 	case IL_FMT_CSV:
-		/*
-		 * One table, as csv readers take it: the header and the rows,
-		 * no title or notes (md and json have them), and an empty
-		 * field where the cell is "-" (does not exist) or "n/a: why".
-		 */
-		for (c = 0; c < t->ncols; c++) {
-			if (c)
-				fputc(',', out);
-			il_csv_field(out, t->cols[c], IL_CSV_AS_NEEDED);
-		}
-		fputc('\n', out);
-		for (r = 0; r < t->nrows; r++) {
-			for (c = 0; c < t->ncols; c++) {
-				if (c)
-					fputc(',', out);
-				il_csv_field(out, csv_cell(cell(t, r, c)),
-					     IL_CSV_AS_NEEDED);
-			}
-			fputc('\n', out);
-		}
+		table_csv(t, out);
 		break;
 	case IL_FMT_JSON:
 		j = table_json(t);

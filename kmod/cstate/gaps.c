@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 
 #include "idlelab_arch.h"
+#include "idlelab_cstate_check.h"
 #include "idlelab_kcommon.h"
 #include "cstate.h"
 
@@ -126,22 +127,7 @@ u64 il_gap_window(struct il_gapbuf *b, u32 cpu, u32 window, u64 width,
 
 int il_gaps_check(const struct idlelab_gaps_req *req)
 {
-	if (req->abi_version != IDLELAB_ABI_VERSION ||
-	    req->size != sizeof(*req) || req->pad ||
-	    !il_all_zero(req->reserved, sizeof(req->reserved)))
-		return -EINVAL;
-	if (req->threshold_ns < IDLELAB_MIN_THRESHOLD_NS)
-		return -EINVAL;
-	if (req->cpu >= nr_cpu_ids || req->width_us == 0 ||
-	    req->width_us > IDLELAB_MAX_WIDTH_US ||
-	    req->width_us > req->window_us / 2 ||
-	    req->window_us > IDLELAB_MAX_WINDOW_US ||
-	    req->nr_windows == 0 || req->nr_windows > IDLELAB_MAX_WINDOWS ||
-	    req->nr_samples == 0 || req->nr_samples > IDLELAB_MAX_SAMPLES ||
-	    !req->samples || req->threshold_ns > NSEC_PER_SEC ||
-	    (u64)req->nr_windows * req->window_us > IDLELAB_MAX_RUN_US)
-		return -EINVAL;
-	return 0;
+	return il_gaps_req_check(req, nr_cpu_ids);
 }
 
 struct il_gaps {

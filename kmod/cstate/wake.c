@@ -56,6 +56,7 @@
 #include <asm/cpufeature.h>
 
 #include "idlelab_arch.h"
+#include "idlelab_cstate_check.h"
 #include "idlelab_kcommon.h"
 #include "cstate.h"
 
@@ -88,47 +89,14 @@ struct il_wake_msg {
 	u64 t_launch;
 };
 
+/* The checks themselves are plain C, shared with the fuzz target. */
+static_assert(IL_REQ_EINVAL == EINVAL);
+static_assert(IL_REQ_NSEC_PER_SEC == NSEC_PER_SEC);
+static_assert(IL_REQ_NSEC_PER_USEC == NSEC_PER_USEC);
+
 int il_cstate_check(const struct idlelab_cstate_req *req)
 {
-	if (req->abi_version != IDLELAB_ABI_VERSION ||
-	    req->size != sizeof(*req) || req->pad ||
-	    !il_all_zero(req->reserved, sizeof(req->reserved)))
-		return -EINVAL;
-	if (req->cpu >= nr_cpu_ids || req->method > IDLELAB_METHOD_POLL ||
-	    req->wake_source > IDLELAB_WAKE_IPI ||
-	    req->irq_mode > IDLELAB_IRQ_LATE ||
-	    (req->flags & ~IDLELAB_CSTATE_F_ALL))
-		return -EINVAL;
-	/* IRQ late is MWAIT's interrupt-break extension only. */
-	if (req->irq_mode == IDLELAB_IRQ_LATE &&
-	    req->method != IDLELAB_METHOD_MWAIT)
-		return -EINVAL;
-	if (req->method != IDLELAB_METHOD_MWAIT ? req->mwait_hint != 0 :
-	    req->mwait_hint > 0xff)
-		return -EINVAL;
-	if (req->wake_source == IDLELAB_WAKE_IPI &&
-	    (req->sender_cpu >= nr_cpu_ids || req->sender_cpu == req->cpu))
-		return -EINVAL;
-	if (req->wake_source != IDLELAB_WAKE_IPI && req->sender_cpu)
-		return -EINVAL;
-	if (req->launch_min_ns < 1000 ||
-	    req->launch_min_ns > req->launch_max_ns ||
-	    req->launch_max_ns > IDLELAB_MAX_LAUNCH_NS)
-		return -EINVAL;
-	if (req->dirty_bytes > IDLELAB_MAX_DIRTY_BYTES ||
-	    (req->dirty_bytes && !(req->flags & IDLELAB_CSTATE_F_WBINVD)))
-		return -EINVAL;
-	if (req->nr_samples == 0 || req->nr_samples > IDLELAB_MAX_SAMPLES ||
-	    !req->samples)
-		return -EINVAL;
-	if (req->pad2)
-		return -EINVAL;
-	/* Every sample may wait its full bound for an event that never came. */
-	if ((u64)req->nr_samples *
-	    ((req->launch_max_ns + IDLELAB_CSTATE_WAIT_NS) / NSEC_PER_USEC) >
-	    IDLELAB_MAX_RUN_US)
-		return -EINVAL;
-	return 0;
+	return il_cstate_req_check(req, nr_cpu_ids);
 }
 
 static void il_wake_mark(struct il_wake *w)

@@ -33,6 +33,7 @@
 #include <asm/cpufeature.h>
 
 #include "idlelab_arch.h"
+#include "idlelab_cstate_check.h"
 #include "idlelab_kcommon.h"
 #include "cstate.h"
 
@@ -57,59 +58,7 @@ struct il_wbinvd {
 
 int il_wbinvd_check(const struct idlelab_wbinvd_req *req)
 {
-	u64 total;
-
-	if (req->abi_version != IDLELAB_ABI_VERSION ||
-	    req->size != sizeof(*req) || req->pad || req->pad2 ||
-	    !il_all_zero(req->reserved, sizeof(req->reserved)))
-		return -EINVAL;
-	if (req->cpu >= nr_cpu_ids || (req->flags & ~IDLELAB_WBINVD_F_ALL) ||
-	    req->reps == 0 || req->reps > IDLELAB_MAX_REPS ||
-	    req->nr_samples == 0 || req->nr_samples > IDLELAB_MAX_SAMPLES ||
-	    !req->samples)
-		return -EINVAL;
-	switch (req->mode) {
-	case IDLELAB_WBINVD_SWEEP:
-		if (req->nr_footprints == 0 ||
-		    req->nr_footprints > IDLELAB_MAX_FOOTPRINTS ||
-		    !req->footprints || req->nr_victims || req->victims ||
-		    req->interval_us || req->dirty_bytes || req->width_us ||
-		    req->threshold_ns || req->window_us)
-			return -EINVAL;
-		total = (u64)req->nr_footprints * req->reps;
-		if (total > req->nr_samples)
-			return -EINVAL;
-		return 0;
-	case IDLELAB_WBINVD_BLAST:
-		if (req->nr_footprints || req->footprints ||
-		    req->nr_victims == 0 || req->nr_victims >= nr_cpu_ids ||
-		    !req->victims ||
-		    req->interval_us == 0 ||
-		    req->interval_us > IDLELAB_MAX_INTERVAL_US ||
-		    req->dirty_bytes > IDLELAB_MAX_DIRTY_BYTES ||
-		    req->width_us == 0 ||
-		    req->width_us > IDLELAB_MAX_WIDTH_US ||
-		    req->width_us > req->window_us / 2 ||
-		    req->window_us > IDLELAB_MAX_WINDOW_US ||
-		    req->threshold_ns < IDLELAB_MIN_THRESHOLD_NS ||
-		    req->threshold_ns > NSEC_PER_SEC)
-			return -EINVAL;
-		/*
-		 * Worst case: the wait for the victims, each repetition's
-		 * memset and write-back and its interval with 1/8 of slack,
-		 * and the victims' last window.
-		 */
-		if (IDLELAB_BLAST_START_US + (u64)req->reps *
-		    (req->interval_us + req->interval_us / 8 + 1 +
-		     IDLELAB_DIRTY_REP_US(req->dirty_bytes)) +
-		    req->window_us > IDLELAB_MAX_RUN_US)
-			return -EINVAL;
-		/* Room for every event and at least one gap per victim. */
-		if ((u64)req->reps + req->nr_victims > req->nr_samples)
-			return -EINVAL;
-		return 0;
-	}
-	return -EINVAL;
+	return il_wbinvd_req_check(req, nr_cpu_ids);
 }
 
 /*

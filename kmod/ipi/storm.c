@@ -70,6 +70,7 @@
 #include "idlelab_apicdest.h"
 #include "idlelab_arch.h"
 #include "idlelab_kcommon.h"
+#include "idlelab_storm_check.h"
 #include "ipi.h"
 #include "storm.h"
 
@@ -219,30 +220,12 @@ static void il_ipi_kernel_cb(void *info)
 	il_storm_ack(st, idx, il_slot_take(&st->tg[idx], false), now);
 }
 
+/* The check itself is plain C, shared with the fuzz target. */
+static_assert(IL_REQ_EINVAL == EINVAL);
+
 int il_storm_check(const struct idlelab_ipi_req *req)
 {
-	if (req->abi_version != IDLELAB_ABI_VERSION ||
-	    req->size != sizeof(*req) ||
-	    !il_all_zero(req->reserved, sizeof(req->reserved)))
-		return -EINVAL;
-	if (req->mode > IDLELAB_IPI_KERNEL || req->sender_cpu >= nr_cpu_ids ||
-	    req->nr_targets == 0 || req->nr_targets >= nr_cpu_ids ||
-	    req->nr_targets > IDLELAB_MAX_CPUS ||
-	    req->nr_rounds == 0 || req->nr_rounds > IDLELAB_MAX_ROUNDS ||
-	    (u64)req->nr_rounds * req->nr_targets > IDLELAB_MAX_SAMPLES ||
-	    req->timeout_us == 0 ||
-	    req->timeout_us > IDLELAB_MAX_ROUND_TIMEOUT_US ||
-	    !req->targets || !req->rounds || !req->arrivals)
-		return -EINVAL;
-	/*
-	 * The worst case within the run limit: each round waiting out its
-	 * timeout, then its close and the next drain theirs (il_storm_round(),
-	 * il_storm_sender()), and the final drain.
-	 */
-	if ((3 * (u64)req->nr_rounds + 1) * req->timeout_us >
-	    IDLELAB_MAX_RUN_US)
-		return -EINVAL;
-	return 0;
+	return il_storm_req_check(req, nr_cpu_ids);
 }
 
 /*

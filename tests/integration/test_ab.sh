@@ -52,6 +52,12 @@ col() {	# the value of column NAME in the row of statistic STAT of csv FILE
 report "$T_TMP/shift.db" >"$T_TMP/shift.csv"
 check "report on a simulated dataset exits 0" [ $? -eq 0 ]
 sed 's/^/#   /' "$T_TMP/shift.csv"
+# csv readers get numbers (issue 20): the interval is two columns, lo and
+# hi, and python3's csv module reads a float or nothing in each.
+check "csv: the interval as S2 shift 95% CI lo and hi" \
+	sh -c "head -n 1 '$T_TMP/shift.csv' | grep -q ',S2 shift 95% CI lo,S2 shift 95% CI hi,'"
+check "csv: python3's csv reads each interval end as a float (6 of them)" \
+	python3 tests/helpers/csv-numeric.py "$T_TMP/shift.csv" 6
 check "three rows (median, p99, mean), each naming 10 runs a side" sh -c "[ \"\$(awk -F, 'NR > 1 && \$7 == 10 && \$11 == 10' '$T_TMP/shift.csv' | wc -l)\" -eq 3 ]"
 check "true +10 %: median shift found" sh -c "grep '^timer_wake,wake_latency,,1,median' '$T_TMP/shift.csv' | grep -q 'higher than S1 (Holm p < 0.05)'"
 notes "$T_TMP/shift.db" >"$T_TMP/shift.md"
@@ -93,7 +99,9 @@ check "TOST 2 % on a 10 % shift: not shown equivalent" sh -c "grep '^timer_wake,
 
 "$SIM" --db "$T_TMP/few.db" --runs 3 --samples 500 --shift 10 --seed 5 --order interleaved
 report "$T_TMP/few.db" >"$T_TMP/few.csv"
-check "3 vs 3 runs: the interval is said to be impossible" sh -c "grep '^timer_wake,wake_latency,,1,median' '$T_TMP/few.csv' | grep -q 'not possible with 3 vs 3 runs.*too few runs (3 vs 3) for a 95% interval'"
+notes "$T_TMP/few.db" >"$T_TMP/few.md"
+check "3 vs 3 runs: the interval is said to be impossible" sh -c "grep '| timer_wake | wake_latency | - | 1 | median |' '$T_TMP/few.md' | grep -q 'not possible with 3 vs 3 runs.*too few runs (3 vs 3) for a 95% interval'"
+check "3 vs 3 runs: csv has empty ends and the verdict's words" sh -c "grep '^timer_wake,wake_latency,,1,median' '$T_TMP/few.csv' | grep -q ',+[0-9.]*,,,[0-9.]*,.*too few runs (3 vs 3) for a 95% interval' && python3 tests/helpers/csv-numeric.py '$T_TMP/few.csv' 0 >/dev/null"
 
 # --- campaign order: interleaved and seeded random, recorded per run --
 cat >"$T_TMP/ord.yaml" <<'YAML'

@@ -43,6 +43,8 @@ golden table
 # for "-" and "n/a", one table per file.
 check "csv goldens: no # lines" sh -c "! grep -q '^#' '$GOLDEN'/*.csv"
 check "csv goldens: no - or n/a fields" sh -c "! grep -Eq '(^|,)(-|n/a[^,]*)(,|\$)' '$GOLDEN'/*.csv"
+check "csv golden compare: each interval as lo and hi, numbers or empty" \
+	sh -c "grep -q ',S2 shift 95% CI lo,S2 shift 95% CI hi,' '$GOLDEN/compare.csv' && python3 tests/helpers/csv-numeric.py '$GOLDEN/compare.csv' 0 >/dev/null"
 expect_exit "csv of a kind of several tables needs --table" 2 \
 	"$IDLELAB" report --db "$FX" --kind ipi --format csv
 check "the refusal lists the tables" grep -q "this report has 3: 1 'IPI cost against the number of targets', 2 " "$T_TMP/err"

@@ -6,8 +6,10 @@
 # Two checks are ignored, each for a reason:
 #   BIT_MACRO            the UAPI header is included by user space, where
 #                        the kernel's BIT() does not exist;
-#   PREFER_KERNEL_TYPES  idlelab_apicdest.h is plain C shared with the
-#                        user-space unit tests.
+#   PREFER_KERNEL_TYPES  idlelab_apicdest.h and the request checks
+#                        (idlelab_*_check.h) are plain C shared with the
+#                        user-space unit tests and fuzz targets, on the
+#                        UAPI's __u32 and __u64.
 . tests/lib.sh
 cp_dir=$PWD/$BUILD/checkpatch
 if [ ! -f "$cp_dir/scripts/checkpatch.pl" ]; then

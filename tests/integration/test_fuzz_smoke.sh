@@ -3,8 +3,8 @@
 # The CI smoke run of the fuzzers (issue 20, Fuzzing the parsers): every
 # libFuzzer target of tests/fuzz/ is built with clang, ASan and UBSan
 # (`make FUZZ=1 fuzz`, in build-fuzz/ whatever $BUILD the suite uses) and
-# run for FUZZ_SECONDS (default 6, about 30 s in all) on a scratch copy of
-# its committed seed corpus.  A crash, a sanitizer report, a leak or a
+# run for FUZZ_SECONDS (default 6, about 40 s for the seven targets) on a
+# scratch copy of its committed seed corpus.  A crash, a sanitizer report, a leak or a
 # timeout fails the test, its report in the TAP diagnostics and the input
 # named.  The long runs are tools/fuzz-long.sh's.
 . tests/lib.sh

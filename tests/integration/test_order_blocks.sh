@@ -51,6 +51,8 @@ check "--paired: 4 blocks paired, 0 runs unpaired, median row" \
 	grep -q "^timer_wake,wake_latency,,median,ns,4,0," "$T_TMP/paired.csv"
 check "--paired: 4 pairs are too few for a 95 % interval (6 are needed)" \
 	grep -q "^timer_wake,wake_latency,,median,ns,4,0,.*too few blocks (4) for a 95% interval" "$T_TMP/paired.csv"
+check "--paired csv: the interval as two numeric columns, lo and hi" sh -c \
+	"head -n 1 '$T_TMP/paired.csv' | grep -q ',S2 shift 95% CI lo,S2 shift 95% CI hi,' && python3 tests/helpers/csv-numeric.py '$T_TMP/paired.csv' 0 >/dev/null"
 expect_exit "--paired without --compare sides: exit 2" 2 "$IDLELAB" report --db "$D" --paired
 
 sed 's/    repetitions: 4/    repetitions: 4\n    order: sequential/' "$C" >"$T_TMP/seq.yaml"

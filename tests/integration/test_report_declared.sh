@@ -50,6 +50,16 @@ check "p50 has an interval" \
 check "C6, never entered: no figures (null), not 0" \
 	[ "$(field C6 '"\(.Samples) \(.["p50 (us) [95 % CI]"]) \(.["Measured residency (us)"])"')" = "0 null null" ]
 
+# csv (issue 20): each quantile column is three numeric ones, the estimate
+# and its interval's lo and hi, which python3's csv module reads as floats
+# or nothing: C1E has p50 and p99 with both ends and p99.99 alone.
+"$IDLELAB" report --db "$DB" --kind declared --format csv >"$T_TMP/d.csv" 2>"$T_TMP/err"
+check "csv: p50 as its estimate, lo and hi" sh -c "head -n 1 '$T_TMP/d.csv' | grep -q ',p50 (us) \[95 % CI\],p50 (us) \[95 % CI\] lo,p50 (us) \[95 % CI\] hi,'"
+check "csv: python3's csv reads every quantile and end as a float (7 for C1E)" \
+	python3 tests/helpers/csv-numeric.py "$T_TMP/d.csv" 7
+check "csv: p99.99 of 400 samples, an estimate with empty ends" sh -c \
+	"grep ',C1E,' '$T_TMP/d.csv' | grep -Eq ',400,([0-9.]+,){7},,'"
+
 "$IDLELAB" report --db "$DB" --kind all >"$T_TMP/all.txt" 2>&1
 check "all leaves the declared table out" sh -c "! grep -q 'Declared against measured' '$T_TMP/all.txt'"
 
