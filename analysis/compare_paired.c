@@ -288,12 +288,18 @@ static int add_row(struct il_table *t, const struct prow *w, int ns)
 		if (isnan(r->p))
 			snprintf(v[i++], 160, "-");
 		else
-			snprintf(v[i++], 160, "%.4f%s", r->p, r->exact ? "" : " (normal)");
+			snprintf(v[i++], 160, "%.4f", r->p);
 		if (isnan(w->holm[s]))
 			snprintf(v[i++], 160, "-");
 		else
 			snprintf(v[i++], 160, "%.4f", w->holm[s]);
-		verdict(w, s, v[i++], 160);
+		verdict(w, s, v[i], 160);
+		/* Said here, not in the p column, which stays a number for
+		 * csv readers (issue 20). */
+		if (!isnan(r->p) && !r->exact)
+			strncat(v[i], "; p from the normal approximation",
+				159 - strlen(v[i]));
+		i++;
 	}
 	for (k = 0; k < i; k++)
 		cells[k] = v[k];

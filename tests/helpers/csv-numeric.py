@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """csv-numeric.py FILE MIN: read the report csv FILE with Python's csv
 module, as a csv reader takes it, and check that every column whose name
-says it holds an interval or its estimate (the name has "CI" in it) holds
-only numbers or empty fields: each value parses with float(), or is "".
+says it holds an interval or its estimate (the name has "CI" in it) or a
+p-value (it ends in " p" or " p (Holm)") holds only numbers or empty
+fields: each value parses with float(), or is "".
 Issue 20: csv readers (csvkit, pandas) must read the columns as numbers,
 so an interval "[lo, hi]" is two columns, "NAME lo" and "NAME hi".
 
@@ -14,7 +15,10 @@ columns and the count; exit 0 when all holds, 1 with the first offending
 value on stderr when not, 2 on bad usage or an unreadable file."""
 import csv
 import math
+import re
 import sys
+
+P_COLUMN = re.compile(r"(^|\s)p( \(Holm\))?$")
 
 
 def main():
@@ -32,7 +36,8 @@ def main():
         print("csv-numeric: no header", file=sys.stderr)
         return 1
     head = rows[0]
-    cols = [i for i, name in enumerate(head) if "CI" in name]
+    cols = [i for i, name in enumerate(head)
+            if "CI" in name or P_COLUMN.search(name)]
     if not cols:
         print("csv-numeric: no interval column", file=sys.stderr)
         return 1
