@@ -4,8 +4,9 @@
  * table of strings (its numbers already formatted, so md, csv, json and
  * html show the same digits and golden files compare one format only);
  * this file prints it.  JSON cells that parse as numbers are emitted as
- * numbers, "-" as null, and an interval "[lo, hi]" as {"lo": lo, "hi":
- * hi}, so a consumer never parses "-" or a bracketed pair; csv gives "-"
+ * numbers, "-" as null, an interval "[lo, hi]" as {"lo": lo, "hi": hi}
+ * and an estimate with its interval as {"est", "lo", "hi"}, so a
+ * consumer never parses "-" or a bracketed pair; csv gives "-"
  * as an empty field and an interval column (il_table_col_kind()) as
  * numeric lo and hi columns, for the same reason.
  */
@@ -254,6 +255,36 @@ static void table_csv(const struct il_table *t, FILE *out)
 	}
 }
 
+/*
+ * A cell of an IL_COL_EST_INTERVAL column, "est [lo, hi]", as {"est",
+ * "lo", "hi"}; an estimate whose interval cannot be given ("est [too
+ * few]") keeps lo and hi null and the words as "note".  A cell that does
+ * not lead with a number ("-", a reason) is what json_cell() makes of it.
+ */
+static json_t *json_est_interval(const char *s)
+{
+	double est, lo, hi;
+	int n = -1, m = -1;
+	json_t *o;
+
+	if (sscanf(s, "%lf %n", &est, &n) != 1 || n <= 0 || !isfinite(est))
+		return json_cell(s);
+	o = json_pack("{s:f}", "est", est);
+	if (sscanf(s + n, "[%lf, %lf]%n", &lo, &hi, &m) == 2 && m > 0 &&
+	    !s[n + m] && isfinite(lo) && isfinite(hi)) {
+		json_object_set_new(o, "lo", json_real(lo));
+		json_object_set_new(o, "hi", json_real(hi));
+		return o;
+	}
+	json_object_set_new(o, "lo", json_null());
+	json_object_set_new(o, "hi", json_null());
+	if (s[n] == '[' && s[strlen(s) - 1] == ']')
+		json_object_set_new(o, "note", json_stringn(s + n + 1, strlen(s + n) - 2));
+	else if (s[n])
+		json_object_set_new(o, "note", json_string(s + n));
+	return o;
+}
+
 static json_t *table_json(const struct il_table *t)
 {
 	json_t *rows = json_array(), *notes = json_array();
@@ -263,7 +294,10 @@ static json_t *table_json(const struct il_table *t)
 		json_t *o = json_object();
 
 		for (c = 0; c < t->ncols; c++)
-			json_object_set_new(o, t->cols[c], json_cell(cell(t, r, c)));
+			json_object_set_new(o, t->cols[c],
+					    t->kinds && t->kinds[c] == IL_COL_EST_INTERVAL ?
+					    json_est_interval(cell(t, r, c)) :
+					    json_cell(cell(t, r, c)));
 		json_array_append_new(rows, o);
 	}
 	for (r = 0; r < t->nnotes; r++)

@@ -43,10 +43,12 @@ check "C1E's measured residency is the shortest d" \
 	[ "$(field C1E '.["Measured residency (us)"]')" = 10 ]
 check "and it is flagged below the declared one" \
 	sh -c "echo '$(field C1E .Flags)' | grep -q 'entered below declared residency'"
-check "p99.99 of 400 samples cannot be bounded" \
-	sh -c "echo '$(field C1E '.["p99.99 (us) [95 % CI]"]')' | grep -q 'too few'"
-check "p50 has an interval" \
-	sh -c "echo '$(field C1E '.["p50 (us) [95 % CI]"]')' | grep -Eq '^[0-9.]+ \[[0-9.]+, [0-9.]+\]\$'"
+# json (issue 20): an estimate and its interval are numbers, {est, lo, hi}.
+check "p99.99 of 400 samples cannot be bounded: an estimate, null ends, the reason" \
+	sh -c "[ \"\$(jq -r '.[0].rows[] | select(.State == \"C1E\") | .[\"p99.99 (us) [95 % CI]\"] | \"\\(.est | type) \\(.lo) \\(.hi)\"' '$T_TMP/d.json')\" = 'number null null' ] &&
+		jq -r '.[0].rows[] | select(.State == \"C1E\") | .[\"p99.99 (us) [95 % CI]\"].note' '$T_TMP/d.json' | grep -q 'too few'"
+check "p50 has an interval: est, lo and hi as numbers, lo <= est <= hi" \
+	jq -e '.[0].rows[] | select(.State == "C1E") | .["p50 (us) [95 % CI]"] | (.est | type) == "number" and (.lo | type) == "number" and (.hi | type) == "number" and .lo <= .est and .est <= .hi' "$T_TMP/d.json"
 check "C6, never entered: no figures (null), not 0" \
 	[ "$(field C6 '"\(.Samples) \(.["p50 (us) [95 % CI]"]) \(.["Measured residency (us)"])"')" = "0 null null" ]
 
