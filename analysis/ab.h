@@ -147,6 +147,13 @@ int il_ab_shift(const double *x, int m, const double *y, int n, double conf,
 		struct il_ab_shift *out);
 
 /**
+ * il_ab_set_brute() - make il_ab_shift() take il_ab_shift_brute()'s path
+ * for the rest of the process: the brute-force reference of `report
+ * --compare` (IDLELAB_COMPARE_REFERENCE=1, compare_reference.c).
+ */
+void il_ab_set_brute(bool brute);
+
+/**
  * il_ab_shift_brute() - il_ab_shift() by forming and sorting all m*n
  * differences: O(mn log mn) time, O(mn) memory.  The reference the fast
  * path is tested against (tests/unit/test_ab_pairs.c); reports do not

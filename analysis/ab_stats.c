@@ -385,10 +385,18 @@ out:
 	return ret;
 }
 
+/* Set by the reference path of report --compare (compare_reference.c). */
+static bool ab_brute;
+
+void il_ab_set_brute(bool brute)
+{
+	ab_brute = brute;
+}
+
 int il_ab_shift(const double *x, int m, const double *y, int n, double conf,
 		struct il_ab_shift *out)
 {
-	return shift_with(x, m, y, n, conf, false, out);
+	return shift_with(x, m, y, n, conf, ab_brute, out);
 }
 
 int il_ab_shift_brute(const double *x, int m, const double *y, int n,

@@ -341,13 +341,19 @@ int il_report_compare(struct il_store *s, const struct il_analysis_opts *o,
 	struct ab_rows rows = { 0 };
 	struct il_table *t = NULL;
 	int ns = o->ncompare, i, ntests = 0, ntost = 0, ret = 0;
-	bool pooled = false;
+	bool pooled = false, reference;
 
 	*out = NULL;
 	if (ns < 2 || ns > MAX_SIDES)
 		return il_errorf(-EINVAL, "compare needs 2 to %d --compare filters, got %d",
 				 MAX_SIDES, ns);
-	ret = ab_collect(s, o, &keys);
+	/* The brute-force reference the streaming path is tested against
+	 * (compare_reference.c, test_compare_reference.sh). */
+	reference = getenv("IDLELAB_COMPARE_REFERENCE") &&
+		    !strcmp(getenv("IDLELAB_COMPARE_REFERENCE"), "1");
+	il_ab_set_brute(reference);
+	ret = reference ? ab_collect_reference(s, o, &keys) :
+			  ab_collect(s, o, &keys);
 	if (ret)
 		goto out;
 	for (i = 0; !ret && i < keys.n; i++)

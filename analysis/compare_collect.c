@@ -50,7 +50,7 @@ struct collect {
 	struct il_hist *empty;	/* the histogram of an item without one */
 };
 
-static struct ab_item *item_new(struct ab_items *s, const char *run, const char *cpu)
+struct ab_item *ab_item_new(struct ab_items *s, const char *run, const char *cpu)
 {
 	struct ab_item *it;
 
@@ -79,7 +79,7 @@ static void items_free(struct ab_items *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static struct ab_key *key_get(struct ab_keys *k, const struct il_srow *r)
+struct ab_key *ab_key_get(struct ab_keys *k, const struct il_srow *r)
 {
 	char buf[256];
 	struct ab_key *p;
@@ -104,8 +104,8 @@ static struct ab_key *key_get(struct ab_keys *k, const struct il_srow *r)
 	return p;
 }
 
-static double run_value(const struct ab_item *it, const struct il_hist *h,
-			enum il_ab_stat st)
+double ab_run_value(const struct ab_item *it, const struct il_hist *h,
+		    enum il_ab_stat st)
 {
 	if (it->ref)
 		return st == IL_AB_MEDIAN ? (double)it->p50 :
@@ -133,7 +133,7 @@ static int item_close(struct collect *c, struct open_item *o, bool all)
 		k = &c->keys->v[o->key];
 		it = &(all ? k->all : k->side)[c->side].v[o->idx];
 		for (st = 0; st < IL_AB_NALL; st++)
-			it->val[st] = st < c->nstats ? run_value(it, h, st) : NAN;
+			it->val[st] = st < c->nstats ? ab_run_value(it, h, st) : NAN;
 	}
 	if (!all && o->key >= 0 && !c->all.hist) {
 		c->all.hist = o->hist;
@@ -177,7 +177,7 @@ static int item_add(struct collect *c, struct open_item *o, bool all,
 		ret = item_close(c, o, all);
 		if (ret)
 			return ret;
-		it = item_new(s, r->run_uuid, cpu);
+		it = ab_item_new(s, r->run_uuid, cpu);
 		if (!it)
 			return il_errorf(-ENOMEM, "out of memory");
 		it->ref = r->is_ref;
@@ -211,7 +211,7 @@ static int add(const struct il_srow *r, void *arg)
 
 	if (r->is_ref && !r->hist)
 		return 0;
-	k = key_get(c->keys, r);
+	k = ab_key_get(c->keys, r);
 	if (!k)
 		return il_errorf(-ENOMEM, "out of memory");
 	il_cpu_label(r->cpu, r->cpu2, cpu, sizeof(cpu));
@@ -219,7 +219,7 @@ static int add(const struct il_srow *r, void *arg)
 	return ret ? ret : item_add(c, &c->all, true, (int)(k - c->keys->v), r, "all");
 }
 
-static int key_cmp(const void *a, const void *b)
+int ab_key_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct ab_key *)a)->key, ((const struct ab_key *)b)->key);
 }
@@ -290,6 +290,6 @@ int ab_collect(struct il_store *s, const struct il_analysis_opts *o,
 	}
 	il_hist_free(empty);
 	if (!ret && keys->n)
-		qsort(keys->v, keys->n, sizeof(*keys->v), key_cmp);
+		qsort(keys->v, keys->n, sizeof(*keys->v), ab_key_cmp);
 	return ret;
 }

@@ -62,6 +62,28 @@ int ab_collect(struct il_store *s, const struct il_analysis_opts *o,
 void ab_keys_free(struct ab_keys *k);
 
 /**
+ * ab_collect_reference() - ab_collect() the brute-force way
+ * (compare_reference.c): every item keeps its own histogram, merged from
+ * each of its rows, whatever order they come in, and all are reduced at
+ * the end.  The reference the streaming collector is tested against
+ * (IDLELAB_COMPARE_REFERENCE=1); only for small datasets.
+ */
+int ab_collect_reference(struct il_store *s, const struct il_analysis_opts *o,
+			 struct ab_keys *keys);
+
+/* The pieces of the collectors both use (compare_collect.c). */
+struct il_srow;
+/* @r's key in @k, made when new.  NULL: out of memory. */
+struct ab_key *ab_key_get(struct ab_keys *k, const struct il_srow *r);
+/* A new item of run @run and CPU label @cpu at the end of @s. */
+struct ab_item *ab_item_new(struct ab_items *s, const char *run, const char *cpu);
+/* Statistic @st of item @it, whose histogram is @h. */
+double ab_run_value(const struct ab_item *it, const struct il_hist *h,
+		    enum il_ab_stat st);
+/* qsort()'s order of keys: the table's row order. */
+int ab_key_cmp(const void *a, const void *b);
+
+/**
  * ab_raw_values() - the values of the runs in @list that only their raw
  * samples give (ab_raw.c), where every series kept them: the median and
  * p99 of a run that merges several series, and with @deciles the
