@@ -14,6 +14,12 @@
  * base) with a rare exponential tail (a late wake), and carries the
  * idle_state and wake_source attributes that the states report groups.
  *
+ * With --causes-every N, every Nth run of a machine and campaign was a
+ * --causes run: its slowest sample on each CPU is stored with causes (an
+ * IRQ, a kernel thread, the rest unexplained, as trace events would name
+ * them), drawn from a stream of the run's own, so the fleet's samples are
+ * the same bytes with or without causes.
+ *
  * With --per-machine DIR it writes one database per machine, DIR/mNNNN.db,
  * the inputs of a fleet merge; else one database, FILE.  Each machine
  * draws from its own stream (the seed and its number) and numbers its own
@@ -22,10 +28,13 @@
  * over an existing file.  Runs are committed 500 to a transaction: the
  * fleet is written in minutes, not hours.
  */
+#include "causes.h"
 #include "err.h"
 #include "series.h"
 #include "splitmix.h"
 #include "store.h"
+#include "store_causes.h"
+#include "trace_capture.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -41,6 +50,16 @@
 struct gen {
 	int machines, campaigns, runs, samples;
 	uint64_t seed;
+	int causes_every;	/* 0: no --causes runs */
+};
+
+/* A --causes run's attribution: one outlier per series, kept. */
+struct gen_causes {
+	struct il_causes_run run;
+	struct il_trace trace;		/* what the capture kept, per CPU */
+	struct il_trace_cpu cpu[2];
+	struct il_cause_sample w[2];
+	struct il_cause c[2][2];
 };
 
 static double unit(uint64_t *rng)
@@ -95,6 +114,61 @@ static uint64_t stream_of(const struct gen *g, int m)
 	return il_splitmix64(&x);
 }
 
+/*
+ * Run (@m, @c, @k) as a --causes run: the slowest sample @top[j] (at
+ * @at[j]) of each series, split into an IRQ, a kernel thread and what is
+ * unexplained.  Its own stream: the fleet's samples stay the same.
+ */
+static void make_causes(const struct gen *g, int m, int c, int k,
+			struct il_series **sv, const uint64_t *top,
+			const uint64_t *at, int interval_us,
+			struct gen_causes *out)
+{
+	static const char *const irqs[] = { "24 eth0-rx-0", "0 timer", "9 acpi" };
+	uint64_t rng = g->seed ^ ((uint64_t)m << 40) ^ ((uint64_t)c << 20) ^
+		       (uint64_t)k ^ 0xc0ffee;
+	int j;
+
+	memset(out, 0, sizeof(*out));
+	out->trace.clock = IL_TRACE_CLOCK_MONO;
+	out->trace.buffer_kb = 4096;
+	out->trace.ncpus = 2;
+	out->trace.cpu = out->cpu;
+	out->run.trace = &out->trace;
+	out->run.status = "ok";
+	out->run.nsamples = 2;
+	out->run.samples = out->w;
+	for (j = 0; j < 2; j++) {
+		struct il_cause_sample *w = &out->w[j];
+		uint64_t irq = top[j] * (20 + il_splitmix64(&rng) % 40) / 100;
+		uint64_t thr = top[j] * (10 + il_splitmix64(&rng) % 20) / 100;
+
+		w->series = sv[j];
+		w->index = at[j];
+		w->cpu = j;
+		w->keep = true;
+		w->t_ns = (int64_t)(at[j] * (uint64_t)interval_us * 1000);
+		w->value_ns = top[j];
+		w->idle_state = -1;
+		w->ncauses = 2;
+		w->causes = out->c[j];
+		snprintf(out->c[j][0].kind, sizeof(out->c[j][0].kind), "irq");
+		snprintf(out->c[j][0].name, sizeof(out->c[j][0].name), "%s",
+			 irqs[il_splitmix64(&rng) % 3]);
+		out->c[j][0].ns = irq;
+		out->c[j][0].count = 1;
+		snprintf(out->c[j][1].kind, sizeof(out->c[j][1].kind), "thread");
+		snprintf(out->c[j][1].name, sizeof(out->c[j][1].name),
+			 "kworker/%d:1 (pid %d)", j, 100 + m % 900);
+		out->c[j][1].ns = thr;
+		out->c[j][1].count = 1;
+		w->unexplained_ns = top[j] - irq - thr;
+		/* A timer wake and a switch per sample, and the two causes. */
+		out->cpu[j].cpu = j;
+		out->cpu[j].n = 2 * (size_t)g->samples + 2;
+	}
+}
+
 static int put_run(struct il_store *s, struct gen *g, uint64_t *rng, int m,
 		   int c, int k)
 {
@@ -105,8 +179,10 @@ static int put_run(struct il_store *s, struct gen *g, uint64_t *rng, int m,
 		{ -1, "wake_source", "timer" },
 	};
 	struct il_run_rec r = { 0 };
+	struct gen_causes gc;
 	char params[96], campaign[32];
 	double base = 900 + 150 * (m % 4) + 40 * (c % 4);
+	uint64_t top[2] = { 0, 0 }, at[2] = { 0, 0 }, v;
 	int i, j, ret = 0;
 
 	if (c % 2)
@@ -120,8 +196,14 @@ static int put_run(struct il_store *s, struct gen *g, uint64_t *rng, int m,
 			ret = il_errorf(-ENOMEM, "out of memory");
 			break;
 		}
-		for (i = 0; i < g->samples; i++)
-			il_series_add(sv[j], latency(rng, base));
+		for (i = 0; i < g->samples; i++) {
+			v = latency(rng, base);
+			if (v > top[j]) {
+				top[j] = v;
+				at[j] = (uint64_t)i;
+			}
+			il_series_add(sv[j], v);
+		}
 	}
 	/* Machine, campaign and run: unique in the fleet, any file. */
 	snprintf(r.uuid, sizeof(r.uuid), "%08x-0000-4000-8000-%04hx%08x",
@@ -145,8 +227,12 @@ static int put_run(struct il_store *s, struct gen *g, uint64_t *rng, int m,
 	r.series = sv;
 	r.nattrs = 2;
 	r.attrs = a;
-	if (!ret)
+	if (!ret && g->causes_every && k % g->causes_every == 0) {
+		make_causes(g, m, c, k, sv, top, at, 100 * (1 + c % 4), &gc);
+		ret = il_store_save_run_causes(s, &r, &gc.run);
+	} else if (!ret) {
 		ret = il_store_save_run(s, &r);
+	}
 	il_series_free(sv[0]);
 	il_series_free(sv[1]);
 	return ret;
@@ -199,7 +285,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: fleet-gen [--machines N] [--campaigns M] [--runs R]\n"
-		"                 [--samples S] [--seed X] (FILE | --per-machine DIR)\n"
+		"                 [--samples S] [--seed X] [--causes-every N]\n"
+		"                 (FILE | --per-machine DIR)\n"
 		"\n"
 		"Write a synthetic fleet of N*M*R timer_wake runs (issue 23).\n"
 		"\n"
@@ -208,6 +295,8 @@ static void usage(FILE *f)
 		"  -r, --runs R         runs per machine and campaign (default 50)\n"
 		"  -s, --samples S      samples per CPU of a run (default 20)\n"
 		"  -S, --seed X         random seed (default 23)\n"
+		"  -C, --causes-every N every Nth run of a machine and campaign\n"
+		"                       stores causes for its slowest samples (default none)\n"
 		"  -p, --per-machine DIR  one database per machine, DIR/mNNNN.db\n"
 		"  -h, --help           this text\n");
 }
@@ -234,15 +323,16 @@ int main(int argc, char **argv)
 		{ "samples", required_argument, NULL, 's' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "per-machine", required_argument, NULL, 'p' },
+		{ "causes-every", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct gen g = { 10, 2, 50, 20, 23 };
+	struct gen g = { 10, 2, 50, 20, 23, 0 };
 	const char *dir = NULL;
 	long v;
 	int o, m, ret = 0;
 
-	while ((o = getopt_long(argc, argv, "n:c:r:s:S:p:h", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "n:c:r:s:S:p:C:h", lo, NULL)) != -1) {
 		switch (o) {
 		case 'n':
 			if (num(optarg, "machines", 9999, &v))
@@ -271,6 +361,11 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			dir = optarg;
+			break;
+		case 'C':
+			if (num(optarg, "causes-every", 1000000, &v))
+				return 2;
+			g.causes_every = (int)v;
 			break;
 		case 'h':
 			usage(stdout);

@@ -59,4 +59,25 @@ check "160 runs a side: the normal path" grep -q '| normal |' "$T_TMP/one.cmp"
 "$IDLELAB" merge --quiet "$T_TMP/merged.db" "$T_TMP"/pm/*.db
 "$IDLELAB" export --db "$T_TMP/merged.db" --what summaries >"$T_TMP/m2.csv"
 check "merging again adds nothing" cmp "$T_TMP/m1.csv" "$T_TMP/m2.csv"
+
+# --causes-every: every 4th run of a machine and campaign was a --causes
+# run; the samples are the same bytes, the causes merge like the runs.
+# shellcheck disable=SC2086
+"$GEN" $small --causes-every 4 "$T_TMP/c1.db"
+# shellcheck disable=SC2086
+"$GEN" $small --causes-every 4 --per-machine "$T_TMP/cpm"
+"$IDLELAB" merge --quiet "$T_TMP/cmerged.db" "$T_TMP"/cpm/*.db
+"$IDLELAB" export --db "$T_TMP/c1.db" --what summaries >"$T_TMP/c1.csv"
+check "with causes: the same samples as without" cmp "$T_TMP/one.csv" "$T_TMP/c1.csv"
+check "with causes: 4 x 2 x 10 --causes runs, an outlier on each CPU" \
+	[ "$(sqlite3 "$T_TMP/c1.db" "SELECT count(*) FROM trace_captures WHERE status = 'ok'") $(sqlite3 "$T_TMP/c1.db" "SELECT count(*) FROM cause_samples")" = "80 160" ]
+check "with causes: db check passes" "$IDLELAB" db check --db "$T_TMP/c1.db"
+for d in c1 cmerged; do
+	"$IDLELAB" report --db "$T_TMP/$d.db" --kind causes --table 2 >"$T_TMP/$d.causes"
+	"$IDLELAB" export --db "$T_TMP/$d.db" --what causes >"$T_TMP/$d.ccsv"
+done
+check "report --kind causes names the causes" \
+	grep -q 'irq .*; .* thread kworker/.* unexplained' "$T_TMP/c1.causes"
+check "the merged per-machine files give the one file's causes" \
+	sh -c "cmp -s '$T_TMP/c1.causes' '$T_TMP/cmerged.causes' && cmp -s '$T_TMP/c1.ccsv' '$T_TMP/cmerged.ccsv'"
 t_done
