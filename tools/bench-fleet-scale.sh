@@ -3,10 +3,11 @@
 #
 # The fleet scaling benchmark of BENCHMARKS.md (issue 23): for each size,
 # write a synthetic fleet with tools/fleet-gen (10 machines, 2 campaigns,
-# irq_mode early and late), then time every command over it, with its
-# peak RSS, through /usr/bin/time -f '%e %M':
-#   report (table, states), report --compare early against late (plain,
-#   --deciles, --equivalence 2), export of the summaries, db check,
+# irq_mode early and late, every 10th run a --causes run), then time every
+# command over it, with its peak RSS, through /usr/bin/time -f '%e %M':
+#   report (table, states, causes), report --compare early against late
+#   (plain, --deciles, --equivalence 2), export of the summaries and of
+#   the causes, db check,
 #   publish of every run into a bundle (then removed), and
 #   merge of the same runs from 100 per-machine databases into a new file,
 #   then again into that file (nothing to copy: idempotent).
@@ -62,18 +63,20 @@ echo "| runs | command | time | peak RSS |"
 echo "|---|---|---|---|"
 for n in $sizes; do
 	db=$WORK/fleet-$n.db
-	run "$n" "fleet-gen (one file)" "$GEN" --machines 10 --campaigns 2 --runs $((n / 20)) "$db"
+	run "$n" "fleet-gen (one file)" "$GEN" --machines 10 --campaigns 2 --runs $((n / 20)) --causes-every 10 "$db"
 	run "$n" "report" "$IDLELAB" report --db "$db"
 	run "$n" "report --kind states" "$IDLELAB" report --db "$db" --kind states
+	run "$n" "report --kind causes" "$IDLELAB" report --db "$db" --kind causes --table 2
 	set -- --compare params.irq_mode=early --compare params.irq_mode=late
 	run "$n" "report --compare" "$IDLELAB" report --db "$db" "$@"
 	run "$n" "report --compare --deciles" "$IDLELAB" report --db "$db" "$@" --deciles
 	run "$n" "report --compare --equivalence 2" "$IDLELAB" report --db "$db" "$@" --equivalence 2
 	run "$n" "export" "$IDLELAB" export --db "$db"
+	run "$n" "export --what causes" "$IDLELAB" export --db "$db" --what causes
 	run "$n" "db check" "$IDLELAB" db check --db "$db"
 	run "$n" "publish" "$IDLELAB" publish "$WORK/bundle-$n" --db "$db"
 	rm -rf "$WORK/bundle-$n"
-	run "$n" "fleet-gen (100 files)" "$GEN" --machines 100 --campaigns 2 --runs $((n / 200)) --per-machine "$WORK/m-$n"
+	run "$n" "fleet-gen (100 files)" "$GEN" --machines 100 --campaigns 2 --runs $((n / 200)) --causes-every 10 --per-machine "$WORK/m-$n"
 	run "$n" "merge 100 files" "$IDLELAB" merge --quiet "$WORK/merged-$n.db" "$WORK/m-$n"/*.db
 	run "$n" "merge again" "$IDLELAB" merge --quiet "$WORK/merged-$n.db" "$WORK/m-$n"/*.db
 	rm -rf "$db" "$db-wal" "$db-shm" "$WORK/m-$n" "$WORK/merged-$n.db"*
