@@ -6,28 +6,91 @@
  * bound, and the settings to paste (analysis/advise.h).  Read-only.  Every
  * answer is a sentence, never an empty table: no cpuidle, too few
  * samples (and how many are needed), no state meets it, only POLL does.
+ *
+ * With --map CAMPAIGN it first measures: `idlelab run CAMPAIGN --db DB
+ * --resume` (data/campaigns/idle-map.yaml: the map), as a child process so
+ * that the run keeps its own journal, signals and restore, then prints
+ * the declared-against-measured table, then the advice: issue 24's one
+ * command.
  */
 #include "cli.h"
 #include "cli_opts.h"
 #include "advise.h"
+#include "analysis.h"
 #include "err.h"
 #include "store.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static const char advise_usage[] =
 	"usage: idlelab advise --budget 'pQ<=LIMIT' [--wake ipi|timer] [--db FILE]\n"
-	"                      [--machine M] [--confidence C] [--format text|json]\n\n"
+	"                      [--machine M] [--confidence C] [--format text|json]\n"
+	"                      [--map CAMPAIGN [--scale F]]\n\n"
 	"For each machine, the deepest idle states whose measured idle_sweep wake\n"
 	"latency meets the budget (its upper confidence bound, not just the\n"
 	"estimate), and the settings that keep the machine to them.\n\n";
 
 struct adv_args {
 	const char *budget, *wake, *db, *machine, *conf, *format;
+	const char *map, *scale;
 };
+
+/*
+ * --map: `idlelab run CAMPAIGN --db DB --resume [--scale F]` in a child,
+ * this same binary.  --resume makes a second call finish or reuse the
+ * map instead of refusing it.  Return: 0, or the exit code to give.
+ */
+static int run_map(const struct adv_args *a)
+{
+	char *argv[] = { "idlelab", "run", (char *)a->map, "--db", (char *)a->db,
+			 "--resume", "--quiet", a->scale ? "--scale" : NULL,
+			 (char *)a->scale, NULL };
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return cli_error(IL_EXIT_FAIL, "advise: --map: fork: %s", strerror(errno));
+	if (!pid) {
+		/* The run's tally goes with its messages: stdout is the
+		 * table and the advice (or the JSON) alone. */
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		execv("/proc/self/exe", argv);
+		fprintf(stderr, "idlelab: advise: --map: cannot run idlelab: %s\n",
+			strerror(errno));
+		_exit(IL_EXIT_FAIL);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return cli_error(IL_EXIT_FAIL, "advise: --map: waitpid: %s", strerror(errno));
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return 0;
+	/* Its own message is on stderr; its code says what went wrong. */
+	return cli_error(WIFEXITED(status) ? WEXITSTATUS(status) : IL_EXIT_FAIL,
+			 "advise: --map: 'idlelab run %s' did not finish; no advice",
+			 a->map);
+}
+
+/* The declared-against-measured table before the advice (text only). */
+static int print_declared(struct il_store *store)
+{
+	struct il_analysis_opts ao = { .deciles = false };
+	struct il_table *t = NULL;
+	int ret = il_report_declared(store, &ao, &t);
+
+	if (ret)
+		return cli_error(IL_EXIT_FAIL, "advise: %s", il_errmsg());
+	il_table_print(t, IL_FMT_MD, stdout);
+	printf("\n");
+	il_table_free(t);
+	return 0;
+}
 
 /* The sentence of an answer. */
 static void answer_text(const struct il_adv_machine *m,
@@ -216,7 +279,7 @@ static int advise_print(struct il_adv_machine *v, int n,
 int cmd_advise(int argc, char **argv)
 {
 	struct adv_args a = { NULL, "ipi", cli_default_db(), NULL, "0.95",
-			      "text" };
+			      "text", NULL, NULL };
 	const struct cli_option options[] = {
 		CLI_STRING('b', "budget", &a.budget, "BUDGET",
 			   "the budget, pQ<=LIMIT[ns|us|ms], e.g. 'p99.99<=50us' (required)"),
@@ -230,6 +293,10 @@ int cmd_advise(int argc, char **argv)
 			   "confidence of the upper bound, 0.5 to 0.999 (default 0.95)"),
 		CLI_STRING('f', "format", &a.format, "FMT",
 			   "text (default) or json"),
+		CLI_STRING('M', "map", &a.map, "CAMPAIGN",
+			   "first run the map campaign into the database (idlelab run CAMPAIGN --resume), then print the declared table and the advice"),
+		CLI_STRING('s', "scale", &a.scale, "F",
+			   "with --map: the campaign's --scale"),
 		CLI_END
 	};
 	const struct cli_command cmd = { "advise", advise_usage, options };
@@ -254,9 +321,19 @@ int cmd_advise(int argc, char **argv)
 	conf = strtod(a.conf, &end);
 	if (end == a.conf || *end || conf < 0.5 || conf > 0.999)
 		return cli_usage_error("advise: --confidence '%s': expected a number from 0.5 to 0.999", a.conf);
+	if (a.scale && !a.map)
+		return cli_usage_error("advise: --scale needs --map");
+	if (a.map && access(a.map, R_OK))
+		return cli_usage_error("advise: --map: %s: %s", a.map, strerror(errno));
+	if (a.map && (ret = run_map(&a)))
+		return ret;
 	ret = il_store_open(a.db, IL_STORE_READONLY, &store);
 	if (ret)
 		return cli_usage_error("advise: %s", il_errmsg());
+	if (a.map && !strcmp(a.format, "text") && (ret = print_declared(store))) {
+		il_store_close(store);
+		return ret;
+	}
 	n = il_advise_machines(store, a.machine, a.wake, &b, conf, &v);
 	il_store_close(store);
 	if (n < 0)

@@ -4,7 +4,9 @@
 # without cpuidle (this one, or a fake tree that lacks it) answers
 # no_cpuidle; a fake intel_idle tree whose counters never move gives
 # samples of no state, so the answer is too_few_samples with the number
-# a p99.99 bound needs; text and json agree; bad input exits 2.  The state
+# a p99.99 bound needs; text and json agree; bad input exits 2; --map
+# runs the map campaign first, then prints the declared table and the
+# advice, and a second --map resumes rather than measuring again.  The state
 # choice and the settings are covered by tests/unit/test_advise.c.
 . tests/lib.sh
 
@@ -56,4 +58,30 @@ expect_exit "a missing database is a usage error" 2 \
 	"$IDLELAB" advise --db "$T_TMP/missing.db" --budget 'p99<=50us'
 check "advise wrote nothing to the database" \
 	[ "$(sqlite3 "$DB" "SELECT count(*) FROM runs")" -eq 1 ]
+
+# --map: the map campaign, the declared table and the advice in one
+# command (issue 24), on the fake intel_idle tree, the campaign shrunk.
+MAP=$T_TMP/map.db
+cp -r tests/fixtures/sysfs-intel "$T_TMP/maptree"
+IDLELAB_SYSFS_ROOT=$T_TMP/maptree "$IDLELAB" advise --db "$MAP" \
+	--budget 'p99.99<=50us' --map data/campaigns/idle-map.yaml \
+	--scale 0.005 >"$T_TMP/map.txt" 2>"$T_TMP/map.err"
+check "--map exits 0" [ $? -eq 0 ]
+check "--map ran the campaign: one idle_sweep run per wake source" \
+	[ "$(sqlite3 "$MAP" "SELECT group_concat(json_extract(params, '\$.wake'), ',') FROM (SELECT params FROM runs WHERE campaign = 'idle-map' AND bench = 'idle_sweep' AND status = 'ok' ORDER BY 1)")" = "ipi,timer" ]
+check "--map prints the declared table, with the fake tree's states" \
+	sh -c "grep -q '^### Declared against measured' '$T_TMP/map.txt' && grep -q '| C1E |' '$T_TMP/map.txt'"
+check "... and then the advice" \
+	sh -c "sed -n '/^### Declared/,\$p' '$T_TMP/map.txt' | grep -q '^Answer: '"
+IDLELAB_SYSFS_ROOT=$T_TMP/maptree "$IDLELAB" advise --db "$MAP" \
+	--budget 'p99.99<=50us' --map data/campaigns/idle-map.yaml \
+	--scale 0.005 --format json >"$T_TMP/map.json" 2>"$T_TMP/map.err"
+check "again: the map is resumed, not run twice, and json is the advice alone" \
+	sh -c "[ \$(sqlite3 '$MAP' 'SELECT count(*) FROM runs') -eq 2 ] && jq -e '.[0].answer' '$T_TMP/map.json' >/dev/null"
+expect_exit "--map of a missing campaign is a usage error" 2 \
+	"$IDLELAB" advise --db "$T_TMP/none2.db" --budget 'p99<=50us' \
+	--map "$T_TMP/nosuch.yaml"
+check "... and creates no database" [ ! -e "$T_TMP/none2.db" ]
+expect_exit "--scale without --map is a usage error" 2 \
+	"$IDLELAB" advise --db "$DB" --budget 'p99<=50us' --scale 0.1
 t_done
