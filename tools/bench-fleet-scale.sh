@@ -5,7 +5,7 @@
 # write a synthetic fleet with tools/fleet-gen (10 machines, 2 campaigns,
 # irq_mode early and late, every 10th run a --causes run), then time every
 # command over it, with its peak RSS, through /usr/bin/time -f '%e %M':
-#   report (table, states, causes), report --compare early against late
+#   report (table, states, causes, all, html), report --compare early against late
 #   (plain, --deciles, --equivalence 2), export of the summaries and of
 #   the causes, db check,
 #   publish of every run into a bundle (then removed), and
@@ -67,6 +67,9 @@ for n in $sizes; do
 	run "$n" "report" "$IDLELAB" report --db "$db"
 	run "$n" "report --kind states" "$IDLELAB" report --db "$db" --kind states
 	run "$n" "report --kind causes" "$IDLELAB" report --db "$db" --kind causes --table 2
+	run "$n" "report --kind all" "$IDLELAB" report --db "$db" --kind all
+	run "$n" "report --format html" "$IDLELAB" report --db "$db" --format html --output "$WORK/report-$n.html"
+	rm -f "$WORK/report-$n.html"
 	set -- --compare params.irq_mode=early --compare params.irq_mode=late
 	run "$n" "report --compare" "$IDLELAB" report --db "$db" "$@"
 	run "$n" "report --compare --deciles" "$IDLELAB" report --db "$db" "$@" --deciles
