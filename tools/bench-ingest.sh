@@ -43,7 +43,7 @@ else
 	# reaches, however the store is split into files.
 	mkdir -p "$OUT/ingest-obj"
 	rm -f "$OUT/ingest-obj/"*.o "$OUT/libingest.a"
-	for src in harness/store_*.c harness/stats.c harness/series.c \
+	for src in harness/store_*.c harness/stats.c harness/series.c harness/progress.c \
 		harness/err.c "$OUT/schemas.c"; do
 		# shellcheck disable=SC2086
 		$CC $CFLAGS -I"$OUT" -c -o "$OUT/ingest-obj/$(basename "$src" .c).o" \
