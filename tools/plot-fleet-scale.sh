@@ -9,7 +9,7 @@ set -eu
 [ $# -eq 2 ] || { echo "usage: $0 DATA OUT.svg" >&2; exit 2; }
 data=$1 out=$2
 [ -s "$data" ] || { echo "plot-fleet-scale: $data is empty or missing" >&2; exit 2; }
-command -v gnuplot >/dev/null || { echo "plot-fleet-scale: no gnuplot (apt-get install gnuplot-nox)" >&2; exit 2; }
+command -v gnuplot >/dev/null || { echo "plot-fleet-scale: no gnuplot (Debian package gnuplot-nox)" >&2; exit 2; }
 tmp=$(mktemp -d /tmp/plot-fleet-scale.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 # One gnuplot data block per command, in the order they first appear:
