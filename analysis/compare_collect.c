@@ -50,7 +50,8 @@ struct collect {
 	struct il_hist *empty;	/* the histogram of an item without one */
 };
 
-struct ab_item *ab_item_new(struct ab_items *s, const char *run, const char *cpu)
+struct ab_item *ab_item_new(struct ab_items *s, const struct il_srow *r,
+			    const char *cpu)
 {
 	struct ab_item *it;
 
@@ -58,13 +59,27 @@ struct ab_item *ab_item_new(struct ab_items *s, const char *run, const char *cpu
 		return NULL;
 	it = &s->v[s->n];
 	memset(it, 0, sizeof(*it));
-	it->run = strdup(run);
+	it->run = strdup(r->run_uuid);
 	snprintf(it->cpu, sizeof(it->cpu), "%s", cpu);
 	il_summary_init(&it->sum);
+	it->ref = r->is_ref;
+	it->p50 = r->p50;
+	it->p99 = r->p99;
 	if (!it->run)
 		return NULL;
 	s->n++;
 	return it;
+}
+
+int ab_item_count(struct ab_item *it, const struct il_srow *r)
+{
+	/* One series exact; several (another CPU in "all") are exact only
+	 * from their samples merged, read if a row uses the run. */
+	il_ab_exact_add(&it->exact, r->exact, r->p50, r->p99);
+	il_summary_merge(&it->sum, &r->sum);
+	if (it->exact.all_raw && !it->ref)
+		return ab_raw_ids_add(&it->raw, r->raw_id);
+	return 0;
 }
 
 static void items_free(struct ab_items *s)
@@ -177,12 +192,9 @@ static int item_add(struct collect *c, struct open_item *o, bool all,
 		ret = item_close(c, o, all);
 		if (ret)
 			return ret;
-		it = ab_item_new(s, r->run_uuid, cpu);
+		it = ab_item_new(s, r, cpu);
 		if (!it)
 			return il_errorf(-ENOMEM, "out of memory");
-		it->ref = r->is_ref;
-		it->p50 = r->p50;
-		it->p99 = r->p99;
 		o->key = key;
 		o->idx = s->n - 1;
 		if (!all)
@@ -193,13 +205,7 @@ static int item_add(struct collect *c, struct open_item *o, bool all,
 		else if ((ret = il_hist_merge(o->hist, r->hist)))
 			return ret;
 	}
-	/* One series exact; several (another CPU in "all") are exact only
-	 * from their samples merged, read if a row uses the run. */
-	il_ab_exact_add(&it->exact, r->exact, r->p50, r->p99);
-	il_summary_merge(&it->sum, &r->sum);
-	if (it->exact.all_raw && !it->ref)
-		return ab_raw_ids_add(&it->raw, r->raw_id);
-	return 0;
+	return ab_item_count(it, r);
 }
 
 static int add(const struct il_srow *r, void *arg)

@@ -75,8 +75,13 @@ int ab_collect_reference(struct il_store *s, const struct il_analysis_opts *o,
 struct il_srow;
 /* @r's key in @k, made when new.  NULL: out of memory. */
 struct ab_key *ab_key_get(struct ab_keys *k, const struct il_srow *r);
-/* A new item of run @run and CPU label @cpu at the end of @s. */
-struct ab_item *ab_item_new(struct ab_items *s, const char *run, const char *cpu);
+/* A new item of @r's run and CPU label @cpu at the end of @s, with the
+ * row's reference figures. */
+struct ab_item *ab_item_new(struct ab_items *s, const struct il_srow *r,
+			    const char *cpu);
+/* @r's summary, exact values and raw samples into its item @it (its
+ * histogram is the collector's to merge). */
+int ab_item_count(struct ab_item *it, const struct il_srow *r);
 /* Statistic @st of item @it, whose histogram is @h. */
 double ab_run_value(const struct ab_item *it, const struct il_hist *h,
 		    enum il_ab_stat st);

@@ -50,12 +50,9 @@ static struct il_hist **item_hist(struct reference *c, int key, bool all,
 		    !strcmp(list->v[i].cpu, cpu))
 			break;
 	if (i == list->n) {
-		it = ab_item_new(list, r->run_uuid, cpu);
+		it = ab_item_new(list, r, cpu);
 		if (!it || IL_GROW(c->v, c->cap, (size_t)c->n + 1, 64))
 			return NULL;
-		it->ref = r->is_ref;
-		it->p50 = r->p50;
-		it->p99 = r->p99;
 		c->v[c->n] = (struct held){ .key = key, .idx = i, .all = all,
 					    .h = il_hist_new() };
 		if (!c->v[c->n].h)
@@ -83,11 +80,7 @@ static int row_into(struct reference *c, int key, bool all,
 		return il_errorf(-ENOMEM, "out of memory");
 	if (r->hist && (ret = il_hist_merge(*h, r->hist)))
 		return ret;
-	il_ab_exact_add(&it->exact, r->exact, r->p50, r->p99);
-	il_summary_merge(&it->sum, &r->sum);
-	if (it->exact.all_raw && !it->ref)
-		return ab_raw_ids_add(&it->raw, r->raw_id);
-	return 0;
+	return ab_item_count(it, r);
 }
 
 static int hold(const struct il_srow *r, void *arg)
