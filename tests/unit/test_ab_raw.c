@@ -330,6 +330,23 @@ TEST(merged_series_exact)
 	unlink(path);
 }
 
+/* --paired's table of params.mode=a against params.mode=b in @s. */
+static struct il_table *paired_table(struct il_store *s)
+{
+	const char *txt[2] = { "params.mode=a", "params.mode=b" };
+	struct il_filter *f[2] = { NULL, NULL };
+	struct il_analysis_opts o = { .ncompare = 2, .compare = f,
+				      .compare_text = txt };
+	struct il_table *t = NULL;
+
+	CHECK(il_filter_parse(txt[0], &f[0]) == 0);
+	CHECK(il_filter_parse(txt[1], &f[1]) == 0);
+	CHECKF(il_report_paired(s, &o, &t) == 0, "%s", il_errmsg());
+	il_filter_free(f[0]);
+	il_filter_free(f[1]);
+	return t;
+}
+
 /*
  * --paired merges each run's CPUs: with every series kept raw, a run's
  * median is the merged samples' exact one.  One block, S2's samples
@@ -340,10 +357,6 @@ TEST(paired_merged_exact)
 {
 	char path[] = "/tmp/test_ab_raw_paired.XXXXXX";
 	struct il_store *s = open_db(path);
-	struct il_filter *f[2];
-	const char *txt[2] = { "params.mode=a", "params.mode=b" };
-	struct il_analysis_opts o = { .ncompare = 2, .compare = f,
-				      .compare_text = txt };
 	struct il_series *se[2];
 	struct il_table *t = NULL;
 	uint64_t v[2 * NS], p50;
@@ -369,9 +382,7 @@ TEST(paired_merged_exact)
 	p50 = il_percentile_exact(v, 2 * NS, 50);
 	snprintf(want, sizeof(want), "%+.2f", ((double)(p50 + 63) / (double)p50 - 1) * 100);
 
-	CHECK(il_filter_parse(txt[0], &f[0]) == 0);
-	CHECK(il_filter_parse(txt[1], &f[1]) == 0);
-	CHECKF(il_report_paired(s, &o, &t) == 0, "%s", il_errmsg());
+	t = paired_table(s);
 	CHECKF(t && t->nrows == 2 && t->ncols == 12, "rows %d", t ? t->nrows : -1);
 	if (t && t->nrows == 2 && t->ncols == 12) {
 		CHECKF(!strcmp(t->cells[3], "median") && !strcmp(t->cells[5], "1"),
@@ -380,8 +391,6 @@ TEST(paired_merged_exact)
 		       t->cells[7], want);
 	}
 	il_table_free(t);
-	il_filter_free(f[0]);
-	il_filter_free(f[1]);
 	il_store_close(s);
 	unlink(path);
 }
@@ -395,10 +404,6 @@ TEST(paired_normal_p_is_a_number)
 {
 	char path[] = "/tmp/test_ab_raw_normal.XXXXXX";
 	struct il_store *s = open_db(path);
-	struct il_filter *f[2];
-	const char *txt[2] = { "params.mode=a", "params.mode=b" };
-	struct il_analysis_opts o = { .ncompare = 2, .compare = f,
-				      .compare_text = txt };
 	struct il_series *se[2];
 	struct il_table *t = NULL;
 	char sql[1024], *end;
@@ -426,9 +431,7 @@ TEST(paired_normal_p_is_a_number)
 		save_block_run_at(s, b, b % 2 ? "{\"mode\":\"b\"}" : "{\"mode\":\"a\"}",
 				  se);
 	}
-	CHECK(il_filter_parse(txt[0], &f[0]) == 0);
-	CHECK(il_filter_parse(txt[1], &f[1]) == 0);
-	CHECKF(il_report_paired(s, &o, &t) == 0, "%s", il_errmsg());
+	t = paired_table(s);
 	CHECKF(t && t->nrows == 2 && t->ncols == 12, "rows %d", t ? t->nrows : -1);
 	if (t && t->nrows == 2 && t->ncols == 12) {
 		CHECKF(!strcmp(t->cells[5], "8"), "%s pairs", t->cells[5]);
@@ -439,8 +442,6 @@ TEST(paired_normal_p_is_a_number)
 		       "verdict '%s'", t->cells[11]);
 	}
 	il_table_free(t);
-	il_filter_free(f[0]);
-	il_filter_free(f[1]);
 	il_store_close(s);
 	unlink(path);
 }
