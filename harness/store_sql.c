@@ -55,16 +55,33 @@ int store_busy_timeout_ms(void)
 static FILE *sql_trace_file;
 static pthread_once_t sql_trace_once = PTHREAD_ONCE_INIT;
 
+/*
+ * Only a new file, or one that already holds a trace (its first byte the
+ * '"' of a JSON string), is appended to: a trace path that names a
+ * database or any other file must never write into it.
+ */
 static void sql_trace_open(void)
 {
 	const char *path = getenv("IDLELAB_SQL_TRACE");
+	FILE *f;
+	int c;
 
-	if (path && *path) {
-		sql_trace_file = fopen(path, "ae");
-		if (!sql_trace_file)
-			fprintf(stderr, "idlelab: warning: IDLELAB_SQL_TRACE '%s': %s\n",
-				path, strerror(errno));
+	if (!path || !*path)
+		return;
+	f = fopen(path, "re");
+	if (f) {
+		c = fgetc(f);
+		fclose(f);
+		if (c != EOF && c != '"') {
+			fprintf(stderr, "idlelab: warning: IDLELAB_SQL_TRACE '%s' is not a trace; not writing to it\n",
+				path);
+			return;
+		}
 	}
+	sql_trace_file = fopen(path, "ae");
+	if (!sql_trace_file)
+		fprintf(stderr, "idlelab: warning: IDLELAB_SQL_TRACE '%s': %s\n",
+			path, strerror(errno));
 }
 
 static int sql_trace_stmt(unsigned int what, void *ctx, void *p, void *x)

@@ -32,6 +32,14 @@ for l in open(sys.argv[1]):
     assert isinstance(json.loads(l), str); n += 1
 assert n > 0" "$T_TMP/qp/sql.jsonl"
 
+# A trace path that names a database is refused, the database untouched.
+sum=$(cksum <"$T_TMP/f.db")
+IDLELAB_SQL_TRACE=$T_TMP/f.db "$IDLELAB" report --db "$T_TMP/f.db" \
+	>/dev/null 2>"$T_TMP/trace.err"
+check "IDLELAB_SQL_TRACE naming the database: refused with a warning" \
+	grep -q "IDLELAB_SQL_TRACE '.*f.db' is not a trace; not writing to it" "$T_TMP/trace.err"
+check "... and the database is unchanged" [ "$(cksum <"$T_TMP/f.db")" = "$sum" ]
+
 # The checker itself: a correlated subquery scanning summaries per run,
 # and an inner-loop scan of run_attrs, are both named.
 printf '%s\n' '"SELECT r.uuid, (SELECT count(*) FROM summaries s WHERE s.metric = r.bench) FROM runs r"' \
