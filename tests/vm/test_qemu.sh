@@ -368,7 +368,9 @@ fi
 
 # Kernel splats of any kind; boot-time CPU-bug notices that merely contain
 # "WARNING:" (RETBleed on Bochs's Skylake model) are not splats.
-pat='BUG:|WARNING:|Oops|Call Trace|soft lockup|hard LOCKUP|general protection|NMI received for unknown reason'
+# The debug kernel's CSD-lock and hung-task reports say neither BUG nor
+# WARNING.
+pat='BUG:|WARNING:|Oops|Call Trace|soft lockup|hard LOCKUP|general protection|NMI received for unknown reason|csd: Detected non-responsive|blocked for more than'
 benign='RETBleed: WARNING|Spectre V2 : WARNING|MDS CPU bug present|MMIO Stale Data CPU bug'
 # Only what follows the loading of our modules counts; an emulator's
 # boot-time complaints (Bochs: an xstate size WARNING) are not ours.
@@ -383,6 +385,16 @@ boot=$(tr -d '\r' < "$D/dmesg.txt" 2>/dev/null | sed '/idlelab-rig: loading/,$d'
 	grep -cE "$pat")
 [ "$boot" -gt 0 ] && diag "$boot splat line(s) at boot, before idlelab loaded"
 
+# On the debug kernel (tests/vm/debug-kernel.sh) a clean dmesg means
+# something only if its checks were on.
+if [ "${IDLELAB_VM_DEBUG_KERNEL:-0}" = 1 ]; then
+	check "debug kernel: the guest booted it ($(grep -o 'Linux version [^ ]*' "$D/dmesg.txt" | head -1))" \
+		grep -q 'Linux version [^ ]*-idlelab-debug' "$D/dmesg.txt"
+	check "debug kernel: KASAN was on" \
+		grep -q 'KernelAddressSanitizer initialized' "$D/dmesg.txt"
+	check "debug kernel: lockdep was on" \
+		grep -q 'Lock dependency validator' "$D/dmesg.txt"
+fi
 if grep -q 'idlelab-rig: loading' "$D/dmesg.txt" 2>/dev/null &&
    [ -z "$(splats "$D/dmesg.txt")" ] &&
    [ -z "$(splats "$D/serial.log" 2>/dev/null)" ]; then
