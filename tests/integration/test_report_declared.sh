@@ -9,7 +9,8 @@
 # 20 us, which is flagged), no figure for the states nothing entered
 # ("-", never 0), and a p99.99 interval of "too few" for 400 samples.
 # A machine without cpuidle gets a note instead of rows; `all` is
-# unchanged by the new kind (it stays out of it).
+# unchanged by the new kind (it stays out of it).  Two machine rows of one
+# CPU model on two kernels flag the state whose declared figure changed.
 . tests/lib.sh
 
 cp -r tests/fixtures/sysfs-intel "$T_TMP/still"
@@ -64,6 +65,43 @@ check "csv: p99.99 of 400 samples, an estimate with empty ends" sh -c \
 
 "$IDLELAB" report --db "$DB" --kind all >"$T_TMP/all.txt" 2>&1
 check "all leaves the declared table out" sh -c "! grep -q 'Declared against measured' '$T_TMP/all.txt'"
+
+# Two kernels of one CPU model (issue 24): a second machine row, copied
+# by SQL from the first with an older kernel whose C6 declared 128 us and
+# whose run is the same one copied, must flag C6 on both machines' rows,
+# older kernel first, and leave C1 unflagged; a note says it once.
+K=$T_TMP/k.db
+cp "$DB" "$K"
+M2=00000000-0000-4000-8000-000000000002
+sqlite3 "$K" "
+UPDATE machines SET fingerprint = json_set(fingerprint, '\$.kernel.release', '6.12.0-new');
+INSERT INTO machines (uuid, hostname, first_seen, last_seen, fingerprint, hwloc_xml, is_reference, source)
+SELECT '$M2', 'oldhost', first_seen, last_seen,
+	json_set(fingerprint, '\$.kernel.release', '5.15.0-old', '\$.cpuidle.states[3].latency_us', 128),
+	hwloc_xml, is_reference, source FROM machines;
+CREATE TEMP TABLE r AS SELECT * FROM runs;
+UPDATE r SET uuid = '00000000-0000-4000-8000-0000000000aa', machine_uuid = '$M2';
+INSERT INTO runs SELECT * FROM r;
+CREATE TEMP TABLE s AS SELECT * FROM summaries;
+UPDATE s SET id = id + 100000, run_uuid = '00000000-0000-4000-8000-0000000000aa';
+INSERT INTO summaries SELECT * FROM s;
+INSERT INTO histograms (summary_id, layout, blob)
+SELECT summary_id + 100000, layout, blob FROM histograms;"
+"$IDLELAB" report --db "$K" --kind declared --format json >"$T_TMP/k.json" 2>"$T_TMP/err"
+check "two kernels: the report runs" [ $? -eq 0 ]
+kflags() { jq -r ".[0].rows[] | select(.State == \"$1\" and .Kernel == \"$2\") | .Flags" "$T_TMP/k.json"; }
+check "C6 on the new kernel is flagged, old -> new, both kernels named" \
+	[ "$(kflags C6 6.12.0-new)" = "declared latency 128 -> 133 us: kernel 5.15.0-old (oldhost) -> kernel 6.12.0-new ($(sqlite3 "$DB" 'SELECT hostname FROM machines'))" ]
+check "... and on the old kernel's row the same" \
+	[ "$(kflags C6 5.15.0-old)" = "$(kflags C6 6.12.0-new)" ]
+check "C1, declared alike on both, is not flagged (null in json)" \
+	[ "$(kflags C1 5.15.0-old) $(kflags C1 6.12.0-new)" = "null null" ]
+check "a note names the model and the change once" \
+	[ "$(jq -r '.[0].notes[]' "$T_TMP/k.json" | grep -c '^Declared table changed for .* from kernel 5.15.0-old (oldhost) to kernel 6.12.0-new (.*): C6 latency 128 -> 133 us\.$')" -eq 1 ]
+sqlite3 "$K" "UPDATE machines SET fingerprint = json_set(fingerprint, '\$.kernel.release', '6.12.0-new') WHERE uuid = '$M2'"
+"$IDLELAB" report --db "$K" --kind declared --format json >"$T_TMP/k2.json" 2>"$T_TMP/err"
+check "one kernel, two tables: not a kernel change, no flag" \
+	[ "$(jq -r '[.[0].rows[] | select(.State == "C6") | .Flags] | map(tostring) | join(" ")' "$T_TMP/k2.json")" = "null null" ]
 
 rm -rf "$T_TMP/still/sys/devices/system/cpu/cpu0/cpuidle" \
 	"$T_TMP/still/sys/devices/system/cpu/cpu1/cpuidle"
