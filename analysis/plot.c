@@ -3,7 +3,8 @@
  * plot.c - plots through gnuplot: for every run group (machine x benchmark
  * x parameters x metric x target count, all CPUs merged) a latency
  * histogram and a CDF; per machine the IPI cost against the target count,
- * one line per mode; per machine the futex pair-matrix heatmap.  Each plot
+ * one line per mode; per machine the futex pair-matrix heatmap; the
+ * declared kind's plots (idle_declared_plot.c).  Each plot
  * is a data file plus a gnuplot script left in the output directory (so a
  * figure can be restyled by hand and rerun), rendered to PNG and SVG by
  * running gnuplot, whose exit status is checked.
@@ -606,7 +607,8 @@ int il_plots(struct il_store *s, const struct il_analysis_opts *o,
 	if (!have_gnuplot())
 		return il_errorf(-ENOENT, "plots unavailable: gnuplot not installed (Debian: apt-get install gnuplot-nox)");
 	ret = plot_groups(s, o, dir, &nm) ?: plot_ipi(s, o, dir, &nm) ?:
-	      plot_pairs(s, o, dir, &nm) ?: plot_causes(s, o, dir, &nm);
+	      plot_pairs(s, o, dir, &nm) ?: plot_causes(s, o, dir, &nm) ?:
+	      il_plot_declared(s, dir, &nm);
 	if (!ret && nm.n)
 		ret = run_gnuplot(dir, nm.v, nm.n);
 	if (!nm.v)

@@ -11,6 +11,8 @@
 
 #include <stdio.h>
 
+struct il_store;
+
 /* The plots made so far, NULL-terminated, for run_gnuplot() and html. */
 struct il_plot_names {
 	int n;
@@ -35,5 +37,13 @@ void il_plot_str(FILE *f, const char *s);
  */
 int il_plot_render(const char *dir, const char *name, const char *body,
 		   struct il_plot_names *nm);
+
+/**
+ * il_plot_declared() - per machine and wake source of the idle_sweep
+ * runs: the wake latency against idle time, and the CDF, one series per
+ * idle state entered (idle_declared_plot.c).  Return: 0 or -errno.
+ */
+int il_plot_declared(struct il_store *s, const char *dir,
+		     struct il_plot_names *nm);
 
 #endif

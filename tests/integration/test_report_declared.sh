@@ -11,6 +11,8 @@
 # A machine without cpuidle gets a note instead of rows; `all` is
 # unchanged by the new kind (it stays out of it).  Two machine rows of one
 # CPU model on two kernels flag the state whose declared figure changed.
+# The html page has the table and, per block, a latency-against-idle-time
+# plot and a CDF plot with a series per state entered.
 . tests/lib.sh
 
 cp -r tests/fixtures/sysfs-intel "$T_TMP/still"
@@ -102,6 +104,39 @@ sqlite3 "$K" "UPDATE machines SET fingerprint = json_set(fingerprint, '\$.kernel
 "$IDLELAB" report --db "$K" --kind declared --format json >"$T_TMP/k2.json" 2>"$T_TMP/err"
 check "one kernel, two tables: not a kernel change, no flag" \
 	[ "$(jq -r '[.[0].rows[] | select(.State == "C6") | .Flags] | map(tostring) | join(" ")' "$T_TMP/k2.json")" = "null null" ]
+
+# Plots (issue 24): with C1's series copied in too, the html page has the
+# declared table, and per machine and wake source two SVGs, latency
+# against idle time and the CDFs, each with a series named for C1 and
+# C1E, and none for C6, which nothing entered.
+P=$T_TMP/p.db
+cp "$DB" "$P"
+sqlite3 "$P" "
+CREATE TEMP TABLE s AS SELECT * FROM summaries WHERE metric = 'wake_latency_in_C1E';
+UPDATE s SET id = id + 100000, metric = 'wake_latency_in_C1';
+INSERT INTO summaries SELECT * FROM s;
+INSERT INTO histograms (summary_id, layout, blob)
+SELECT h.summary_id + 100000, h.layout, h.blob FROM histograms h
+JOIN summaries x ON x.id = h.summary_id WHERE x.metric = 'wake_latency_in_C1E';"
+if command -v gnuplot >/dev/null 2>&1; then
+	"$IDLELAB" report --db "$P" --kind declared --format html --output "$T_TMP/html" >"$T_TMP/out" 2>"$T_TMP/err"
+	check "html: exit 0" [ $? -eq 0 ]
+	check "html: the page has the declared table" \
+		grep -q 'Declared against measured idle states' "$T_TMP/html/index.html"
+	for plot in latency cdf; do
+		svg=$T_TMP/html/declared00-$plot.svg
+		check "html: the $plot plot is an SVG" sh -c "[ -s '$svg' ] && grep -q '<svg' '$svg'"
+		check "html: the $plot plot has a series per state entered, C1 and C1E" \
+			sh -c "grep -q '<title>C1</title>' '$svg' && grep -q '<title>C1E</title>' '$svg'"
+		check "html: ... and none for C6, never entered" sh -c "! grep -q '<title>C6</title>' '$svg'"
+	done
+	check "html: the latency data has p50 and p99 per idle time, 2 per state" \
+		[ "$(grep -c '^[0-9]' "$T_TMP/html/declared00-latency.dat")" -eq 4 ]
+	check "html: the page inlines both plots" \
+		[ "$(grep -c 'C1E' "$T_TMP/html/index.html")" -gt 2 ]
+else
+	skip "declared plots" "gnuplot not installed"
+fi
 
 rm -rf "$T_TMP/still/sys/devices/system/cpu/cpu0/cpuidle" \
 	"$T_TMP/still/sys/devices/system/cpu/cpu1/cpuidle"
