@@ -189,7 +189,8 @@ static int block_rows(const struct dcl_block *all, int n,
 		      const struct dcl_block *b, struct il_table *t)
 {
 	char lat[24], res[24], cnt[24], q[3][64], mres[32], flags[FLAGS_LEN];
-	const char *cells[12];
+	char ew[300], ebe[300];
+	const char *cells[14];
 	int k, j, ret = 0;
 
 	if (!b->nstates)
@@ -225,7 +226,10 @@ static int block_rows(const struct dcl_block *all, int n,
 		cells[8] = q[1];
 		cells[9] = q[2];
 		cells[10] = mres;
-		cells[11] = flags[0] ? flags : "-";
+		il_dcl_energy_cells(b, k, ew, sizeof(ew), ebe, sizeof(ebe));
+		cells[11] = ew;
+		cells[12] = ebe;
+		cells[13] = flags[0] ? flags : "-";
 		ret = il_table_add(t, cells);
 	}
 	return ret;
@@ -395,14 +399,15 @@ int il_report_declared(struct il_store *s, const struct il_analysis_opts *o,
 		"Machine", "Kernel", "Wake", "State", "Declared latency (us)",
 		"Declared residency (us)", "Samples", "p50 (us) [95 % CI]",
 		"p99 (us) [95 % CI]", "p99.99 (us) [95 % CI]",
-		"Measured residency (us)", "Flags"
+		"Measured residency (us)", "Energy per wake (uJ)",
+		"Energy break-even (us)", "Flags"
 	};
 	struct dcl_block *v;
 	struct il_table *t;
 	int n, i, k, ret = 0;
 
 	(void)o;	/* one benchmark: --bench has nothing to narrow */
-	t = il_table_new("Declared against measured idle states (idle_sweep)", 12, cols);
+	t = il_table_new("Declared against measured idle states (idle_sweep)", 14, cols);
 	if (!t)
 		return il_errorf(-ENOMEM, "out of memory");
 	/* The quantiles with their intervals: csv splits each in three. */
@@ -413,12 +418,13 @@ int il_report_declared(struct il_store *s, const struct il_analysis_opts *o,
 		il_table_free(t);
 		return n;
 	}
+	ret = il_dcl_energy_load(s, v, n);
 	for (i = 0; i < n && !ret; i++)
 		ret = block_rows(v, n, &v[i], t);
 	if (!ret && !n)
 		ret = il_table_note(t, "No idle_sweep run in this dataset: run 'idlelab bench idle_sweep' (see idlelab-bench(1)).");
 	if (!ret && n)
-		ret = il_table_note(t, "Samples are those that entered one state alone, pooled over every idle time d. A CI reads [too few] where the samples cannot bound the quantile at 95 %% (p99.99 needs over 36000); Measured residency is the shortest d at which most samples entered the state, - where none did. Flags: p99 above %dx the declared latency; entered below the declared residency; a declared figure that differs on another kernel for the same CPU model.",
+		ret = il_table_note(t, "Samples are those that entered one state alone, pooled over every idle time d. A CI reads [too few] where the samples cannot bound the quantile at 95 %% (p99.99 needs over 36000); Measured residency is the shortest d at which most samples entered the state, - where none did. Flags: p99 above %dx the declared latency; entered below the declared residency; a declared figure that differs on another kernel for the same CPU model. Energy (RAPL package, every CPU of the package) per wake is the mean over the state's samples; its break-even is the idle time at which the line energy = a + b*d of the state crosses that of the nearest shallower state, after which the deeper one saves energy.",
 				    IL_DECLARED_FACTOR);
 	if (!ret)
 		ret = table_changes(t, v, n);

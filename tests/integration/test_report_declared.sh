@@ -12,7 +12,8 @@
 # unchanged by the new kind (it stays out of it).  Two machine rows of one
 # CPU model on two kernels flag the state whose declared figure changed.
 # The html page has the table and, per block, a latency-against-idle-time
-# plot and a CDF plot with a series per state entered.
+# plot and a CDF plot with a series per state entered.  Energy cells say
+# unavailable with the reason where RAPL is not readable.
 . tests/lib.sh
 
 cp -r tests/fixtures/sysfs-intel "$T_TMP/still"
@@ -67,6 +68,28 @@ check "csv: p99.99 of 400 samples, an estimate with empty ends" sh -c \
 
 "$IDLELAB" report --db "$DB" --kind all >"$T_TMP/all.txt" 2>&1
 check "all leaves the declared table out" sh -c "! grep -q 'Declared against measured' '$T_TMP/all.txt'"
+
+# Energy (issue 24): the fake tree has no RAPL powercap zone, so every
+# energy cell says unavailable with the reason, never 0; with a zone
+# added, the run says it read it, and the cells are no longer
+# unavailable ("-": no sample of the fake tree entered a state).
+check "energy per wake: unavailable, with the reason" \
+	[ "$(field C1E '.["Energy per wake (uJ)"]')" = "unavailable: no RAPL powercap zone (no /sys/class/powercap/intel-rapl:0)" ]
+check "energy break-even: the same" \
+	[ "$(field C1E '.["Energy break-even (us)"]')" = "$(field C1E '.["Energy per wake (uJ)"]')" ]
+Z=$T_TMP/still/sys/class/powercap/intel-rapl:0
+mkdir -p "$Z"
+echo 123456 >"$Z/energy_uj"
+echo 262143328850 >"$Z/max_energy_range_uj"
+E=$T_TMP/e.db
+IDLELAB_SYSFS_ROOT=$T_TMP/still "$IDLELAB" bench idle_sweep --db "$E" \
+	--events none --quiet --param samples=3 --param idle_us=10 >/dev/null 2>&1
+check "a readable zone: the run says it read the package energy" \
+	sh -c "sqlite3 '$E' \"SELECT value FROM run_attrs WHERE key = 'energy'\" | grep -q '^RAPL package energy (1 powercap zone)'"
+"$IDLELAB" report --db "$E" --kind declared --format json >"$T_TMP/e.json" 2>"$T_TMP/err"
+check "... and no energy cell is unavailable or 0" \
+	[ "$(jq -r '[.[0].rows[] | .["Energy per wake (uJ)"], .["Energy break-even (us)"]] | map(tostring) | unique | join(",")' "$T_TMP/e.json")" = null ]
+rm -r "$T_TMP/still/sys/class"
 
 # Two kernels of one CPU model (issue 24): a second machine row, copied
 # by SQL from the first with an older kernel whose C6 declared 128 us and
