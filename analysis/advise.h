@@ -159,6 +159,12 @@ int il_advise_machines(struct il_store *s, const char *machine,
 uint64_t il_adv_hist_rank(const struct il_hist *h, uint64_t rank, bool hi);
 
 /**
+ * il_adv_hist_into() - merge @h into *@into, or make it *@into when that
+ * is NULL; @h is consumed either way.  Return: 0 or il_hist_merge()'s.
+ */
+int il_adv_hist_into(struct il_hist **into, struct il_hist *h);
+
+/**
  * il_adv_state_index() - the state of @st whose name idle_sweep wrote as
  * @metric_state (the part after wake_latency_in_), or -1.
  */

@@ -96,12 +96,7 @@ int il_advise_arm_load(struct il_store *s, const char *campaign,
 				     (size_t)sqlite3_column_bytes(st, 0), &h);
 		if (ret)
 			break;
-		if (!all) {
-			all = h;
-			continue;
-		}
-		ret = il_hist_merge(all, h);
-		il_hist_free(h);
+		ret = il_adv_hist_into(&all, h);
 		if (ret)
 			break;
 	}

@@ -235,20 +235,6 @@ static int block_rows(const struct dcl_block *all, int n,
 	return ret;
 }
 
-/* Merge @h into *@into (taking it when empty); @h is consumed. */
-static int hist_into(struct il_hist **into, struct il_hist *h)
-{
-	int ret;
-
-	if (!*into) {
-		*into = h;
-		return 0;
-	}
-	ret = il_hist_merge(*into, h);
-	il_hist_free(h);
-	return ret;
-}
-
 /* Add one summary row (metric, grp, blob at columns 4-6) to @b. */
 static int block_add(struct dcl_block *b, sqlite3_stmt *st)
 {
@@ -283,9 +269,9 @@ static int block_add(struct dcl_block *b, sqlite3_stmt *st)
 			il_hist_free(h);
 			return il_errorf(-ENOMEM, "out of memory");
 		}
-		ret = hist_into(&b->hd[slot][k], c);
+		ret = il_adv_hist_into(&b->hd[slot][k], c);
 	}
-	return ret ?: hist_into(&b->h[k], h);
+	return ret ?: il_adv_hist_into(&b->h[k], h);
 }
 
 /*
