@@ -81,19 +81,29 @@ expect_exit "--blocks without --verify is a usage error" 2 \
 expect_exit "--blocks 0 is a usage error" 2 \
 	"$IDLELAB" advise --db "$DB" --budget "$BUDGET" --verify --blocks 0
 
-# A signal while the advised setting is applied: restored, exit 4.
-seed=9
+# A signal while the advised setting is applied: restored, exit 4.  Seeds
+# 9 and 10 draw the advised arm first; its run is long (10000 samples at
+# 500 us) so that a test shell starved by the measuring threads still
+# sees the setting applied, and the journal and the disabled C1E are
+# looked for in one poll, not one after the other.
+seed=8
 for sig in TERM INT; do
 	seed=$((seed + 1))
 	rm -f "$T_TMP/sig.out"
-	"$IDLELAB" advise --db "$DB" --budget "$BUDGET" --verify --blocks 6 \
-		--samples 4000 --idle-us 500 --seed "$seed" >"$T_TMP/sig.out" 2>&1 &
+	"$IDLELAB" advise --db "$DB" --budget "$BUDGET" --verify --blocks 2 \
+		--samples 10000 --idle-us 500 --seed "$seed" >"$T_TMP/sig.out" 2>&1 &
 	pid=$!
 	C1E=$ROOT/sys/devices/system/cpu/cpu0/cpuidle/state2/disable
-	i=0
-	while [ "$(cat "$C1E")" != 1 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
-	check "SIG$sig: C1E is disabled while the advice is applied" [ "$(cat "$C1E")" = 1 ]
-	check "SIG$sig: ... under a journal" [ -e "$JOURNAL" ]
+	i=0 seen=
+	while [ $i -lt 1200 ]; do
+		if [ -e "$JOURNAL" ] && [ "$(cat "$C1E")" = 1 ]; then
+			seen=1
+			break
+		fi
+		sleep 0.05
+		i=$((i + 1))
+	done
+	check "SIG$sig: C1E is disabled while the advice is applied, under a journal" [ -n "$seen" ]
 	kill -$sig $pid
 	wait $pid
 	rc=$?
