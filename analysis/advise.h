@@ -159,10 +159,52 @@ int il_advise_machines(struct il_store *s, const char *machine,
 uint64_t il_adv_hist_rank(const struct il_hist *h, uint64_t rank, bool hi);
 
 /**
+ * il_adv_hist_into() - merge @h into *@into, or make it *@into when that
+ * is NULL; @h is consumed either way.  Return: 0 or il_hist_merge()'s.
+ */
+int il_adv_hist_into(struct il_hist **into, struct il_hist *h);
+
+/**
  * il_adv_state_index() - the state of @st whose name idle_sweep wrote as
  * @metric_state (the part after wake_latency_in_), or -1.
  */
 int il_adv_state_index(const struct il_adv_state *st, int n,
 		       const char *metric_state);
+
+/* One arm of `advise --verify`'s confirmation campaign (advise_verify.c). */
+enum il_adv_check {
+	IL_ADV_CHECK_MET,	/* the upper bound is within the budget */
+	IL_ADV_CHECK_NOT_MET,	/* the bound (or the estimate) is above it */
+	IL_ADV_CHECK_TOO_FEW,	/* no bound: too few samples */
+};
+
+struct il_adv_arm {
+	uint64_t runs;		/* ok idle_sweep runs of the arm */
+	uint64_t n;		/* their wake_latency samples, pooled */
+	uint64_t point_ns;	/* the budget's quantile (n > 0) */
+	uint64_t ucb_ns;	/* its upper bound (has_ucb) */
+	bool has_ucb;
+	enum il_adv_check check;
+	uint64_t need_n;	/* IL_ADV_CHECK_TOO_FEW: samples a bound needs */
+};
+
+/**
+ * il_adv_arm_bound() - the quantile of @b in @h (NULL: no samples), its
+ * upper bound at @conf and the verdict, into @a (runs left alone).
+ */
+void il_adv_arm_bound(const struct il_hist *h, const struct il_budget *b,
+		      double conf, struct il_adv_arm *a);
+
+/**
+ * il_advise_arm_load() - every ok idle_sweep run of @campaign in @s, its
+ * wake_latency pooled, bounded and judged by il_adv_arm_bound().
+ * Return: 0, or -errno with a message.
+ */
+int il_advise_arm_load(struct il_store *s, const char *campaign,
+		       const struct il_budget *b, double conf,
+		       struct il_adv_arm *a);
+
+/** il_adv_check_name() - "met", "not_met", "too_few_samples". */
+const char *il_adv_check_name(enum il_adv_check c);
 
 #endif

@@ -46,6 +46,19 @@ uint64_t il_adv_hist_rank(const struct il_hist *h, uint64_t rank, bool hi)
 	return w.v;
 }
 
+int il_adv_hist_into(struct il_hist **into, struct il_hist *h)
+{
+	int ret;
+
+	if (!*into) {
+		*into = h;
+		return 0;
+	}
+	ret = il_hist_merge(*into, h);
+	il_hist_free(h);
+	return ret;
+}
+
 int il_adv_state_index(const struct il_adv_state *st, int n,
 		       const char *metric_state)
 {
@@ -119,12 +132,7 @@ static int load_samples(sqlite3 *db, struct il_adv_machine *m,
 			il_hist_free(h);
 			continue;
 		}
-		if (!merged[i]) {
-			merged[i] = h;
-			continue;
-		}
-		ret = il_hist_merge(merged[i], h);
-		il_hist_free(h);
+		ret = il_adv_hist_into(&merged[i], h);
 		if (ret)
 			break;
 	}

@@ -212,7 +212,8 @@ int il_report_refs(struct il_store *s, const struct il_analysis_opts *o,
 /**
  * il_plots() - write gnuplot data files and scripts into @dir and run
  * gnuplot on them: histogram and CDF per run group, IPI cost against
- * targets per mode, the pair heatmaps; PNG and SVG each.
+ * targets per mode, the pair heatmaps, idle_sweep's latency against idle
+ * time and CDF per idle state; PNG and SVG each.
  * @names: set to a malloc()ed NULL-terminated list of the image basenames
  *         (without extension) made, for the HTML page.
  * Return: 0; -ENOENT with "plots unavailable: gnuplot not installed" when

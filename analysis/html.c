@@ -51,6 +51,13 @@ static void tables(struct il_store *s, const struct il_analysis_opts *o, FILE *f
 		il_table_print(t, IL_FMT_HTML, f);
 		il_table_free(t);
 	}
+	/* Only a dataset with idle_sweep rows: the others' pages stay as
+	 * they were. */
+	if (!il_report_declared(s, o, &t)) {
+		if (t->nrows)
+			il_table_print(t, IL_FMT_HTML, f);
+		il_table_free(t);
+	}
 	if (!il_report_pairs(s, o, &v, &n)) {
 		for (i = 0; i < n; i++) {
 			il_table_print(v[i], IL_FMT_HTML, f);

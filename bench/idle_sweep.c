@@ -28,6 +28,12 @@
  * With --causes, every sample is noted on the per-d series, whose
  * power:cpu_idle states the causes machinery stores per sample.
  *
+ * Where the RAPL package energy counters can be read (energy.h), the
+ * observer reads them beside the usage counters, and per state entered
+ * stores the sums of d and of the energy (run attribute energy_in_STATE)
+ * from which the declared table fits energy against idle time; otherwise
+ * the attribute energy says why not.
+ *
  * Series per pair, group = d in us: wake_latency (every sample at d),
  * wake_latency_in_<state> / _ambiguous / _not_idle (by entered state),
  * and with reads=both wake_latency_noreads: the same sweep interleaved
@@ -188,6 +194,14 @@ static int is_setup_pair(struct il_run *run, struct is_state *st,
 	}
 	il_run_attr(run, pr->b, "entered_state", "%s", why[0] ? why :
 		    "cpuidle usage counters, read on the observer CPU between samples");
+	if (pr->u.n > 0 && p->reads != IS_READS_OFF &&
+	    il_energy_open(&pr->en, why, sizeof(why)) > 0)
+		il_run_attr(run, pr->b, "energy", "RAPL package energy (%d powercap zone%s), read on the observer CPU around each sample: every CPU of the package",
+			    pr->en.n, pr->en.n == 1 ? "" : "s");
+	else
+		il_run_attr(run, pr->b, "energy", "unavailable: %s",
+			    pr->u.n > 0 && p->reads != IS_READS_OFF ? why :
+			    "no idle state entered is known to attribute it to");
 	pr->by = calloc((size_t)p->idle_us.n * (size_t)(pr->u.n + 2),
 			sizeof(*pr->by));
 	if (!pr->by)

@@ -10,6 +10,7 @@
 
 #include "bench.h"
 #include "common.h"
+#include "energy.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -60,6 +61,13 @@ struct is_pair {
 	struct il_series **bare;	/* per d, reads=both only */
 	struct il_series **by;		/* per d x (nstates + 2), lazily */
 	struct il_cpuidle_usage u;	/* the target's counters */
+	struct il_energy en;		/* package energy; en.n 0: none */
+	/* Per state entered: samples, and sums of d (us), energy E (uJ),
+	 * d*d and d*E, for the fit E = a + b*d the declared table makes. */
+	struct is_esum {
+		uint64_t n;
+		double sd, se, sdd, sde;
+	} es[IL_CPUIDLE_MAX];
 };
 
 struct is_state {

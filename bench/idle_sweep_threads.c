@@ -188,11 +188,55 @@ static int is_read_timed(struct is_pair *pr, uint64_t *v, uint64_t *ns,
 	return 0;
 }
 
+/* The energy of one sample of @v, which moved the counters @b to @e. */
+static void is_energy_add(struct is_state *st, struct is_pair *pr,
+			  const struct is_visit *v, const uint64_t *b,
+			  const uint64_t *e, uint64_t eb, uint64_t ee)
+{
+	int k = il_cpuidle_entered(&pr->u, b, e);
+	double d = (double)st->p->idle_us.v[v->di], x = (double)(ee - eb);
+	struct is_esum *s;
+
+	/* Ambiguous, not idle or a failed sample: no state to charge. */
+	if (k >= pr->u.n || pr->shm->err)
+		return;
+	s = &pr->es[k];
+	s->n++;
+	s->sd += d;
+	s->se += x;
+	s->sdd += d * d;
+	s->sde += d * x;
+}
+
+/* The sums per state, as attributes, and a read error's reason. */
+static void is_energy_attrs(struct is_state *st, struct is_pair *pr, int err)
+{
+	char key[IL_CPUIDLE_NAME + 16];
+	int k;
+
+	if (err)
+		il_run_attr(st->pool.run, pr->b, "energy",
+			    "unavailable: reading energy_uj failed mid-run: %s",
+			    strerror(-err));
+	for (k = 0; !err && k < pr->u.n; k++) {
+		if (!pr->es[k].n)
+			continue;
+		snprintf(key, sizeof(key), "energy_in_%s", pr->u.name[k]);
+		/* n, then the sums of d, E, d*d and d*E, in us and uJ. */
+		il_run_attr(st->pool.run, pr->b, key,
+			    "%" PRIu64 " %.17g %.17g %.17g %.17g", pr->es[k].n,
+			    pr->es[k].sd, pr->es[k].se, pr->es[k].sdd,
+			    pr->es[k].sde);
+	}
+}
+
 static int is_observer(struct is_state *st, struct is_pair *pr)
 {
 	const struct is_params *p = st->p;
 	struct is_shm *m = pr->shm;
 	uint64_t b[IL_CPUIDLE_MAX], e[IL_CPUIDLE_MAX], t, read_ns = 0, nread = 0;
+	uint64_t eb = 0, ee = 0;
+	int eerr = 0;
 	const struct is_visit *v;
 	size_t k;
 	uint32_t i = 0;
@@ -210,6 +254,8 @@ static int is_observer(struct is_state *st, struct is_pair *pr)
 			if (ret)
 				break;
 		}
+		if (v->reads && pr->en.n && !eerr)
+			eerr = il_energy_read(&pr->en, &eb);
 		t = il_now_ns(CLOCK_MONOTONIC);
 		__atomic_store_n(&m->d_ns, p->idle_us.v[v->di] * 1000,
 				 __ATOMIC_RELAXED);
@@ -237,9 +283,15 @@ static int is_observer(struct is_state *st, struct is_pair *pr)
 			if (ret)
 				break;
 		}
+		if (v->reads && pr->en.n && !eerr)
+			eerr = il_energy_read(&pr->en, &ee);
 		if (k >= IS_WARMUP)
 			is_record(st, pr, v, b, e);
+		if (k >= IS_WARMUP && v->reads && pr->en.n && !eerr)
+			is_energy_add(st, pr, v, b, e, eb, ee);
 	}
+	if (pr->en.n)
+		is_energy_attrs(st, pr, eerr);
 	if (nread)
 		il_run_attr(st->pool.run, pr->b, "state_read_ns_mean",
 			    "%" PRIu64, read_ns / nread);

@@ -11,6 +11,8 @@
  *      machine; the run is stored as unsupported, with the reason
  *   4  interrupted by SIGINT, SIGTERM or SIGHUP; what was measured up to
  *      then is stored as interrupted (resume a campaign with --resume)
+ *   5  advise --verify: the budget was not shown to be met under the
+ *      advised setting (above it, or too few samples for a bound)
  */
 #ifndef IDLELAB_CLI_H
 #define IDLELAB_CLI_H
@@ -25,6 +27,7 @@ enum {
 	IL_EXIT_USAGE = 2,
 	IL_EXIT_UNSUPPORTED = 3,
 	IL_EXIT_INTERRUPTED = 4,
+	IL_EXIT_NOT_MET = 5,
 };
 
 struct il_cmd {

@@ -3,9 +3,11 @@
  * cmd_advise.c - `idlelab advise --budget 'p99.99<=50us' --wake ipi`: per
  * machine of the dataset, the deepest set of idle states whose measured
  * wake latency (idle_sweep) meets the budget with its upper confidence
- * bound, and the settings to paste (analysis/advise.h).  Read-only.  Every
+ * bound, and the settings to paste (analysis/advise.h).  Every
  * answer is a sentence, never an empty table: no cpuidle, too few
  * samples (and how many are needed), no state meets it, only POLL does.
+ * Read-only, but for --map and --verify (cmd_advise_verify.c), which
+ * measure into the database.
  *
  * With --map CAMPAIGN it first measures: `idlelab run CAMPAIGN --db DB
  * --resume` (data/campaigns/idle-map.yaml: the map), as a child process so
@@ -15,6 +17,7 @@
  */
 #include "cli.h"
 #include "cli_opts.h"
+#include "cmd_advise.h"
 #include "advise.h"
 #include "analysis.h"
 #include "err.h"
@@ -31,15 +34,14 @@
 static const char advise_usage[] =
 	"usage: idlelab advise --budget 'pQ<=LIMIT' [--wake ipi|timer] [--db FILE]\n"
 	"                      [--machine M] [--confidence C] [--format text|json]\n"
-	"                      [--map CAMPAIGN [--scale F]]\n\n"
+	"                      [--map CAMPAIGN [--scale F]]\n"
+	"                      [--verify [--blocks N] [--samples N] [--seed S]\n"
+	"                       [--idle-us LIST] [--cpus PLACEMENT]]\n\n"
 	"For each machine, the deepest idle states whose measured idle_sweep wake\n"
 	"latency meets the budget (its upper confidence bound, not just the\n"
-	"estimate), and the settings that keep the machine to them.\n\n";
-
-struct adv_args {
-	const char *budget, *wake, *db, *machine, *conf, *format;
-	const char *map, *scale;
-};
+	"estimate), and the settings that keep the machine to them.  --verify\n"
+	"applies the advice here (restored afterwards) and confirms it against\n"
+	"the current settings: exit 0 when the budget is met, 5 when not.\n\n";
 
 /*
  * --map: `idlelab run CAMPAIGN --db DB --resume [--scale F]` in a child,
@@ -252,7 +254,7 @@ static json_t *machine_json(const struct il_adv_machine *m,
 
 static int advise_print(struct il_adv_machine *v, int n,
 			const struct il_budget *b, double conf,
-			const struct adv_args *a)
+			const struct adv_args *a, json_t *verify)
 {
 	bool json = !strcmp(a->format, "json");
 	json_t *all = json_array(), *set;
@@ -261,9 +263,14 @@ static int advise_print(struct il_adv_machine *v, int n,
 	for (i = 0; i < n; i++) {
 		set = il_advise_settings(v[i].st, v[i].nstates, v[i].driver,
 					 &v[i].advice);
-		if (json)
-			json_array_append_new(all, machine_json(&v[i], b, conf,
-								a->wake, set));
+		if (json) {
+			json_t *o = machine_json(&v[i], b, conf, a->wake, set);
+
+			/* --verify has one machine: its verdict goes with it. */
+			if (verify)
+				json_object_set(o, "verify", verify);
+			json_array_append_new(all, o);
+		}
 		else
 			print_text(&v[i], b, conf, a->wake, set);
 		json_decref(set);
@@ -276,10 +283,64 @@ static int advise_print(struct il_adv_machine *v, int n,
 	return IL_EXIT_OK;
 }
 
+/* A whole number in [@lo, @hi], for --verify's numeric options. */
+static bool verify_num(const char *s, unsigned long long lo,
+		       unsigned long long hi)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s)
+		return true;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	return end != s && !*end && !errno && *s != '-' && v >= lo && v <= hi;
+}
+
+static int verify_args(const struct adv_args *a)
+{
+	if (!verify_num(a->blocks, 1, 1000))
+		return cli_usage_error("advise: --blocks '%s': expected a whole number from 1 to 1000", a->blocks);
+	if (!verify_num(a->samples, 1, 100000000))
+		return cli_usage_error("advise: --samples '%s': expected a whole number from 1", a->samples);
+	if (!verify_num(a->seed, 0, UINT64_MAX))
+		return cli_usage_error("advise: --seed '%s': expected a whole number", a->seed);
+	/* Both go into a generated YAML file: no quote may end the value. */
+	if ((a->idle_us && strpbrk(a->idle_us, "\"\\\n")) ||
+	    strpbrk(a->cpus, "\"\\\n"))
+		return cli_usage_error("advise: --idle-us and --cpus take no quotes, backslashes or newlines");
+	return 0;
+}
+
+/*
+ * The advice, then the confirmation campaign; in json one document with
+ * the verdict inside the machine's object.  Frees @v.
+ */
+static int advise_then_verify(const struct adv_args *a,
+			      struct il_adv_machine *v,
+			      const struct il_budget *b, double conf)
+{
+	json_t *verify = NULL;
+	int ret, code;
+
+	if (strcmp(a->format, "json"))
+		advise_print(v, 1, b, conf, a, NULL);
+	code = advise_verify(a, v, b, conf, &verify);
+	if (verify && !strcmp(a->format, "json")) {
+		ret = advise_print(v, 1, b, conf, a, verify);
+		if (ret)
+			code = ret;
+	}
+	json_decref(verify);
+	free(v);
+	return code;
+}
+
 int cmd_advise(int argc, char **argv)
 {
 	struct adv_args a = { NULL, "ipi", cli_default_db(), NULL, "0.95",
-			      "text", NULL, NULL };
+			      "text", NULL, NULL, false, NULL, "3000", NULL,
+			      NULL, "pairs:0-1" };
 	const struct cli_option options[] = {
 		CLI_STRING('b', "budget", &a.budget, "BUDGET",
 			   "the budget, pQ<=LIMIT[ns|us|ms], e.g. 'p99.99<=50us' (required)"),
@@ -297,6 +358,18 @@ int cmd_advise(int argc, char **argv)
 			   "first run the map campaign into the database (idlelab run CAMPAIGN --resume), then print the declared table and the advice"),
 		CLI_STRING('s', "scale", &a.scale, "F",
 			   "with --map: the campaign's --scale"),
+		CLI_FLAG('V', "verify", &a.verify,
+			 "apply the advice here and confirm it: randomised blocks of idle_sweep, advised against current settings, all restored afterwards"),
+		CLI_STRING('B', "blocks", &a.blocks, "N",
+			   "with --verify: blocks, each one run per arm (default 3)"),
+		CLI_STRING('n', "samples", &a.samples, "N",
+			   "with --verify: idle_sweep samples per idle time and run (default 3000)"),
+		CLI_STRING('S', "seed", &a.seed, "S",
+			   "with --verify: the seed of the arms' order (default: the clock; printed)"),
+		CLI_STRING('i', "idle-us", &a.idle_us, "LIST",
+			   "with --verify: idle_sweep's idle times (default its own list)"),
+		CLI_STRING('C', "cpus", &a.cpus, "PLACEMENT",
+			   "with --verify: idle_sweep's placement (default pairs:0-1)"),
 		CLI_END
 	};
 	const struct cli_command cmd = { "advise", advise_usage, options };
@@ -323,6 +396,11 @@ int cmd_advise(int argc, char **argv)
 		return cli_usage_error("advise: --confidence '%s': expected a number from 0.5 to 0.999", a.conf);
 	if (a.scale && !a.map)
 		return cli_usage_error("advise: --scale needs --map");
+	if (!a.verify && (a.blocks || a.seed || a.idle_us ||
+			  strcmp(a.samples, "3000") || strcmp(a.cpus, "pairs:0-1")))
+		return cli_usage_error("advise: --blocks, --samples, --seed, --idle-us and --cpus need --verify");
+	if (a.verify && (ret = verify_args(&a)))
+		return ret;
 	if (a.map && access(a.map, R_OK))
 		return cli_usage_error("advise: --map: %s: %s", a.map, strerror(errno));
 	if (a.map && (ret = run_map(&a)))
@@ -347,7 +425,14 @@ int cmd_advise(int argc, char **argv)
 		return cli_error(IL_EXIT_FAIL, "advise: %s holds no measured machine: run 'idlelab bench idle_sweep --param wake=%s' first",
 				 a.db, a.wake);
 	}
-	ret = advise_print(v, n, &b, conf, &a);
+	if (a.verify && n > 1) {
+		free(v);
+		return cli_usage_error("advise: --verify: %s holds %d machines: name this one with --machine",
+				       a.db, n);
+	}
+	if (a.verify)
+		return advise_then_verify(&a, v, &b, conf);
+	ret = advise_print(v, n, &b, conf, &a, NULL);
 	free(v);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include "advise.h"
 #include "env.h"
 #include "err.h"
+#include "stats.h"
 #include "sysfs.h"
 #include "tap.h"
 
@@ -302,6 +303,45 @@ TEST(no_cpuidle)
 	CHECK(!strcmp(il_adv_answer_name(a.answer), "no_cpuidle"));
 }
 
+/*
+ * --verify's verdict on one arm: 100 samples of 1..100 us bound p50 near
+ * the 60th sample, so a 70 us budget is met, a 40 us one is not (above
+ * the bound, though the estimate is 50 us); p99.99 cannot be bounded by
+ * 100 samples and says how many it needs; an arm with no sample is too
+ * few, never met.
+ */
+TEST(verify_arm_verdict)
+{
+	struct il_hist *h = il_hist_new();
+	struct il_adv_arm x = { .runs = 2 };
+	struct il_budget b;
+	uint64_t v;
+
+	for (v = 1; v <= 100; v++)
+		il_hist_record(h, v * 1000);
+	il_budget_parse("p50<=70us", &b);
+	il_adv_arm_bound(h, &b, 0.95, &x);
+	CHECK(x.runs == 2 && x.n == 100 && x.has_ucb);
+	CHECK(x.ucb_ns > x.point_ns && x.ucb_ns <= 70000);
+	CHECK(x.check == IL_ADV_CHECK_MET && x.need_n == 0);
+	CHECK(!strcmp(il_adv_check_name(x.check), "met"));
+	il_budget_parse("p50<=52us", &b);
+	il_adv_arm_bound(h, &b, 0.95, &x);
+	CHECK(x.point_ns <= 52000 && x.ucb_ns > 52000);
+	CHECK(x.check == IL_ADV_CHECK_NOT_MET);
+	il_budget_parse("p99.99<=1000us", &b);
+	il_adv_arm_bound(h, &b, 0.95, &x);
+	CHECK(!x.has_ucb && x.check == IL_ADV_CHECK_TOO_FEW);
+	CHECK(x.need_n == il_quantile_min_n(0.9999, 0.95));
+	CHECK(!strcmp(il_adv_check_name(x.check), "too_few_samples"));
+	il_budget_parse("p99.99<=10us", &b);
+	il_adv_arm_bound(h, &b, 0.95, &x);
+	CHECK(x.check == IL_ADV_CHECK_NOT_MET);
+	il_adv_arm_bound(NULL, &b, 0.95, &x);
+	CHECK(x.n == 0 && x.check == IL_ADV_CHECK_TOO_FEW);
+	il_hist_free(h);
+}
+
 int main(void)
 {
 	char cmd[600];
@@ -316,6 +356,7 @@ int main(void)
 	RUN(epyc_acpi);
 	RUN(too_few_and_no_qos_value);
 	RUN(no_cpuidle);
+	RUN(verify_arm_verdict);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	if (system(cmd))
 		printf("# could not remove %s\n", root);
