@@ -82,8 +82,9 @@ expect_exit "--blocks 0 is a usage error" 2 \
 	"$IDLELAB" advise --db "$DB" --budget "$BUDGET" --verify --blocks 0
 
 # A signal while the advised setting is applied: restored, exit 4.  Seeds
-# 9 and 10 draw the advised arm first; its run is long (10000 samples at
-# 500 us) so that a test shell starved by the measuring threads still
+# 9 and 10 draw the advised arm first; its run is long (60000 samples at
+# 500 us, half a minute, though the signal ends it as soon as the setting
+# is seen) so that a test shell starved by the measuring threads still
 # sees the setting applied, and the journal and the disabled C1E are
 # looked for in one poll, not one after the other.
 seed=8
@@ -91,7 +92,7 @@ for sig in TERM INT; do
 	seed=$((seed + 1))
 	rm -f "$T_TMP/sig.out"
 	"$IDLELAB" advise --db "$DB" --budget "$BUDGET" --verify --blocks 2 \
-		--samples 10000 --idle-us 500 --seed "$seed" >"$T_TMP/sig.out" 2>&1 &
+		--samples 60000 --idle-us 500 --seed "$seed" >"$T_TMP/sig.out" 2>&1 &
 	pid=$!
 	C1E=$ROOT/sys/devices/system/cpu/cpu0/cpuidle/state2/disable
 	i=0 seen=
