@@ -118,6 +118,12 @@ double il_ab_run_value(enum il_ab_stat s, const struct il_hist *h,
 double il_ab_hd_quantile(const struct il_hist *h, double p);
 
 /**
+ * il_ab_hd_deciles() - il_ab_hd_quantile() of @h at p = 0.1 .. 0.9 into
+ * @out (IL_AB_NDECILES), the same doubles, in one pass over @h.
+ */
+void il_ab_hd_deciles(const struct il_hist *h, double *out);
+
+/**
  * il_ab_hd_sorted() - the Harrell-Davis @p-quantile (0 < p < 1) of the @n
  * values @v, sorted ascending: the samples themselves, not a histogram's
  * bucket midpoints (ab_hd.c); NaN when @n is 0.

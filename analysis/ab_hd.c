@@ -33,6 +33,7 @@
 #include "ab.h"
 
 #include <math.h>
+#include <string.h>
 
 #define CF_MAX_ITER	100000
 #define CF_EPS		1e-14
@@ -73,8 +74,13 @@ static double beta_cf(double a, double b, double x)
 	return f;
 }
 
-/* The regularized incomplete beta function I_x(a, b), a, b > 0. */
-static double ibeta(double a, double b, double x)
+/*
+ * The regularized incomplete beta function I_x(a, b), a, b > 0, with
+ * @lg = lgamma(a + b) - lgamma(a) - lgamma(b), the part of its front
+ * factor that does not depend on x: a quantile's sum evaluates I at many
+ * x for the same a and b, and the three lgamma() were a third of it.
+ */
+static double ibeta_lg(double a, double b, double lg, double x)
 {
 	double lf;
 
@@ -82,37 +88,86 @@ static double ibeta(double a, double b, double x)
 		return 0;
 	if (x >= 1)
 		return 1;
-	lf = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+	lf = lg + a * log(x) + b * log1p(-x);
 	if (x < (a + 1) / (a + b + 2))
 		return exp(lf) * beta_cf(a, b, x) / a;
 	return 1 - exp(lf) * beta_cf(b, a, 1 - x) / b;
 }
 
+static double lg_of(double a, double b)
+{
+	return lgamma(a + b) - lgamma(a) - lgamma(b);
+}
+
+/*
+ * Several quantiles' sums over one histogram at once: the buckets are
+ * visited once for all of them, and each value of I at a bucket's last
+ * rank is also the next bucket's value at its first (the same x, so the
+ * same double), not evaluated twice.
+ */
 struct hd {
-	double a, b, n, rank, sum;
+	int nq;
+	double n, rank;
+	double a[IL_AB_NDECILES], b[IL_AB_NDECILES], lg[IL_AB_NDECILES];
+	double prev[IL_AB_NDECILES], sum[IL_AB_NDECILES];
 };
+
+static void hd_init(struct hd *h, const struct il_hist *hist,
+		    const double *p, int nq)
+{
+	int q;
+
+	memset(h, 0, sizeof(*h));
+	h->nq = nq;
+	h->n = (double)il_hist_count(hist);
+	for (q = 0; q < nq; q++) {
+		h->a[q] = p[q] * (h->n + 1);
+		h->b[q] = (1 - p[q]) * (h->n + 1);
+		h->lg[q] = lg_of(h->a[q], h->b[q]);
+	}
+}
 
 static int hd_visit(uint64_t lo, uint64_t hi, uint64_t count, void *arg)
 {
 	struct hd *h = arg;
-	double i0 = ibeta(h->a, h->b, h->rank / h->n);
+	double mid = ((double)lo + (double)hi) / 2, up;
+	int q;
 
 	h->rank += (double)count;
-	h->sum += ((double)lo + (double)hi) / 2 * (ibeta(h->a, h->b, h->rank / h->n) - i0);
+	for (q = 0; q < h->nq; q++) {
+		up = ibeta_lg(h->a[q], h->b[q], h->lg[q], h->rank / h->n);
+		h->sum[q] += mid * (up - h->prev[q]);
+		h->prev[q] = up;
+	}
 	return 0;
 }
 
 double il_ab_hd_quantile(const struct il_hist *h, double p)
 {
-	struct hd s = { 0 };
+	struct hd s;
 
-	s.n = (double)il_hist_count(h);
-	if (!s.n || p <= 0 || p >= 1)
+	if (!il_hist_count(h) || p <= 0 || p >= 1)
 		return NAN;
-	s.a = p * (s.n + 1);
-	s.b = (1 - p) * (s.n + 1);
+	hd_init(&s, h, &p, 1);
 	il_hist_foreach(h, hd_visit, &s);
-	return s.sum;
+	return s.sum[0];
+}
+
+void il_ab_hd_deciles(const struct il_hist *h, double *out)
+{
+	double p[IL_AB_NDECILES];
+	struct hd s;
+	int d;
+
+	for (d = 0; d < IL_AB_NDECILES; d++) {
+		p[d] = (d + 1) / 10.0;
+		out[d] = NAN;
+	}
+	if (!il_hist_count(h))
+		return;
+	hd_init(&s, h, p, IL_AB_NDECILES);
+	il_hist_foreach(h, hd_visit, &s);
+	memcpy(out, s.sum, sizeof(s.sum));
 }
 
 /* Half the width of il_ab_hd_sorted()'s window, in ranks. */
@@ -120,13 +175,14 @@ double il_ab_hd_quantile(const struct il_hist *h, double p)
 
 double il_ab_hd_sorted(const uint64_t *v, size_t n, double p)
 {
-	double dn = (double)n, a, b, half, prev = 0, sum = 0, lo_r, hi_r;
+	double dn = (double)n, a, b, lg, half, prev = 0, sum = 0, lo_r, hi_r;
 	size_t lo, hi, i, j;
 
 	if (!n || p <= 0 || p >= 1)
 		return NAN;
 	a = p * (dn + 1);
 	b = (1 - p) * (dn + 1);
+	lg = lg_of(a, b);
 	half = HD_WINDOW_SD * sqrt(dn * p * (1 - p)) + HD_WINDOW_SD;
 	lo_r = floor(p * dn - half);
 	hi_r = ceil(p * dn + half);
@@ -143,7 +199,7 @@ double il_ab_hd_sorted(const uint64_t *v, size_t n, double p)
 
 		for (j = i + 1; j < hi && v[j] == v[i]; j++)
 			;
-		up = j == hi ? 1 : ibeta(a, b, (double)j / dn);
+		up = j == hi ? 1 : ibeta_lg(a, b, lg, (double)j / dn);
 		sum += (double)v[i] * (up - prev);
 		prev = up;
 	}

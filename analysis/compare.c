@@ -49,18 +49,21 @@ static int str_cmp(const void *a, const void *b)
  * The sorted distinct CPU labels of @s into @out (at most @max), or -1
  * when there are more.
  */
-static int cpu_set(const struct ab_items *s, const char **out, int max)
+static int cpu_set(const struct ab_key *k, const struct ab_items *s,
+		   const char **out, int max)
 {
 	int i, j, n = 0;
 
 	for (i = 0; i < s->n; i++) {
-		for (j = 0; j < n && strcmp(out[j], s->v[i].cpu); j++)
+		const char *cpu = k->labels.v[s->v[i].cpu];
+
+		for (j = 0; j < n && strcmp(out[j], cpu); j++)
 			;
 		if (j < n)
 			continue;
 		if (n == max)
 			return -1;
-		out[n++] = s->v[i].cpu;
+		out[n++] = cpu;
 	}
 	qsort(out, n, sizeof(*out), str_cmp);
 	return n;
@@ -102,11 +105,17 @@ static int dbl_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The items of one side for one row: pointers into a key's lists. */
+/* The items of one side for one row: indices into one of a key's lists. */
 struct runs {
 	int n;
-	const struct ab_item **v;
+	const struct ab_items *list;
+	int *v;
 };
+
+static inline const struct ab_item *run_item(const struct runs *r, int i)
+{
+	return &r->list->v[r->v[i]];
+}
 
 /*
  * The runs of side @s of key @k for CPU label @cpu (NULL: every CPU,
@@ -119,12 +128,13 @@ static int side_runs(const struct ab_key *k, int s, const char *cpu,
 	int i;
 
 	out->n = 0;
+	out->list = from;
 	out->v = malloc((from->n + 1) * sizeof(*out->v));
 	if (!out->v)
 		return il_errorf(-ENOMEM, "out of memory");
 	for (i = 0; i < from->n; i++)
-		if (!cpu || !strcmp(from->v[i].cpu, cpu))
-			out->v[out->n++] = &from->v[i];
+		if (!cpu || !strcmp(k->labels.v[from->v[i].cpu], cpu))
+			out->v[out->n++] = i;
 	return 0;
 }
 
@@ -165,11 +175,11 @@ static int drop_rates(const struct runs *r, int ns, double **rate,
 		dropped[s] = 0;
 		p[s] = NAN;
 		for (i = 0; i < r[s].n; i++) {
-			const struct il_summary *sum = &r[s].v[i]->sum;
-			uint64_t all = sum->count + sum->dropped;
+			const struct ab_item *it = run_item(&r[s], i);
+			uint64_t all = it->count + it->dropped;
 
-			dropped[s] += sum->dropped;
-			rate[s][i] = all ? (double)sum->dropped / (double)all : 0;
+			dropped[s] += it->dropped;
+			rate[s][i] = all ? (double)it->dropped / (double)all : 0;
 		}
 	}
 	for (s = 1; s < ns; s++) {
@@ -181,6 +191,24 @@ static int drop_rates(const struct runs *r, int ns, double **rate,
 		p[s] = sh.p;
 	}
 	return 0;
+}
+
+/*
+ * The fewest samples in a run of the p99 row @w, where that is too few
+ * for the run's p99 to be estimable (ab_table.h).
+ */
+static void thin_runs(const struct runs *r, int ns, struct ab_row *w)
+{
+	int s, i;
+
+	for (s = 0; s < ns; s++)
+		for (i = 0; i < r[s].n; i++) {
+			const struct ab_item *it = run_item(&r[s], i);
+
+			if (!it->ref && !il_tail_estimable(it->count, 99) &&
+			    (!w->thin || it->count < w->thin))
+				w->thin = it->count ? it->count : 1;
+		}
 }
 
 /* The statistics' rows of key @k and CPU label @cpu (NULL: all). */
@@ -221,11 +249,13 @@ static int key_rows(const struct ab_key *k, const char *cpu, int ns,
 			w->holm[s] = NAN;
 			w->res[s].s.p = NAN;
 			for (i = 0; i < r[s].n; i++) {
-				vals[s][i] = r[s].v[i]->val[st];
-				w->samples[s] += r[s].v[i]->sum.count;
-				w->ref |= r[s].v[i]->ref;
+				const struct ab_item *it = run_item(&r[s], i);
+
+				vals[s][i] = ab_item_val(r[s].list, r[s].v[i])[st];
+				w->samples[s] += it->count;
+				w->ref |= it->ref;
 				w->hd_mid[s] += st >= IL_AB_HD10 &&
-					!r[s].v[i]->ref && !r[s].v[i]->hd_raw;
+					!it->ref && !it->hd_raw;
 			}
 			if (r[s].n)
 				ret = median_of(vals[s], r[s].n, &w->value[s]);
@@ -236,12 +266,7 @@ static int key_rows(const struct ab_key *k, const char *cpu, int ns,
 				memcpy(w->v[s], vals[s], r[s].n * sizeof(double));
 		}
 		if (st == IL_AB_P99)
-			for (s = 0; s < ns; s++)
-				for (i = 0; i < r[s].n; i++)
-					if (!r[s].v[i]->ref &&
-					    !il_tail_estimable(r[s].v[i]->sum.count, 99) &&
-					    (!w->thin || r[s].v[i]->sum.count < w->thin))
-						w->thin = r[s].v[i]->sum.count ? r[s].v[i]->sum.count : 1;
+			thin_runs(r, ns, w);
 		for (s = 1; !ret && s < ns; s++)
 			if (r[0].n && r[s].n && !w->ref && !w->thin)
 				ret = il_ab_compare(vals[0], r[0].n, vals[s], r[s].n,
@@ -267,7 +292,7 @@ static int add_key(struct il_store *db, struct ab_key *k, int ns,
 	for (s = 0; s < ns && same; s++) {
 		if (!k->side[s].n)
 			continue;
-		n = cpu_set(&k->side[s], n0 == -2 ? set0 : set, MAX_CPUS);
+		n = cpu_set(k, &k->side[s], n0 == -2 ? set0 : set, MAX_CPUS);
 		if (n < 0)
 			same = false;
 		else if (n0 == -2)

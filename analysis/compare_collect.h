@@ -18,22 +18,54 @@
 
 struct il_store;
 
-/* One run's summaries for one key and CPU label (or all), merged. */
+/*
+ * One run's values for one key and CPU label (or all), reduced: what the
+ * rows read of it, a few words besides its values (issue 23).  Its
+ * statistics are the list's val[], nval to an item, and the summary ids
+ * behind its exact values the list's raw pool, so that neither costs a
+ * run more than it needs.
+ */
 struct ab_item {
-	char *run;
-	char cpu[32];
-	bool ref;
-	struct il_summary sum;
-	int64_t p50, p99;		/* reference rows: as published */
-	double val[IL_AB_NALL];		/* run_value() of each statistic */
-	struct il_ab_exact exact;	/* measured rows kept raw */
-	struct ab_raw_ids raw;		/* their summaries, while all_raw */
+	uint64_t count, dropped;	/* samples taken, and not */
+	uint32_t raw_off, raw_n;	/* its ids in the list's raw pool */
+	uint16_t cpu;			/* its label: key->labels.v[cpu] */
+	bool ref;			/* published figures */
+	bool raw;			/* values to read from raw samples */
+	bool merged;			/* several series (several CPUs) */
 	bool hd_raw;			/* HD deciles from the raw samples */
 };
 
 struct ab_items {
 	int n, cap;
 	struct ab_item *v;
+	int nval;			/* statistics per item */
+	size_t vcap;
+	double *val;			/* item i's: val[i * nval ..] */
+	struct ab_raw_ids ids;		/* the raw pool */
+};
+
+/* An item's statistics, indexed by enum il_ab_stat (below nval). */
+static inline double *ab_item_val(const struct ab_items *s, int i)
+{
+	return &s->val[(size_t)i * s->nval];
+}
+
+/*
+ * A run's rows for one item while they arrive, added up: what its
+ * values are computed from when it is reduced (ab_item_put()).
+ */
+struct ab_acc {
+	bool ref;
+	int64_t p50, p99;		/* reference rows: as published */
+	struct il_summary sum;
+	struct il_ab_exact exact;	/* measured rows kept raw */
+	struct ab_raw_ids raw;		/* their summaries, while all_raw */
+};
+
+/* The CPU labels of a key's items, each once. */
+struct ab_labels {
+	int n, cap;
+	char (*v)[32];
 };
 
 /* Benchmark x metric x target count, and what each side holds of it. */
@@ -41,6 +73,7 @@ struct ab_key {
 	char *key;
 	char *bench, *metric, *unit;
 	int64_t grp;
+	struct ab_labels labels;
 	struct ab_items side[AB_MAX_SIDES];	/* per run and CPU label */
 	struct ab_items all[AB_MAX_SIDES];	/* per run, its CPUs merged */
 };
@@ -73,18 +106,24 @@ int ab_collect_reference(struct il_store *s, const struct il_analysis_opts *o,
 
 /* The pieces of the collectors both use (compare_collect.c). */
 struct il_srow;
-/* @r's key in @k, made when new.  NULL: out of memory. */
-struct ab_key *ab_key_get(struct ab_keys *k, const struct il_srow *r);
-/* A new item of @r's run and CPU label @cpu at the end of @s, with the
- * row's reference figures. */
-struct ab_item *ab_item_new(struct ab_items *s, const struct il_srow *r,
-			    const char *cpu);
-/* @r's summary, exact values and raw samples into its item @it (its
- * histogram is the collector's to merge). */
-int ab_item_count(struct ab_item *it, const struct il_srow *r);
-/* Statistic @st of item @it, whose histogram is @h. */
-double ab_run_value(const struct ab_item *it, const struct il_hist *h,
-		    enum il_ab_stat st);
+/* @r's key in @k, made when new, its items of @nval statistics each.
+ * NULL: out of memory. */
+struct ab_key *ab_key_get(struct ab_keys *k, const struct il_srow *r,
+			  int nval);
+/* The index of CPU label @cpu in @k's labels, added when new; -ENOMEM. */
+int ab_label_get(struct ab_key *k, const char *cpu);
+/* Start @a afresh for @r's run (keeping its buffer). */
+void ab_acc_start(struct ab_acc *a, const struct il_srow *r);
+/* @r's summary, exact values and raw sample ids into @a (its histogram
+ * is the collector's to merge). */
+int ab_acc_count(struct ab_acc *a, const struct il_srow *r);
+/*
+ * ab_item_put() - append the item of label @cpu that @a and its
+ * histogram @h add up to, reduced to @s->nval statistics, to @s.
+ * Return: 0 or -ENOMEM.
+ */
+int ab_item_put(struct ab_items *s, int cpu, const struct ab_acc *a,
+		const struct il_hist *h);
 /* qsort()'s order of keys: the table's row order. */
 int ab_key_cmp(const void *a, const void *b);
 

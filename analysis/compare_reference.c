@@ -22,65 +22,60 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An item's own histogram: where the item is, and the histogram. */
+/* An item while its rows arrive: where it goes, its run and label,
+ * what its rows add up to, and its own histogram. */
 struct held {
-	int key, idx;
+	int key, cpu;
 	bool all;
+	char *run;
+	struct ab_acc acc;
 	struct il_hist *h;
 };
 
 struct reference {
 	struct ab_keys *keys;
-	int side;
+	int side, nstats;
 	int n, cap;
 	struct held *v;
 };
 
-/* The item of run @run, label @cpu in @list (a linear search), and its
- * histogram; made when new. */
-static struct il_hist **item_hist(struct reference *c, int key, bool all,
-				  struct ab_items *list, const struct il_srow *r,
-				  const char *cpu, struct ab_item **out)
+/* The held item of run @r, label @cpu (a linear search); made when new. */
+static struct held *item_held(struct reference *c, int key, bool all,
+			      const struct il_srow *r, int cpu)
 {
-	struct ab_item *it;
+	struct held *h;
 	int i;
 
-	for (i = 0; i < list->n; i++)
-		if (!strcmp(list->v[i].run, r->run_uuid) &&
-		    !strcmp(list->v[i].cpu, cpu))
-			break;
-	if (i == list->n) {
-		it = ab_item_new(list, r, cpu);
-		if (!it || IL_GROW(c->v, c->cap, (size_t)c->n + 1, 64))
-			return NULL;
-		c->v[c->n] = (struct held){ .key = key, .idx = i, .all = all,
-					    .h = il_hist_new() };
-		if (!c->v[c->n].h)
-			return NULL;
-		c->n++;
-	}
-	*out = &list->v[i];
 	for (i = 0; i < c->n; i++)
 		if (c->v[i].key == key && c->v[i].all == all &&
-		    c->v[i].idx == (int)(*out - list->v))
-			return &c->v[i].h;
-	return NULL;
+		    c->v[i].cpu == cpu && !strcmp(c->v[i].run, r->run_uuid))
+			return &c->v[i];
+	if (IL_GROW(c->v, c->cap, (size_t)c->n + 1, 64))
+		return NULL;
+	h = &c->v[c->n];
+	memset(h, 0, sizeof(*h));
+	h->key = key;
+	h->cpu = cpu;
+	h->all = all;
+	ab_acc_start(&h->acc, r);
+	h->run = strdup(r->run_uuid);
+	h->h = il_hist_new();
+	c->n++;
+	return h->run && h->h ? h : NULL;
 }
 
-/* Row @r into its item of @list: histogram, summary, exact values. */
+/* Row @r into its held item: histogram, summary, exact values. */
 static int row_into(struct reference *c, int key, bool all,
-		    struct ab_items *list, const struct il_srow *r,
-		    const char *cpu)
+		    const struct il_srow *r, int cpu)
 {
-	struct ab_item *it = NULL;
-	struct il_hist **h = item_hist(c, key, all, list, r, cpu, &it);
+	struct held *h = item_held(c, key, all, r, cpu);
 	int ret;
 
 	if (!h)
 		return il_errorf(-ENOMEM, "out of memory");
-	if (r->hist && (ret = il_hist_merge(*h, r->hist)))
+	if (r->hist && (ret = il_hist_merge(h->h, r->hist)))
 		return ret;
-	return ab_item_count(it, r);
+	return ab_acc_count(&h->acc, r);
 }
 
 static int hold(const struct il_srow *r, void *arg)
@@ -88,37 +83,46 @@ static int hold(const struct il_srow *r, void *arg)
 	struct reference *c = arg;
 	struct ab_key *k;
 	char cpu[32];
-	int key, ret;
+	int key, label, all, ret;
 
 	if (r->is_ref && !r->hist)
 		return 0;
-	k = ab_key_get(c->keys, r);
+	k = ab_key_get(c->keys, r, c->nstats);
 	if (!k)
 		return il_errorf(-ENOMEM, "out of memory");
 	key = (int)(k - c->keys->v);
 	il_cpu_label(r->cpu, r->cpu2, cpu, sizeof(cpu));
-	ret = row_into(c, key, false, &k->side[c->side], r, cpu);
-	return ret ? ret : row_into(c, key, true, &k->all[c->side], r, "all");
+	label = ab_label_get(k, cpu);
+	all = ab_label_get(k, "all");
+	if (label < 0 || all < 0)
+		return il_errorf(-ENOMEM, "out of memory");
+	ret = row_into(c, key, false, r, label);
+	return ret ? ret : row_into(c, key, true, r, all);
 }
 
 int ab_collect_reference(struct il_store *s, const struct il_analysis_opts *o,
 			 struct ab_keys *keys)
 {
-	int nstats = o->deciles ? IL_AB_NALL : IL_AB_NSTATS;
-	int i, j, st, ret = 0;
+	int i, j, ret = 0;
 
 	for (i = 0; !ret && i < o->ncompare; i++) {
-		struct reference c = { .keys = keys, .side = i };
+		struct reference c = {
+			.keys = keys, .side = i,
+			.nstats = o->deciles ? IL_AB_NALL : IL_AB_NSTATS,
+		};
 
 		ret = il_rows_foreach_by_run(s, o->bench, o->compare[i], hold, &c);
+		/* Every item reduced once all its rows are in. */
 		for (j = 0; j < c.n; j++) {
-			struct ab_key *k = &keys->v[c.v[j].key];
-			struct ab_item *it = &(c.v[j].all ? k->all : k->side)[i].v[c.v[j].idx];
+			struct held *h = &c.v[j];
+			struct ab_key *k = &keys->v[h->key];
 
-			for (st = 0; !ret && st < IL_AB_NALL; st++)
-				it->val[st] = st < nstats ?
-					      ab_run_value(it, c.v[j].h, st) : NAN;
-			il_hist_free(c.v[j].h);
+			if (!ret)
+				ret = ab_item_put(&(h->all ? k->all : k->side)[i],
+						  h->cpu, &h->acc, h->h);
+			il_hist_free(h->h);
+			free(h->run);
+			ab_raw_ids_free(&h->acc.raw);
 		}
 		free(c.v);
 	}
