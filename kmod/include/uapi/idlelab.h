@@ -326,7 +326,7 @@ struct idlelab_cstate_req {
  * longer than L: no latency can be taken from it; counted apart.
  */
 #define IDLELAB_SAMPLE_LATE_ENTRY	(1U << 8)
-/* Under a hypervisor WBINVD took < 1 us: a no-op, not a cost */
+/* Under a hypervisor WBINVD took under noop_cycles: a no-op, not a cost */
 #define IDLELAB_SAMPLE_WBINVD_NOOP	(1U << 9)
 /* Under a hypervisor MWAIT returned at once without any wake: a no-op */
 #define IDLELAB_SAMPLE_MWAIT_NOOP	(1U << 10)
