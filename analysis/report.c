@@ -405,11 +405,13 @@ int il_report(struct il_store *s, const struct il_report_opts *o, FILE *out)
 		print_csv(&rows, out);
 		break;
 	case IL_FMT_JSON:
-		doc = json_pack("{s:s,s:s,s:o,s:O,s:O,s:O}", "tool", "idlelab",
-				"version", IL_VERSION, "rows", rows_json(&rows),
+		doc = json_pack("{s:s,s:s,s:o,s:O,s:O,s:O,s:O}", "tool",
+				"idlelab", "version", IL_VERSION,
+				"rows", rows_json(&rows),
 				"not_measured", notes.runs,
 				"counters_not_counted", notes.counters,
-				"flagged", notes.flagged);
+				"flagged", notes.flagged,
+				"under_hypervisor", notes.hypervisor);
 		json_dumpf(doc, out, JSON_INDENT(2));
 		fputc('\n', out);
 		json_decref(doc);

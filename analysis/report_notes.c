@@ -128,10 +128,29 @@ static json_t *flagged_runs(sqlite3 *db, const struct il_report_opts *o)
 		"SELECT " IL_MACHINE_LABEL_M ", substr(r.uuid, 1, 8), r.bench, a.cpu, a.key, a.value "
 		"FROM run_attrs a JOIN runs r ON r.uuid = a.run_uuid "
 		"JOIN machines m ON m.uuid = r.machine_uuid "
-		"WHERE a.key IN ('thermal_throttle_rose', 'not_stationary') AND (?1 IS NULL OR r.uuid = ?1) "
+		"WHERE a.key IN ('thermal_throttle_rose', 'not_stationary', 'tsc_unstable_during_run') AND (?1 IS NULL OR r.uuid = ?1) "
 		"AND (?2 IS NULL OR r.bench = ?2) ORDER BY 1, r.start_ns, a.cpu";
 	static const char *const keys[] = {
 		"machine", "run", "benchmark", "cpu", "flag", "detail", NULL
+	};
+
+	return count_rows(db, sql, o, keys);
+}
+
+/*
+ * Runs on a hypervisor-tagged machine, per machine and hypervisor: one
+ * line each rather than every run, since on such a machine every run is.
+ */
+static json_t *hypervisor_runs(sqlite3 *db, const struct il_report_opts *o)
+{
+	static const char sql[] =
+		"SELECT " IL_MACHINE_LABEL_M ", a.value, count(DISTINCT r.uuid) "
+		"FROM run_attrs a JOIN runs r ON r.uuid = a.run_uuid "
+		"JOIN machines m ON m.uuid = r.machine_uuid "
+		"WHERE a.key = 'under_hypervisor' AND (?1 IS NULL OR r.uuid = ?1) "
+		"AND (?2 IS NULL OR r.bench = ?2) GROUP BY 1, 2 ORDER BY 1, 2";
+	static const char *const keys[] = {
+		"machine", "hypervisor", "runs", NULL
 	};
 
 	return count_rows(db, sql, o, keys);
@@ -145,7 +164,8 @@ int report_notes_read(sqlite3 *db, const struct il_report_opts *o,
 	if (ret)
 		return ret;
 	n->flagged = flagged_runs(db, o);
-	if (!n->flagged)
+	n->hypervisor = n->flagged ? hypervisor_runs(db, o) : NULL;
+	if (!n->hypervisor)
 		return il_errorf(-EIO, "report query failed: %s", sqlite3_errmsg(db));
 	return 0;
 }
@@ -155,11 +175,17 @@ void report_notes_md(const struct report_notes *n, FILE *out)
 	static const char *const flag_cols[] = {
 		"machine", "run", "benchmark", "cpu", "flag", "detail", NULL
 	};
+	static const char *const hyp_cols[] = {
+		"machine", "hypervisor", "runs", NULL
+	};
 
 	print_not_measured_md(n->runs, n->counters, out);
-	print_rows_md(out, "Flagged runs (in the table above, but measured under conditions that can move the figures: thermal_throttle_rose, the CPU was slowed by heat during the run; not_stationary, the first and last tenth of a series' samples, at most 1024 at each end, have middle halves that do not overlap)",
+	print_rows_md(out, "Flagged runs (in the table above, but measured under conditions that can move the figures: thermal_throttle_rose, the CPU was slowed by heat during the run; not_stationary, the first and last tenth of a series' samples, at most 1024 at each end, have middle halves that do not overlap; tsc_unstable_during_run, the kernel marked the TSC unstable while the run measured)",
 		      "| Machine | Run | Benchmark | CPU | Flag | Detail |\n|---|---|---|---:|---|---|\n",
 		      n->flagged, flag_cols);
+	print_rows_md(out, "Runs under a hypervisor (CPUID.1:ECX[31] set: a trapped instruction costs the host's time, and a WBINVD or MWAIT the host ignores is a no-op; the idlelab_cstate runs record the calibrated threshold below which they count one, noop_threshold_cycles)",
+		      "| Machine | Hypervisor | Runs |\n|---|---|---:|\n",
+		      n->hypervisor, hyp_cols);
 }
 
 void report_notes_free(struct report_notes *n)
@@ -167,5 +193,6 @@ void report_notes_free(struct report_notes *n)
 	json_decref(n->runs);
 	json_decref(n->counters);
 	json_decref(n->flagged);
+	json_decref(n->hypervisor);
 	memset(n, 0, sizeof(*n));
 }

@@ -3,7 +3,8 @@
  * report_notes.h - what the results table leaves out or qualifies, listed
  * under it (report.c): the runs that were not measured and why, the
  * counters that could not be counted, and the runs flagged as possibly
- * not measuring what they claim (thermal throttling rose during them).
+ * not measuring what they claim (thermal throttling rose during them, the
+ * TSC was marked unstable), and the runs measured under a hypervisor.
  */
 #ifndef IDLELAB_REPORT_NOTES_H
 #define IDLELAB_REPORT_NOTES_H
@@ -18,9 +19,10 @@ struct report_notes {
 	json_t *runs;		/* not measured: machine, benchmark, status, ... */
 	json_t *counters;	/* not counted: machine, event, status, ... */
 	json_t *flagged;	/* machine, run, benchmark, cpu, flag, detail */
+	json_t *hypervisor;	/* machine, hypervisor, runs */
 };
 
-/* Read all three for @o's selection.  Return: 0 or -EIO (message set). */
+/* Read all four for @o's selection.  Return: 0 or -EIO (message set). */
 int report_notes_read(sqlite3 *db, const struct il_report_opts *o,
 		      struct report_notes *n);
 /* The non-empty ones as Markdown tables, each after its title. */

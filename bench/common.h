@@ -513,8 +513,10 @@ struct idlelab_cstate_sample;
 /* Residency counter deltas summed over a CPU's samples. */
 struct il_khw_res {
 	uint64_t tsc;			/* the spans' TSC cycles */
-	uint64_t sum[9];		/* IDLELAB_RES_* order */
+	uint64_t sum[10];		/* IDLELAB_RES_NR, in their order */
 	uint32_t seen;			/* counters read at least once */
+	uint32_t gated;			/* the request's res_gated */
+	uint32_t gate_why;		/* and its IDLELAB_GATE_* reason */
 };
 
 /**
@@ -524,13 +526,30 @@ struct il_khw_res {
  */
 void il_khw_attrs(struct il_run *run, uint32_t hw, bool wbinvd);
 
+/**
+ * il_khw_calib_attrs() - per CPU: cpuid_roundtrip_cycles, the median
+ * CPUID the module timed there at the run's start, and
+ * noop_threshold_cycles, the WBINVD/MWAIT time under which a run under a
+ * hypervisor (@hw) counts one as a no-op ("not applied" elsewhere).
+ */
+void il_khw_calib_attrs(struct il_run *run, int cpu, uint32_t cpuid_cycles,
+			uint32_t noop_cycles, uint32_t hw);
+
+/**
+ * il_khw_node_attr() - @key: the NUMA node of a dirty buffer's pages
+ * (@node, with the module's IDLELAB_DIRTY_F_* @flags), or why unknown.
+ */
+void il_khw_node_attr(struct il_run *run, int cpu, const char *key,
+		      uint32_t node, uint32_t flags);
+
 /** il_khw_res_add() - add one sample's residency deltas. */
 void il_khw_res_add(struct il_khw_res *r,
 		    const struct idlelab_cstate_sample *s);
 
 /**
  * il_khw_res_attrs() - per CPU: res_<counter>_pct (percent of the sampled
- * spans), or "unsupported: ..." (the read faulted) or "unavailable: ..." (it
+ * spans), or "unsupported: ..." (the vendor/model gate left it unread, or
+ * the read faulted) or "unavailable: ..." (it
  * never advanced: under a hypervisor for any counter, anywhere for MPERF),
  * for each counter, and hw_state, the state the hardware says the CPU
  * entered (also written to @state, @len bytes).

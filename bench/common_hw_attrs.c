@@ -15,13 +15,31 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+_Static_assert(sizeof(((struct il_khw_res *)0)->sum) ==
+	       IDLELAB_RES_NR * sizeof(uint64_t), "one sum per counter");
+
 static const char *const khw_res_name[IDLELAB_RES_NR] = {
 	"core_c1", "core_c3", "core_c6", "core_c7", "pkg_c3", "pkg_c6",
-	"pkg_c7", "mperf", "aperf",
+	"pkg_c7", "mperf", "aperf", "pkg_c2",
 };
 static const unsigned int khw_res_msr[IDLELAB_RES_NR] = {
-	0x660, 0x3fc, 0x3fd, 0x3fe, 0x3f8, 0x3f9, 0x3fa, 0xe7, 0xe8,
+	0x660, 0x3fc, 0x3fd, 0x3fe, 0x3f8, 0x3f9, 0x3fa, 0xe7, 0xe8, 0x60d,
 };
+
+/* Why the module's vendor/model gate left counter @k unread. */
+static const char *khw_gate_why(uint32_t why, int k)
+{
+	if (k == 7 || k == 8)
+		return "CPUID.6:ECX[0] does not enumerate APERF/MPERF";
+	switch (why) {
+	case IDLELAB_GATE_NOT_INTEL:
+		return "an Intel model-specific MSR, and this CPU is not Intel's: never read here";
+	case IDLELAB_GATE_MODEL:
+		return "an Intel model-specific MSR this CPU model does not document: never read here";
+	default:
+		return "left unread by the module's vendor/model gate";
+	}
+}
 
 void il_khw_attrs(struct il_run *run, uint32_t hw, bool wbinvd)
 {
@@ -30,6 +48,10 @@ void il_khw_attrs(struct il_run *run, uint32_t hw, bool wbinvd)
 		il_run_attr(run, -1, "xen_pv", "1");
 	il_run_attr(run, -1, "tsc_unstable", "%d",
 		    !!(hw & IDLELAB_HW_TSC_UNSTABLE));
+	/* A flag the report lists: the kernel gave up on the TSC mid-run. */
+	if (hw & IDLELAB_HW_TSC_UNSTABLE_DURING)
+		il_run_attr(run, -1, "tsc_unstable_during_run",
+			    "the kernel marked the TSC unstable while the run measured: its TSC times are suspect");
 	il_run_attr(run, -1, "nonstop_tsc", "%d",
 		    !!(hw & IDLELAB_HW_NONSTOP_TSC));
 	if (hw & IDLELAB_HW_C1E_KNOWN)
@@ -48,6 +70,35 @@ void il_khw_attrs(struct il_run *run, uint32_t hw, bool wbinvd)
 			    "unavailable: no CPUID leaf 4 / 0x8000001D cache enumeration");
 }
 
+void il_khw_calib_attrs(struct il_run *run, int cpu, uint32_t cpuid_cycles,
+			uint32_t noop_cycles, uint32_t hw)
+{
+	if (!cpuid_cycles)
+		return;
+	il_run_attr(run, cpu, "cpuid_roundtrip_cycles", "%u", cpuid_cycles);
+	if (hw & IDLELAB_HW_HYPERVISOR)
+		il_run_attr(run, cpu, "noop_threshold_cycles", "%u",
+			    noop_cycles);
+	else
+		il_run_attr(run, cpu, "noop_threshold_cycles",
+			    "not applied: no hypervisor, every WBINVD and MWAIT is the CPU's own");
+}
+
+void il_khw_node_attr(struct il_run *run, int cpu, const char *key,
+		      uint32_t node, uint32_t flags)
+{
+	if (!(flags & IDLELAB_DIRTY_F_VALID)) {
+		il_run_attr(run, cpu, key,
+			    "unavailable: the module could not look the pages up");
+		return;
+	}
+	il_run_attr(run, cpu, key, "%u%s%s", node,
+		    flags & IDLELAB_DIRTY_F_FALLBACK ?
+		    " (not the CPU's node: none free there)" : "",
+		    flags & IDLELAB_DIRTY_F_MIXED ?
+		    " (first page; the pages span several nodes)" : "");
+}
+
 void il_khw_res_add(struct il_khw_res *r, const struct idlelab_cstate_sample *s)
 {
 	int k;
@@ -56,9 +107,12 @@ void il_khw_res_add(struct il_khw_res *r, const struct idlelab_cstate_sample *s)
 		return;
 	r->tsc += s->res_tsc;
 	r->seen |= s->res_flags;
-	for (k = 0; k < IDLELAB_RES_NR; k++)
+	for (k = 0; k < IDLELAB_RES_NR64; k++)
 		if (s->res_flags & (1U << k))
 			r->sum[k] += s->res[k];
+	/* The one counter after res[]: a 32-bit delta of its own. */
+	if (s->res_flags & IDLELAB_RES_PKG_C2)
+		r->sum[IDLELAB_RES_NR64] += s->res_pkg_c2;
 }
 
 /* Percent of the sampled spans that counter @k counted. */
@@ -80,6 +134,11 @@ void il_khw_res_attrs(struct il_run *run, int cpu, const struct il_khw_res *r,
 
 	for (k = 0; k < IDLELAB_RES_NR; k++) {
 		snprintf(key, sizeof(key), "res_%s_pct", khw_res_name[k]);
+		if (r->gated & (1U << k)) {
+			il_run_attr(run, cpu, key, "unsupported: MSR 0x%X is %s",
+				    khw_res_msr[k], khw_gate_why(r->gate_why, k));
+			continue;
+		}
 		if (!(avail & (1U << k)) || !(r->seen & (1U << k))) {
 			il_run_attr(run, cpu, key,
 				    "unsupported: MSR 0x%X not readable on CPU %d (rdmsr faulted)",
@@ -90,7 +149,8 @@ void il_khw_res_attrs(struct il_run *run, int cpu, const struct il_khw_res *r,
 		 * A counter that never moved is not evidence where an
 		 * emulator answers unknown MSRs with 0 (QEMU's TCG does).
 		 */
-		if (!r->sum[k] && ((hw & IDLELAB_HW_HYPERVISOR) || k >= 7)) {
+		if (!r->sum[k] && ((hw & IDLELAB_HW_HYPERVISOR) ||
+				   k == 7 || k == 8)) {
 			il_run_attr(run, cpu, key,
 				    "unavailable: MSR 0x%X read but never advanced on CPU %d%s",
 				    khw_res_msr[k], cpu,
@@ -111,7 +171,9 @@ void il_khw_res_attrs(struct il_run *run, int cpu, const struct il_khw_res *r,
 			 "C0 (MPERF ran through %.1f%% of the idle spans)" :
 			 "not C0 (MPERF ran %.1f%% of the idle spans; no residency counter names the state)",
 			 khw_pct(r, 7));
+	else if (r->gate_why == IDLELAB_GATE_NOT_INTEL)
+		snprintf(state, len, "unknown: the residency MSRs are Intel's and this CPU is not (never read), and MPERF 0xE7 faulted or never advanced");
 	else
-		snprintf(state, len, "unknown: no residency data (MSRs 0x660, 0x3F8-0x3FE and MPERF 0xE7 faulted or never advanced)");
+		snprintf(state, len, "unknown: no residency data (MSRs 0x660, 0x3F8-0x3FE, 0x60D and MPERF 0xE7 faulted, never advanced or are not this model's)");
 	il_run_attr(run, cpu, "hw_state", "%s", state);
 }

@@ -132,9 +132,10 @@ struct cw_tally {
 	uint64_t done, unsup, early, other, no_intr, reentries;
 	uint64_t entry_ge_exit, intr_before_exit, intr_after_exit;
 	uint64_t late, wb_noop, mwait_noop, resched, stale, preempted;
-	uint64_t smi, nmi;
+	uint64_t smi, nmi, tsc_unstable;
 	bool smi_valid, nmi_valid;
-	uint32_t hw, res_avail;
+	uint32_t hw, res_avail, cpuid_cycles, noop_cycles;
+	uint32_t dirty_node, dirty_flags;
 	struct il_khw_res res;
 };
 
@@ -297,6 +298,7 @@ static void cw_account(struct cw_state *st, int i,
 	t->reentries += s->reentries;
 	t->resched += !!(f & IDLELAB_SAMPLE_RESCHED);
 	t->mwait_noop += !!(f & IDLELAB_SAMPLE_MWAIT_NOOP);
+	t->tsc_unstable += !!(f & IDLELAB_SAMPLE_TSC_UNSTABLE);
 	if (!(s->t_entry < s->t_exit))
 		t->entry_ge_exit++;
 	if (f & IDLELAB_SAMPLE_SMI_VALID) {
@@ -379,6 +381,9 @@ static void cw_record(struct il_run *run, int cpu, const struct cw_tally *t)
 		    t->intr_after_exit);
 	if (t->smi_valid)
 		il_run_attr(run, cpu, "smi_count", "%" PRIu64, t->smi);
+	else if (t->res.gate_why == IDLELAB_GATE_NOT_INTEL)
+		il_run_attr(run, cpu, "smi_count",
+			    "unsupported: MSR 0x34 is Intel's SMI count and this CPU is not Intel's: never read here");
 	else
 		il_run_attr(run, cpu, "smi_count",
 			    "unavailable: MSR 0x34 not readable");
@@ -392,6 +397,13 @@ static void cw_record(struct il_run *run, int cpu, const struct cw_tally *t)
 	il_run_attr(run, cpu, "reenter_resched_stops", "%" PRIu64, t->resched);
 	il_run_attr(run, cpu, "stale_ipis", "%" PRIu64, t->stale);
 	il_run_attr(run, cpu, "preempted_windows", "%" PRIu64, t->preempted);
+	il_run_attr(run, cpu, "tsc_unstable_samples", "%" PRIu64,
+		    t->tsc_unstable);
+	il_khw_calib_attrs(run, cpu, t->cpuid_cycles, t->noop_cycles,
+			   t->hw);
+	if (t->dirty_flags)
+		il_khw_node_attr(run, cpu, "dirty_node", t->dirty_node,
+				 t->dirty_flags);
 }
 
 /*
@@ -445,8 +457,15 @@ static int cw_one(struct il_run *run, struct cw_state *st, int i,
 					 r.unsupported);
 		if (!run->tsc_khz)
 			run->tsc_khz = r.tsc_khz;
-		t->hw = r.hw_flags;
 		t->res_avail = r.res_avail;
+		t->res.gated = r.res_gated;
+		t->res.gate_why = r.gate_why;
+		t->cpuid_cycles = r.cpuid_cycles;
+		t->noop_cycles = r.noop_cycles;
+		t->dirty_node = r.dirty_node;
+		t->dirty_flags = r.dirty_flags;
+		/* The run's flags, whatever batch saw the TSC go. */
+		t->hw = r.hw_flags | (t->hw & IDLELAB_HW_TSC_UNSTABLE_DURING);
 		t->stale += r.stale_ipis;
 		for (k = 0; k < r.nr_done && k < r.nr_samples; k++)
 			cw_account(st, i, &st->buf[k], r.tsc_khz, t);

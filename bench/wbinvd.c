@@ -199,6 +199,11 @@ static int wb_sweep_cpu(struct il_run *run, int cpu, bool first)
 		il_run_attr(run, cpu, "smi_count",
 			    "unavailable: MSR 0x34 not readable");
 	il_run_attr(run, cpu, "numa_node", "%u", r.node);
+	if (r.mem_flags)
+		il_khw_node_attr(run, cpu, "dirty_node", r.mem_node,
+				 r.mem_flags);
+	il_khw_calib_attrs(run, cpu, r.cpuid_cycles, r.noop_cycles,
+			   r.hw_flags);
 	if (first)
 		il_khw_attrs(run, r.hw_flags, true);
 	if (r.nr_done && unsup == r.nr_done)
@@ -328,6 +333,11 @@ static int wb_blast(struct il_run *run, struct wb_state *st)
 	il_run_attr(run, -1, "dropped_records", "%u", r.dropped);
 	il_run_attr(run, -1, "wbinvd_noop", "%" PRIu64, noop);
 	il_run_attr(run, -1, "numa_node", "%u", r.node);
+	if (r.mem_flags)
+		il_khw_node_attr(run, -1, "dirty_node", r.mem_node,
+				 r.mem_flags);
+	il_khw_calib_attrs(run, aggr, r.cpuid_cycles, r.noop_cycles,
+			   r.hw_flags);
 	il_khw_attrs(run, r.hw_flags, true);
 	for (i = 0; i < nv; i++) {
 		il_run_attr(run, (int)victims[i], "victim_gaps", "%" PRIu64,

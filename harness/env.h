@@ -110,6 +110,14 @@ bool il_env_effective_khz(json_t *cpu_delta, uint64_t tsc_khz, double *khz);
  */
 int il_host_uuid(char out[37]);
 
+/**
+ * il_env_hypervisor() - does CPUID.1:ECX[31] say this runs under a
+ * hypervisor?  If so, @sig (at least 13 bytes) gets its CPUID 0x40000000
+ * signature ("KVMKVMKVM", "TCGTCGTCGTCG"), or "unnamed".
+ * Return: 1 under a hypervisor, 0 otherwise or off x86.
+ */
+int il_env_hypervisor(char *sig, size_t len);
+
 /** il_uuid_v4() - a random UUID string (getrandom(), RFC 9562 version 4). */
 void il_uuid_v4(char out[37]);
 

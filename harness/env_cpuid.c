@@ -72,6 +72,26 @@ static json_t *cpuid_hypervisor(unsigned int ecx1)
 }
 #endif
 
+int il_env_hypervisor(char *sig, size_t len)
+{
+#ifdef IL_HAVE_CPUID
+	unsigned int a, b, c, d;
+	char s[13];
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 31)))
+		return 0;
+	__cpuid(0x40000000, a, b, c, d);
+	regs_str(s, b, c, d);
+	trim(s);
+	snprintf(sig, len, "%s", s[0] ? s : "unnamed");
+	return 1;
+#else
+	(void)sig;
+	(void)len;
+	return 0;
+#endif
+}
+
 json_t *env_cpu_section(struct cpuinfo *ci, unsigned int *ecx1_out)
 {
 	json_t *cpu = json_object();

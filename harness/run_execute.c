@@ -30,6 +30,7 @@ int il_run_prepare(struct il_topo *topo, const struct il_run_request *req,
 	const struct il_bench_ops *ops = req->ops;
 	const char *spec = req->cpus ? req->cpus : ops->default_cpus;
 	int cpus[IL_MAX_CPUS];
+	char hyp[16];
 	int n, ret;
 
 	*counters = NULL;
@@ -69,6 +70,12 @@ int il_run_prepare(struct il_topo *topo, const struct il_run_request *req,
 	n = il_place_cpus(&run->place, cpus, IL_MAX_CPUS);
 	if (n < 0)
 		return n;
+	/*
+	 * Every run on a hypervisor-tagged machine says so, whatever it
+	 * measures: the report lists it among the flagged runs.
+	 */
+	if (il_env_hypervisor(hyp, sizeof(hyp)))
+		il_run_attr(run, -1, "under_hypervisor", "%s", hyp);
 	if (req->events && !strcmp(req->events, IL_EVENTS_NONE))
 		ret = il_run_attr(run, -1, "counters", "off (events: none)");
 	else

@@ -35,21 +35,32 @@ u64 il_gap_window(struct il_gapbuf *b, u32 cpu, u32 window, u64 width,
  * sender sleeps IL_INJECT_STALL_MS before its first IPI, longer than the
  * sample waits for it; IL_INJECT_SENDER_EXIT: the IPI-wake sender exits
  * without completing, so that a dead worker is seen while another (the
- * measured one) is still running.  Each bit is cleared once used.  None
- * of them can hold a CPU: they end a thread or sleep.
+ * measured one) is still running; IL_INJECT_TSC_UNSTABLE: the next wake
+ * run sees the TSC stable at its start and unstable from its second
+ * sample on, as if the clocksource watchdog had marked it then (the
+ * module's view only, il_tsc_unstable(): the kernel's clocksource is not
+ * touched).  Each bit is cleared once used.  None of them can hold a CPU:
+ * they end a thread, sleep or set a flag.
  */
 #define IL_INJECT_WORKER_EXIT	(1U << 0)
 #define IL_INJECT_SENDER_STALL	(1U << 1)
 #define IL_INJECT_SENDER_EXIT	(1U << 2)
+#define IL_INJECT_TSC_UNSTABLE	(1U << 3)
 #define IL_INJECT_STALL_MS	1500
 bool il_inject_take(unsigned int bit);
 
-/* Under a hypervisor, a WBINVD or MWAIT shorter than this is a no-op. */
-#define IL_NOOP_NS		1000
+#define IL_TSC_PRETEND_STABLE		1
+#define IL_TSC_PRETEND_UNSTABLE		2
+void il_tsc_pretend_set(int v);
+int il_tsc_pretend_get(void);
+bool il_tsc_unstable(void);
 
 u32 il_hw_flags(void);
+u32 il_hw_flags_end(u32 hw);
+u32 il_cpuid_calib(void);
+void *il_dirty_alloc(size_t size, int node, u32 *nid, u32 *flags);
 u32 il_mwait_hint_check(u32 hint);
-u32 il_res_probe(void);
+u32 il_res_probe(u32 *gated, u32 *why);
 u32 il_res_read(u32 avail, u64 *v);
 
 int il_cstate_check(const struct idlelab_cstate_req *req);

@@ -177,6 +177,7 @@ int il_gaps_run(struct idlelab_gaps_req *req, struct idlelab_gap_sample *s)
 {
 	struct il_worker wk = {};
 	struct il_gaps *g;
+	u32 hw0;
 	int ret;
 
 	g = kzalloc(sizeof(*g), GFP_KERNEL);
@@ -195,13 +196,15 @@ int il_gaps_run(struct idlelab_gaps_req *req, struct idlelab_gap_sample *s)
 	wk.fn = il_gaps_worker;
 	wk.ctx = g;
 	wk.cpu = req->cpu;
+	/* Read before too: the TSC may be marked unstable meanwhile. */
+	hw0 = il_hw_flags();
 	ret = il_workers_run(&wk, 1, &g->ctl);
 	req->nr_done = g->buf.n;
 	req->dropped = g->buf.dropped;
 	req->loop_period = g->period == U64_MAX ? 0 : g->period;
 	req->nmi_count = g->nmi;
 	req->tsc_khz = tsc_khz;
-	req->hw_flags = il_hw_flags();
+	req->hw_flags = il_hw_flags_end(hw0);
 unlock_cpus:
 	cpus_read_unlock();
 	kfree(g);

@@ -13,13 +13,17 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/mm.h>
+#include <linux/slab.h>
 #include <linux/types.h>
+#include <linux/vmalloc.h>
 #include <asm/cpufeature.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
 #include <asm/tsc.h>
 
 #include "idlelab_arch.h"
+#include "idlelab_clockcal.h"
 #include "cstate.h"
 
 /* MSR_IA32_POWER_CTL (0x1FC) bit 1: C1E promotion (SDM Vol. 4). */
@@ -28,11 +32,12 @@
 /*
  * The residency counters in IDLELAB_RES_* order: MSR_CORE_C1_RES (0x660),
  * MSR_CORE_C3/C6/C7_RESIDENCY (0x3FC-0x3FE), MSR_PKG_C3/C6/C7_RESIDENCY
- * (0x3F8-0x3FA), MPERF and APERF (SDM Vol. 4, turbostat's list).
+ * (0x3F8-0x3FA), MPERF and APERF, MSR_PKG_C2_RESIDENCY (0x60D) (SDM Vol.
+ * 4, turbostat's list).
  */
 static const u32 il_res_msr[IDLELAB_RES_NR] = {
 	0x660, 0x3fc, 0x3fd, 0x3fe, 0x3f8, 0x3f9, 0x3fa,
-	MSR_IA32_MPERF, MSR_IA32_APERF,
+	MSR_IA32_MPERF, MSR_IA32_APERF, 0x60d,
 };
 
 /*
@@ -66,6 +71,32 @@ static u32 il_wbinvd_reach(void)
 	return f;
 }
 
+/*
+ * Test only (IL_INJECT_TSC_UNSTABLE): what check_tsc_unstable() is made
+ * to say instead of the kernel, so that a guest whose kernel distrusted
+ * its TSC from boot (QEMU's TCG) can show a run during which it changed,
+ * without touching the kernel's clocksource.  0: the kernel's answer.
+ */
+static atomic_t il_tsc_pretend = ATOMIC_INIT(0);
+
+void il_tsc_pretend_set(int v)
+{
+	atomic_set(&il_tsc_pretend, v);
+}
+
+int il_tsc_pretend_get(void)
+{
+	return atomic_read(&il_tsc_pretend);
+}
+
+/* check_tsc_unstable(), unless a test pretends otherwise. */
+bool il_tsc_unstable(void)
+{
+	int v = atomic_read(&il_tsc_pretend);
+
+	return v ? v == IL_TSC_PRETEND_UNSTABLE : check_tsc_unstable();
+}
+
 /**
  * il_hw_flags - the IDLELAB_HW_* flags of a run, read on the calling CPU
  *
@@ -73,7 +104,7 @@ static u32 il_wbinvd_reach(void)
  */
 u32 il_hw_flags(void)
 {
-	u32 f = il_wbinvd_reach(), smi;
+	u32 f = il_wbinvd_reach(), smi, why;
 	u64 pc;
 
 	if (boot_cpu_has(X86_FEATURE_HYPERVISOR))
@@ -81,11 +112,12 @@ u32 il_hw_flags(void)
 	if (boot_cpu_has(X86_FEATURE_XENPV))
 		f |= IDLELAB_HW_XEN_PV;
 	/* Cross-CPU times compare TSCs: say when the kernel distrusts them. */
-	if (check_tsc_unstable())
+	if (il_tsc_unstable())
 		f |= IDLELAB_HW_TSC_UNSTABLE;
 	if (boot_cpu_has(X86_FEATURE_NONSTOP_TSC))
 		f |= IDLELAB_HW_NONSTOP_TSC;
-	if (!rdmsrl_safe(MSR_IA32_POWER_CTL, &pc)) {
+	if ((il_msr_gate_here(&why) & IL_GATE_POWER_CTL) &&
+	    !rdmsrl_safe(MSR_IA32_POWER_CTL, &pc)) {
 		f |= IDLELAB_HW_C1E_KNOWN;
 		if (pc & IL_POWER_CTL_C1E)
 			f |= IDLELAB_HW_C1E_ON;
@@ -127,18 +159,28 @@ u32 il_mwait_hint_check(u32 hint)
 
 /**
  * il_res_probe - the IDLELAB_RES_* counters readable on this CPU
+ * @gated:	out: the counters the vendor/model gate left unread
+ * @why:	out: the IDLELAB_GATE_* reason of the Intel-only ones
+ *		(MPERF and APERF are gated only where CPUID.6 lacks them)
+ *
+ * Only what idlelab_msr_gate.h allows is tried: a read that does not
+ * fault on another vendor's CPU still does not mean Intel's counter.
  *
  * Context: bound to the measured CPU.
  * Return: the mask of counters whose rdmsr did not fault.
  */
-u32 il_res_probe(void)
+u32 il_res_probe(u32 *gated, u32 *why)
 {
-	u32 m = 0, i;
+	u32 m = 0, i, allow = il_msr_gate_here(why);
 	u64 v;
 
-	for (i = 0; i < IDLELAB_RES_NR; i++)
-		if (!rdmsrl_safe(il_res_msr[i], &v))
+	*gated = 0;
+	for (i = 0; i < IDLELAB_RES_NR; i++) {
+		if (!(allow & (1U << i)))
+			*gated |= 1U << i;
+		else if (!rdmsrl_safe(il_res_msr[i], &v))
 			m |= 1U << i;
+	}
 	return m;
 }
 
@@ -157,4 +199,104 @@ u32 il_res_read(u32 avail, u64 *v)
 		if ((avail & (1U << i)) && !rdmsrl_safe(il_res_msr[i], &v[i]))
 			m |= 1U << i;
 	return m;
+}
+
+/**
+ * il_hw_flags_end - @hw (a run's il_hw_flags()) with what changed by its end
+ * @hw:		the flags read before the run
+ *
+ * The kernel may mark the TSC unstable at any time (the clocksource
+ * watchdog, a TSC write, a failed sync check): a run that started with a
+ * stable TSC and ended without one gets IDLELAB_HW_TSC_UNSTABLE and
+ * IDLELAB_HW_TSC_UNSTABLE_DURING.
+ *
+ * Return: the flags.
+ */
+u32 il_hw_flags_end(u32 hw)
+{
+	if (!(hw & IDLELAB_HW_TSC_UNSTABLE) && il_tsc_unstable())
+		hw |= IDLELAB_HW_TSC_UNSTABLE | IDLELAB_HW_TSC_UNSTABLE_DURING;
+	return hw;
+}
+
+/**
+ * il_cpuid_calib - the median cycles of a CPUID round trip on this CPU
+ *
+ * Under a hypervisor CPUID always exits to it, so this is the cost of one
+ * trap; a WBINVD or MWAIT the host ignores costs about as much
+ * (idlelab_clockcal.h).  Leaf 0, IRQs off around each one.
+ *
+ * Context: bound to the measuring CPU.
+ * Return: the median of IL_CALIB_N timings.
+ */
+u32 il_cpuid_calib(void)
+{
+	unsigned int a, b, c, d, i;
+	u32 v[IL_CALIB_N];
+	unsigned long irq;
+	u64 t0, dt;
+
+	for (i = 0; i < IL_CALIB_N; i++) {
+		local_irq_save(irq);
+		t0 = il_tsc();
+		cpuid(0, &a, &b, &c, &d);
+		dt = il_tsc() - t0;
+		local_irq_restore(irq);
+		v[i] = dt > U32_MAX ? U32_MAX : (u32)dt;
+	}
+	return il_median_u32(v, IL_CALIB_N);
+}
+
+/* The node of the page under @p, a kmalloc or vmalloc address. */
+static int il_addr_nid(const void *p)
+{
+	struct page *pg = is_vmalloc_addr(p) ? vmalloc_to_page(p) :
+			  virt_to_page(p);
+
+	return pg ? page_to_nid(pg) : NUMA_NO_NODE;
+}
+
+/**
+ * il_dirty_alloc - a buffer of @size bytes on @node's memory, if it can be
+ * @size:	bytes (> 0)
+ * @node:	the measuring CPU's node
+ * @nid:	out: the node of its first page
+ * @flags:	out: IDLELAB_DIRTY_F_*
+ *
+ * The write-back timed is the measuring CPU's, so the buffer is asked for
+ * on its node only; kvmalloc_node() alone treats the node as a preference
+ * and may place the pages anywhere.  Where that fails it is taken from
+ * anywhere, and said so.  Every page is then looked up: where the pages
+ * really are is reported, not where they were asked for.
+ *
+ * Return: the buffer (kvfree() it), or NULL.
+ */
+void *il_dirty_alloc(size_t size, int node, u32 *nid, u32 *flags)
+{
+	void *buf = kvmalloc_node(size, GFP_KERNEL_ACCOUNT | __GFP_THISNODE |
+				  __GFP_NOWARN, node);
+	size_t off;
+	int first, n;
+
+	*flags = 0;
+	if (!buf) {
+		buf = kvmalloc_node(size, GFP_KERNEL_ACCOUNT, node);
+		if (!buf)
+			return NULL;
+		*flags |= IDLELAB_DIRTY_F_FALLBACK;
+	}
+	first = il_addr_nid(buf);
+	for (off = PAGE_SIZE - offset_in_page(buf); off < size;
+	     off += PAGE_SIZE) {
+		n = il_addr_nid((u8 *)buf + off);
+		if (n != first)
+			*flags |= IDLELAB_DIRTY_F_MIXED;
+	}
+	if (first != NUMA_NO_NODE) {
+		*nid = first;
+		*flags |= IDLELAB_DIRTY_F_VALID;
+	}
+	if (first != node)
+		*flags |= IDLELAB_DIRTY_F_FALLBACK;
+	return buf;
 }

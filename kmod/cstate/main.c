@@ -37,7 +37,7 @@ IL_RUN_LIMIT_PARAM();
 
 static unsigned int il_inject;
 module_param_named(inject, il_inject, uint, 0600);
-MODULE_PARM_DESC(inject, "test only: 1 = next gaps worker dies, 2 = next IPI-wake sender stalls 1.5 s, 4 = next IPI-wake sender dies (cstate.h)");
+MODULE_PARM_DESC(inject, "test only: 1 = next gaps worker dies, 2 = next IPI-wake sender stalls 1.5 s, 4 = next IPI-wake sender dies, 8 = the TSC is marked unstable during the next wake run (cstate.h)");
 
 bool il_inject_take(unsigned int bit)
 {

@@ -56,6 +56,7 @@
 #include <asm/cpufeature.h>
 
 #include "idlelab_arch.h"
+#include "idlelab_clockcal.h"
 #include "idlelab_cstate_check.h"
 #include "idlelab_kcommon.h"
 #include "cstate.h"
@@ -67,6 +68,10 @@ struct il_wake {
 	/* Sender handshake. */
 	u64 t_launch ____cacheline_aligned;
 	u64 delay;
+	/* The hrtimer's arming: adjacent monotonic and TSC reads, and L. */
+	u64 arm_mono;
+	u64 arm_tsc;
+	u64 arm_l_ns;
 	u32 armed;
 	bool finished;
 	struct hrtimer timer;
@@ -79,7 +84,12 @@ struct il_wake {
 	u32 unsupported;
 	u32 stale_ipis;		/* written by the callback on the measured CPU */
 	u32 res_avail;		/* IDLELAB_RES_* readable there */
+	u32 res_gated;		/* and left unread by the vendor gate */
+	u32 gate_why;
+	u32 cpuid_cycles;	/* calibrated on the measured CPU */
+	u32 noop_cycles;	/* the no-op threshold made from it */
 	bool hypervisor;
+	bool tsc_unstable;	/* check_tsc_unstable() at the start */
 };
 
 /* An IPI for the sample tagged @tag, sent at @t_launch. */
@@ -93,6 +103,9 @@ struct il_wake_msg {
 static_assert(IL_REQ_EINVAL == EINVAL);
 static_assert(IL_REQ_NSEC_PER_SEC == NSEC_PER_SEC);
 static_assert(IL_REQ_NSEC_PER_USEC == NSEC_PER_USEC);
+/* Package C2 is the one counter after the 64-bit res[]. */
+static_assert(IDLELAB_RES_PKG_C2 == 1U << IDLELAB_RES_NR64);
+static_assert(IDLELAB_RES_NR64 + 1 == IDLELAB_RES_NR);
 
 int il_cstate_check(const struct idlelab_cstate_req *req)
 {
@@ -225,10 +238,17 @@ static void il_wake_arm(struct il_wake *w, u32 i, u64 l_ns)
 	u64 t0;
 
 	if (w->req->wake_source == IDLELAB_WAKE_HRTIMER) {
-		/* Adjacent reads: t_launch is the TSC when E is reached. */
+		/*
+		 * Adjacent reads: t_launch is the TSC when E is reached,
+		 * first at tsc_khz, then rescaled once E has passed
+		 * (il_wake_relaunch()).
+		 */
 		now = ktime_get();
 		t0 = il_tsc();
 		w->t_launch = t0 + il_ns_to_cycles(l_ns);
+		w->arm_mono = ktime_to_ns(now);
+		w->arm_tsc = t0;
+		w->arm_l_ns = l_ns;
 		hrtimer_start(&w->timer, ktime_add_ns(now, l_ns),
 			      HRTIMER_MODE_ABS_PINNED_HARD);
 	} else {
@@ -236,6 +256,26 @@ static void il_wake_arm(struct il_wake *w, u32 i, u64 l_ns)
 		/* Publishes delay before the sender sees the round armed. */
 		smp_store_release(&w->armed, i + 1);
 	}
+}
+
+/*
+ * An hrtimer wake that fired: read both clocks again, side by side, and
+ * put t_launch where the monotonic clock's own rate puts E rather than
+ * where tsc_khz does (idlelab_clockcal.h).  IRQs off keeps the two reads
+ * adjacent.
+ */
+static void il_wake_relaunch(struct il_wake *w)
+{
+	unsigned long irq;
+	u64 mono1, tsc1;
+
+	local_irq_save(irq);
+	mono1 = ktime_get_ns();
+	tsc1 = il_tsc();
+	local_irq_restore(irq);
+	w->t_launch = il_launch_tsc(w->arm_tsc, w->arm_mono, tsc1, mono1,
+				    w->arm_l_ns,
+				    il_ns_to_cycles(w->arm_l_ns));
 }
 
 /* The flags only the whole sample can tell. */
@@ -249,14 +289,40 @@ static void il_wake_judge(struct il_wake *w, struct idlelab_cstate_sample *s,
 		s->flags |= IDLELAB_SAMPLE_LATE_ENTRY;
 	if (!ours)
 		s->flags |= IDLELAB_SAMPLE_OTHER_IRQ;
+	/* Marked unstable at some point up to now, after a stable start. */
+	if (!w->tsc_unstable && il_tsc_unstable())
+		s->flags |= IDLELAB_SAMPLE_TSC_UNSTABLE;
 	if (!w->hypervisor)
 		return;
+	/* Not much more than one trap: the host did not really do it. */
 	if ((s->flags & IDLELAB_SAMPLE_WBINVD) &&
-	    s->wbinvd_cycles < il_ns_to_cycles(IL_NOOP_NS))
+	    s->wbinvd_cycles < w->noop_cycles)
 		s->flags |= IDLELAB_SAMPLE_WBINVD_NOOP;
 	if (w->req->method == IDLELAB_METHOD_MWAIT && !ours &&
-	    s->t_exit - s->t_entry < il_ns_to_cycles(IL_NOOP_NS))
+	    s->t_exit - s->t_entry < w->noop_cycles)
 		s->flags |= IDLELAB_SAMPLE_MWAIT_NOOP;
+}
+
+/*
+ * The residency deltas since @r0 (the counters of @res0): the 64-bit ones
+ * into res[], package C2 into its 32-bit field, or left out of res_flags
+ * where its delta does not fit.
+ */
+static void il_wake_res_end(struct idlelab_cstate_sample *s, u32 res0,
+			    const u64 *r0)
+{
+	u64 r1[IDLELAB_RES_NR] = {}, d;
+	u32 k;
+
+	s->res_flags = il_res_read(res0, r1) & res0;
+	s->res_tsc = il_tsc() - s->res_tsc;
+	for (k = 0; k < IDLELAB_RES_NR64; k++)
+		s->res[k] = s->res_flags & (1U << k) ? r1[k] - r0[k] : 0;
+	d = r1[IDLELAB_RES_NR64] - r0[IDLELAB_RES_NR64];
+	if ((s->res_flags & IDLELAB_RES_PKG_C2) && d <= U32_MAX)
+		s->res_pkg_c2 = (u32)d;
+	else
+		s->res_flags &= ~IDLELAB_RES_PKG_C2;
 }
 
 static int il_wake_one(struct il_wake *w, u32 i,
@@ -264,7 +330,7 @@ static int il_wake_one(struct il_wake *w, u32 i,
 {
 	const struct idlelab_cstate_req *req = w->req;
 	u64 l_ns = il_wake_distance(w), t0, deadline, r0[IDLELAB_RES_NR] = {};
-	u32 nmi0, smi0, smi1, res0 = 0, k;
+	u32 nmi0, smi0, smi1, res0 = 0;
 	unsigned long sw0;
 	bool smi_ok, ours = false;
 	int ret;
@@ -307,13 +373,8 @@ static int il_wake_one(struct il_wake *w, u32 i,
 	} else {
 		ret = il_wake_enter(w, s, deadline, &ours);
 	}
-	if (res0) {
-		s->res_flags = il_res_read(res0, s->res) & res0;
-		s->res_tsc = il_tsc() - s->res_tsc;
-		for (k = 0; k < IDLELAB_RES_NR; k++)
-			s->res[k] = s->res_flags & (1U << k) ?
-				    s->res[k] - r0[k] : 0;
-	}
+	if (res0)
+		il_wake_res_end(s, res0, r0);
 	if (il_switches(current) != sw0)
 		s->flags |= IDLELAB_SAMPLE_PREEMPTED;
 	preempt_enable();
@@ -328,6 +389,8 @@ static int il_wake_one(struct il_wake *w, u32 i,
 	if (READ_ONCE(w->woken)) {
 		smp_rmb();	/* woken before t_intr and t_launch */
 		s->t_intr = w->t_intr;
+		if (req->wake_source == IDLELAB_WAKE_HRTIMER)
+			il_wake_relaunch(w);
 	} else {
 		s->flags |= IDLELAB_SAMPLE_NO_INTR;
 	}
@@ -351,10 +414,16 @@ static int il_wake_measured(struct il_worker *wk)
 	struct il_wake *w = wk->ctx;
 	u32 i;
 
-	w->res_avail = il_res_probe();
+	w->res_avail = il_res_probe(&w->res_gated, &w->gate_why);
+	w->cpuid_cycles = il_cpuid_calib();
+	w->noop_cycles = il_noop_cycles(w->cpuid_cycles);
+
 	for (i = 0; i < w->req->nr_samples; i++) {
 		if (il_should_abort(&w->ctl))
 			break;
+		/* Test only: the TSC goes unstable from sample 1 on. */
+		if (i == 1 && il_tsc_pretend_get() == IL_TSC_PRETEND_STABLE)
+			il_tsc_pretend_set(IL_TSC_PRETEND_UNSTABLE);
 		if (il_wake_one(w, i, &w->s[i]))
 			break;
 		w->nr_done = i + 1;
@@ -484,24 +553,32 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	req->nr_done = 0;
 	req->unsupported = IDLELAB_UNSUP_NONE;
 	req->tsc_khz = tsc_khz;
+	if (il_inject_take(IL_INJECT_TSC_UNSTABLE))
+		il_tsc_pretend_set(IL_TSC_PRETEND_STABLE);
 	req->hw_flags = il_hw_flags();
 	req->res_avail = 0;
 	req->stale_ipis = 0;
 	req->unsupported = il_cstate_refusal(req);
-	if (req->unsupported)
+	if (req->unsupported) {
+		il_tsc_pretend_set(0);
 		return 0;
+	}
 
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
-	if (!w)
-		return -ENOMEM;
+	if (!w) {
+		ret = -ENOMEM;
+		goto free_wake;
+	}
 	w->req = req;
 	w->s = s;
 	w->rng = req->seed;
 	w->hypervisor = req->hw_flags & IDLELAB_HW_HYPERVISOR;
+	w->tsc_unstable = req->hw_flags & IDLELAB_HW_TSC_UNSTABLE;
 	if (req->dirty_bytes) {
 		/* On the measured CPU's node: its write-back is the cost. */
-		w->dirty = kvmalloc_node(req->dirty_bytes, GFP_KERNEL_ACCOUNT,
-					 cpu_to_node(req->cpu));
+		w->dirty = il_dirty_alloc(req->dirty_bytes,
+					  cpu_to_node(req->cpu),
+					  &req->dirty_node, &req->dirty_flags);
 		if (!w->dirty) {
 			ret = -ENOMEM;
 			goto free_wake;
@@ -529,11 +606,17 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	req->nr_done = w->nr_done;
 	req->unsupported = w->unsupported;
 	req->res_avail = w->res_avail;
+	req->res_gated = w->res_gated;
+	req->gate_why = w->gate_why;
+	req->cpuid_cycles = w->cpuid_cycles;
+	req->noop_cycles = w->noop_cycles;
+	req->hw_flags = il_hw_flags_end(req->hw_flags);
 	req->stale_ipis = w->stale_ipis;
 unlock_cpus:
 	cpus_read_unlock();
 	kvfree(w->dirty);
 free_wake:
 	kfree(w);
+	il_tsc_pretend_set(0);
 	return ret;
 }

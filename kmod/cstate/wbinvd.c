@@ -33,6 +33,7 @@
 #include <asm/cpufeature.h>
 
 #include "idlelab_arch.h"
+#include "idlelab_clockcal.h"
 #include "idlelab_cstate_check.h"
 #include "idlelab_kcommon.h"
 #include "cstate.h"
@@ -47,6 +48,8 @@ struct il_wbinvd {
 	bool stop;
 	bool smi;		/* MSR 0x34 readable */
 	bool hypervisor;
+	u32 cpuid_cycles;	/* calibrated on the aggressor */
+	u32 noop_cycles;
 	u32 unsupported;
 	u32 dropped;
 	/* sweep */
@@ -59,6 +62,13 @@ struct il_wbinvd {
 int il_wbinvd_check(const struct idlelab_wbinvd_req *req)
 {
 	return il_wbinvd_req_check(req, nr_cpu_ids);
+}
+
+/* The no-op threshold, from a CPUID round trip timed on the aggressor. */
+static void il_wbinvd_calib(struct il_wbinvd *b)
+{
+	b->cpuid_cycles = il_cpuid_calib();
+	b->noop_cycles = il_noop_cycles(b->cpuid_cycles);
 }
 
 /*
@@ -86,7 +96,8 @@ static int il_wbinvd_once(struct il_wbinvd *b, u64 *t_start, u64 *cycles,
 	}
 	local_irq_restore(irq);
 	*t_start = t0;
-	if (b->hypervisor && *cycles < il_ns_to_cycles(IL_NOOP_NS))
+	/* Not much more than one trap: the host did not really do it. */
+	if (b->hypervisor && *cycles < b->noop_cycles)
 		*flags |= IDLELAB_SAMPLE_WBINVD_NOOP;
 	return err;
 }
@@ -99,6 +110,7 @@ static int il_wbinvd_sweep(struct il_worker *wk)
 	u32 f, r;
 
 	b->smi = il_smi_count(&r);
+	il_wbinvd_calib(b);
 	for (f = 0; f < req->nr_footprints; f++) {
 		for (r = 0; r < req->reps; r++) {
 			struct idlelab_wbinvd_sample *s = &b->ws[b->nr_ws];
@@ -133,6 +145,7 @@ static int il_blast_aggressor(struct il_worker *wk)
 	u32 r, f;
 
 	b->smi = il_smi_count(&r);
+	il_wbinvd_calib(b);
 	while (atomic_read(&b->started) < req->nr_victims &&
 	       il_tsc() < deadline && !il_should_abort(&b->ctl))
 		usleep_range(50, 100);
@@ -330,7 +343,8 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 	atomic_set(&b->started, 0);
 	if (size) {
 		/* On the aggressor's node: its write-back is what is timed. */
-		b->dirty = kvmalloc_node(size, GFP_KERNEL_ACCOUNT, req->node);
+		b->dirty = il_dirty_alloc(size, req->node, &req->mem_node,
+					  &req->mem_flags);
 		if (!b->dirty) {
 			ret = -ENOMEM;
 			goto free_run;
@@ -355,6 +369,9 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 	req->dropped = b->dropped;
 	req->nr_done = b->nr_ws;
 	req->unsupported = b->unsupported;
+	req->cpuid_cycles = b->cpuid_cycles;
+	req->noop_cycles = b->noop_cycles;
+	req->hw_flags = il_hw_flags_end(req->hw_flags);
 unlock_cpus:
 	cpus_read_unlock();
 	kvfree(b->dirty);

@@ -17,8 +17,12 @@
 #include <linux/errno.h>
 #include <linux/types.h>
 #include <asm/asm.h>
+#include <asm/cpufeature.h>
 #include <asm/hardirq.h>
 #include <asm/msr.h>
+#include <asm/processor.h>
+
+#include "idlelab_msr_gate.h"
 
 /*
  * TSC read ordered against the surrounding loads and stores: the kernel's
@@ -108,15 +112,40 @@ static inline int il_wbnoinvd_safe(void)
 }
 
 /*
+ * The MSRs idlelab_msr_gate.h allows on the boot CPU (*why: the
+ * IDLELAB_GATE_* reason for the rest).  All CPUs of a machine share one
+ * vendor and model, so the boot CPU's answer is every CPU's.
+ */
+static inline u32 il_msr_gate_here(u32 *why)
+{
+	struct il_cpu_ident c = {
+		.vendor = IL_CPU_OTHER,
+		.family = boot_cpu_data.x86,
+		.model = boot_cpu_data.x86_model,
+		.aperfmperf = boot_cpu_has(X86_FEATURE_APERFMPERF),
+	};
+
+	if (boot_cpu_data.x86_vendor == X86_VENDOR_INTEL)
+		c.vendor = IL_CPU_INTEL;
+	else if (boot_cpu_data.x86_vendor == X86_VENDOR_AMD ||
+		 boot_cpu_data.x86_vendor == X86_VENDOR_HYGON)
+		c.vendor = IL_CPU_AMD;
+	return il_msr_gate(&c, why);
+}
+
+/*
  * MSR_SMI_COUNT (0x34, Intel only; SDM Vol. 4: bits 31:0 count SMIs, the
- * rest reserved); false when the read faults.  A 32-bit counter, so deltas
+ * rest reserved); false when the read faults, or when the gate says the
+ * number is not Intel's counter on this CPU.  A 32-bit counter, so deltas
  * are taken in u32 arithmetic, which is right across one wrap.
  */
 static inline bool il_smi_count(u32 *val)
 {
+	u32 why;
 	u64 v;
 
-	if (rdmsrl_safe(MSR_SMI_COUNT, &v))
+	if (!(il_msr_gate_here(&why) & IL_GATE_SMI_COUNT) ||
+	    rdmsrl_safe(MSR_SMI_COUNT, &v))
 		return false;
 	*val = (u32)v;
 	return true;

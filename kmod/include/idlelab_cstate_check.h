@@ -23,7 +23,9 @@ static inline int il_cstate_req_check(const struct idlelab_cstate_req *req,
 {
 	if (req->abi_version != IDLELAB_ABI_VERSION ||
 	    req->size != sizeof(*req) || req->pad ||
-	    !il_req_all_zero(req->reserved, sizeof(req->reserved)))
+	    !il_req_all_zero(req->reserved, sizeof(req->reserved)) ||
+	    req->res_gated || req->gate_why || req->cpuid_cycles ||
+	    req->noop_cycles || req->dirty_node || req->dirty_flags)
 		return -IL_REQ_EINVAL;
 	if (req->cpu >= nr_cpus || req->method > IDLELAB_METHOD_POLL ||
 	    req->wake_source > IDLELAB_WAKE_IPI ||
@@ -134,7 +136,9 @@ static inline int il_wbinvd_req_check(const struct idlelab_wbinvd_req *req,
 {
 	if (req->abi_version != IDLELAB_ABI_VERSION ||
 	    req->size != sizeof(*req) || req->pad || req->pad2 ||
-	    !il_req_all_zero(req->reserved, sizeof(req->reserved)))
+	    !il_req_all_zero(req->reserved, sizeof(req->reserved)) ||
+	    req->cpuid_cycles || req->noop_cycles || req->mem_node ||
+	    req->mem_flags)
 		return -IL_REQ_EINVAL;
 	if (req->cpu >= nr_cpus || (req->flags & ~IDLELAB_WBINVD_F_ALL) ||
 	    req->reps == 0 || req->reps > IDLELAB_MAX_REPS ||

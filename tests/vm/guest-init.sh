@@ -377,6 +377,9 @@ else
 		step "$s" 400 seed "$s"
 	done
 	step info 60 info
+	# A wake run during which the TSC turns unstable (inject 8; the
+	# module's view only, the kernel's clocksource is not touched).
+	step tsc_unstable 60 client tsc_unstable
 fi
 step db_check 120 db_check
 step unload 60 unload

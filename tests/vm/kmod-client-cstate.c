@@ -41,7 +41,7 @@ void cstate(const char *name, struct idlelab_cstate_req r)
 	unsigned int i, order_bad = 0, early = 0, other = 0, no_intr = 0;
 	unsigned int intr_before_exit = 0, intr_after_exit = 0, poison = 0;
 	unsigned int wb = 0, reentries = 0, late = 0, late_unflagged = 0;
-	unsigned int noop = 0, res_bad = 0;
+	unsigned int noop = 0, res_bad = 0, tsc_unst = 0;
 	double t0 = now_s();
 	int e;
 
@@ -60,7 +60,10 @@ void cstate(const char *name, struct idlelab_cstate_req r)
 			noop++;
 		/* A residency delta only where a counter was read. */
 		if ((s[i].res_flags & ~r.res_avail) ||
-		    (!s[i].res_flags && s[i].res_tsc) || s[i].reserved2)
+		    (!s[i].res_flags && s[i].res_tsc) ||
+		    (s[i].res_pkg_c2 &&
+		     !(s[i].res_flags & IDLELAB_RES_PKG_C2)) ||
+		    (r.res_avail & r.res_gated))
 			res_bad++;
 		if (s[i].reentries > 100000000 ||
 		    (s[i].reentries && !(r.flags & IDLELAB_CSTATE_F_REENTER)))
@@ -70,6 +73,8 @@ void cstate(const char *name, struct idlelab_cstate_req r)
 			order_bad++;
 		if (s[i].flags & IDLELAB_SAMPLE_EARLY_WAKE)
 			early++;
+		if (s[i].flags & IDLELAB_SAMPLE_TSC_UNSTABLE)
+			tsc_unst++;
 		if (s[i].flags & IDLELAB_SAMPLE_OTHER_IRQ)
 			other++;
 		if (s[i].flags & IDLELAB_SAMPLE_NO_INTR)
@@ -90,12 +95,16 @@ void cstate(const char *name, struct idlelab_cstate_req r)
 	       "\"intr_after_exit\":%u,\"reentries\":%u,\"poison\":%u,"
 	       "\"late_entry\":%u,\"late_unflagged\":%u,\"noop\":%u,"
 	       "\"res_bad\":%u,\"res_avail\":%u,\"hw_flags\":%u,"
-	       "\"stale_ipis\":%u,\"secs\":%.3f}\n",
+	       "\"stale_ipis\":%u,\"res_gated\":%u,\"gate_why\":%u,"
+	       "\"cpuid_cycles\":%u,\"noop_cycles\":%u,\"dirty_node\":%u,"
+	       "\"dirty_flags\":%u,\"tsc_unstable\":%u,\"secs\":%.3f}\n",
 	       name, ename(e), r.nr_samples, e ? 0 : r.nr_done,
 	       e ? 0 : r.unsupported, order_bad, early, other, no_intr, wb,
 	       intr_before_exit, intr_after_exit, reentries, poison, late,
 	       late_unflagged, noop, res_bad, r.res_avail, r.hw_flags,
-	       r.stale_ipis, now_s() - t0);
+	       r.stale_ipis, r.res_gated, r.gate_why, r.cpuid_cycles,
+	       r.noop_cycles, r.dirty_node, r.dirty_flags, tsc_unst,
+	       now_s() - t0);
 	free(s);
 }
 
@@ -185,8 +194,12 @@ void wbinvd_sweep(const char *name, uint32_t flags)
 		    (!(s[i].flags & IDLELAB_SAMPLE_SMI_VALID) && s[i].smi))
 			bad++;
 	printf("{\"op\":\"wbinvd_sweep\",\"name\":\"%s\",\"rc\":\"%s\","
-	       "\"nr_done\":%u,\"unsupported\":%u,\"bad_records\":%u}\n",
-	       name, ename(e), e ? 0 : r.nr_done, e ? 0 : r.unsupported, bad);
+	       "\"nr_done\":%u,\"unsupported\":%u,\"bad_records\":%u,"
+	       "\"node\":%u,\"mem_node\":%u,\"mem_flags\":%u,"
+	       "\"cpuid_cycles\":%u,\"noop_cycles\":%u}\n",
+	       name, ename(e), e ? 0 : r.nr_done, e ? 0 : r.unsupported, bad,
+	       r.node, r.mem_node, r.mem_flags, r.cpuid_cycles,
+	       r.noop_cycles);
 	free(s);
 }
 
@@ -365,6 +378,26 @@ void stale_ipi(void)
 		return;
 	}
 	cstate("hlt_ipi_sender_stall", r);
+}
+
+/*
+ * tsc_unstable() - the module sees the TSC stable at the start of a
+ * 10-sample run and unstable from its second sample on (inject 8), as if
+ * the clocksource watchdog had marked it then: the run must say so
+ * (IDLELAB_HW_TSC_UNSTABLE_DURING) and flag samples 1 to 9.  Without
+ * inject, QEMU's TCG guest kernel distrusts its TSC from boot.
+ */
+void tsc_unstable(void)
+{
+	struct idlelab_cstate_req r = cstate_base();
+	int e = inject(8);
+
+	r.nr_samples = 10;
+	if (e) {
+		printf("{\"op\":\"note\",\"msg\":\"inject: %s\"}\n", ename(e));
+		return;
+	}
+	cstate("hlt_tsc_marked_unstable", r);
 }
 
 /*

@@ -288,6 +288,8 @@ int main(int argc, char **argv)
 	/* "bad": GET_INFO and the bad-input suite, which guest-init.sh runs
 	 * as a step of its own in every profile; the other modes skip it. */
 	int only_bad = argc > 1 && !strcmp(argv[1], "bad");
+	/* "tsc_unstable": the last step, it marks the TSC unstable. */
+	int only_tsc = argc > 1 && !strcmp(argv[1], "tsc_unstable");
 	struct idlelab_cstate_req r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -311,6 +313,10 @@ int main(int argc, char **argv)
 	}
 	if (only_bad) {
 		bad_suite();
+		goto out;
+	}
+	if (only_tsc) {
+		tsc_unstable();
 		goto out;
 	}
 	apic_map();

@@ -66,6 +66,7 @@ void bad_cstate(struct tally *t, unsigned int n);
 void bad_bounds(struct tally *t, unsigned int n);
 void stale_ipi(void);
 void worker_death(void);
+void tsc_unstable(void);
 void bad_hint(void);
 /* kmod-client-limits.c: issue 21's bounds. */
 void bad_limits(struct tally *t);

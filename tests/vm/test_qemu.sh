@@ -81,6 +81,44 @@ while IFS= read -r l; do
 done < "$T_TMP/cstate"
 check "cstate: at least 7 request kinds ran" \
 	[ "$(grep -c '"op":"cstate"' "$R")" -ge 7 ]
+# --- issue 21, section 3: vendor gate, calibration, NUMA, TSC, t_launch ---
+# QEMU's TCG -cpu max is AuthenticAMD (family 6 model 6): no Intel MSR
+# may be read, so every residency counter but APERF/MPERF is gated with
+# IDLELAB_GATE_NOT_INTEL (1), whatever QEMU would answer to the rdmsr.
+amd=0
+tr -d '\r' < "$D/dmesg.txt" | grep -qE 'smpboot: CPU0: (AMD|Hygon)' && amd=1
+gate_bad=0 calib_bad=0 ran=0
+while IFS= read -r l; do
+	[ "$(jv "$l" rc)" = 0 ] && [ "$(jv "$l" unsupported)" = 0 ] &&
+		[ "$(jv "$l" nr_done)" -gt 0 ] || continue
+	ran=$((ran + 1))
+	g=$(jv "$l" res_gated) w=$(jv "$l" gate_why)
+	if [ "$amd" = 1 ]; then
+		[ "$w" = 1 ] && [ $(( ${g:-0} & 0x27f )) = $((0x27f)) ] ||
+			gate_bad=$((gate_bad + 1))
+	else
+		[ "$w" = 0 ] || [ "$w" = 2 ] || gate_bad=$((gate_bad + 1))
+	fi
+	c=$(jv "$l" cpuid_cycles) n=$(jv "$l" noop_cycles)
+	[ "${c:-0}" -gt 0 ] && [ "${n:-0}" = $(( ${c:-0} * 3 )) ] ||
+		calib_bad=$((calib_bad + 1))
+done < "$T_TMP/cstate"
+check "cstate: Intel-only MSRs gated by vendor (AMD: $amd) in all $ran runs that measured, $gate_bad wrong" \
+	[ "$ran" -ge 7 -a "$gate_bad" = 0 ]
+check "cstate: a CPUID round trip calibrated on the measured CPU, no-op threshold 3x it, in all $ran runs ($calib_bad wrong)" \
+	[ "$calib_bad" = 0 ]
+l=$(line cstate hlt_hrtimer_early)
+diag "calibration: CPUID $(jv "$l" cpuid_cycles) cycles, no-op threshold $(jv "$l" noop_cycles) cycles"
+l=$(line cstate hlt_wbinvd_random_launch)
+check "cstate: the dirty buffer's pages looked up, on the guest's one node 0 ($(jv "$l" dirty_node), flags $(jv "$l" dirty_flags))" \
+	[ "$(jv "$l" dirty_flags)" = 1 -a "$(jv "$l" dirty_node)" = 0 ]
+l=$(line cstate hlt_hrtimer_early)
+check "cstate: no sample or run flagged TSC-unstable-during when nothing changed during the run" \
+	[ "$(jv "$l" tsc_unstable)" = 0 -a $(( $(jv "$l" hw_flags) & 2048 )) = 0 ]
+l=$(line cstate hlt_tsc_marked_unstable)
+check "cstate: TSC marked unstable before sample 1 of 10: run flagged (hw_flags $(jv "$l" hw_flags)), samples 1-9 flagged ($(jv "$l" tsc_unstable))" \
+	[ "$(jv "$l" rc)" = 0 -a "$(jv "$l" nr_done)" = 10 -a \
+	  $(( $(jv "$l" hw_flags) & 2050 )) = 2050 -a "$(jv "$l" tsc_unstable)" = 9 ]
 l=$(line cstate mwait_c1_hrtimer_late)
 diag "mwait late: unsupported=$(jv "$l" unsupported) (3 = MWAIT ECX fault, 14 = hint not in CPUID.5:EDX)"
 # --- kmod/cstate hazards (issue 9, part 3) -------------------------------
@@ -329,17 +367,31 @@ else
 			s.early = $(att early_wakes) AND s.dropped = $(att other_irq_wakes) + $(att late_entries) + $(att preempted_windows) AND
 			s.count + s.early + s.dropped = $(att samples_done) - $(att unsupported_samples))")" -eq 0 ]
 	diag "cstate_wake wake_latency (method cpu count early other): $(gq "SELECT group_concat(json_extract(r.params, '\$.method') || '/' || json_extract(r.params, '\$.wake_source') || ' ' || s.cpu || ' ' || s.count || ' ' || s.early || ' ' || s.dropped, '; ') FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='cstate_wake' AND r.status='ok' AND s.metric='wake_latency' AND r.campaign IS NULL")"
-	# Under a hypervisor a WBINVD < 1 us is a no-op: dropped, counted.
+	# Under a hypervisor a WBINVD under the calibrated threshold is a
+	# no-op: dropped, counted.
 	check "idlelab cstate_wake wbinvd: wbinvd_time per CPU, no-ops counted apart" \
 		[ "$(gq "SELECT count(*) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='cstate_wake' AND s.metric='wbinvd_time' AND s.count + s.dropped = 20 AND s.dropped = $(att wbinvd_noop)")" -eq 2 ]
 	check "idlelab cstate_wake: hw_state beside idle_state, residency per counter or unsupported with the reason" \
 		[ "$(gq "SELECT count(*) FROM runs r WHERE bench='cstate_wake' AND status='ok' AND NOT (
 			EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.cpu=-1 AND a.key='hw_state' AND length(a.value) > 0) AND
 			(SELECT count(*) FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.cpu>=0 AND a.key LIKE 'res_%_pct' AND (a.value LIKE 'unsupported: MSR 0x%' OR a.value LIKE 'unavailable: MSR 0x%' OR a.value GLOB '[0-9]*.[0-9][0-9][0-9]')) =
-			9 * (SELECT count(*) FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.cpu>=0 AND a.key='hw_state') AND
+			10 * (SELECT count(*) FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.cpu>=0 AND a.key='hw_state') AND
 			EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='hypervisor') AND
 			EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='tsc_unstable'))")" -eq 0 ]
 	diag "cstate_wake hw_state: $(gq "SELECT DISTINCT value FROM run_attrs WHERE key='hw_state' AND cpu=-1" | head -2 | tr '\n' ';')"
+	if [ "$amd" = 1 ]; then
+		check "idlelab cstate_wake on AMD: every Intel residency MSR unsupported with the vendor reason, SMI count too" \
+			[ "$(gq "SELECT count(*) FROM run_attrs a JOIN runs r ON r.uuid=a.run_uuid WHERE r.bench='cstate_wake' AND r.status='ok' AND a.key IN ('res_core_c1_pct','res_core_c3_pct','res_core_c6_pct','res_core_c7_pct','res_pkg_c2_pct','res_pkg_c3_pct','res_pkg_c6_pct','res_pkg_c7_pct','smi_count') AND a.value NOT LIKE 'unsupported: MSR 0x% this CPU is not Intel''s%'")" -eq 0 -a \
+			  "$(gq "SELECT count(*) FROM run_attrs a JOIN runs r ON r.uuid=a.run_uuid WHERE r.bench='cstate_wake' AND r.status='ok' AND a.key='res_pkg_c2_pct'")" -ge 6 ]
+	fi
+	check "idlelab: every run on this hypervisor-tagged guest says so (under_hypervisor), and the report lists them" \
+		[ "$(gq "SELECT count(*) FROM runs r WHERE r.status='ok' AND NOT EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='under_hypervisor' AND a.cpu=-1)")" -eq 0 -a \
+		  "$(gq "SELECT count(*) FROM runs WHERE status='ok'")" -ge 20 ]
+	check "host idlelab report lists the guest's runs under its hypervisor" \
+		sh -c "'$IDLELAB' report --db '$G' | grep -A4 '^Runs under a hypervisor' | grep -q '| [0-9]* |\$'"
+	check "idlelab cstate_wake, wbinvd: the calibrated no-op threshold stored per measured CPU" \
+		[ "$(gq "SELECT count(*) FROM runs r WHERE r.bench IN ('cstate_wake','wbinvd') AND r.status='ok' AND NOT EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='noop_threshold_cycles' AND CAST(a.value AS INTEGER) > 0)")" -eq 0 ]
+	diag "no-op thresholds (cycles): $(gq "SELECT group_concat(DISTINCT value) FROM run_attrs WHERE key='noop_threshold_cycles'")"
 	check "idlelab gaps_irqoff: every window on record, NMI/SMI per gap keyed like the gap series" \
 		[ "$(gq "SELECT count(*) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='gaps_irqoff' AND r.campaign IS NULL AND s.metric='gap_window' AND s.count = 5")" -eq 2 -a \
 		  "$(gq "SELECT count(*) FROM summaries g JOIN runs r ON r.uuid=g.run_uuid JOIN summaries n ON n.run_uuid=g.run_uuid AND n.cpu=g.cpu AND n.metric='gap_nmi' WHERE r.bench='gaps_irqoff' AND g.metric='gap' AND n.count <> g.count")" -eq 0 ]

@@ -203,7 +203,30 @@ struct idlelab_cstate_req {
 	__u32 unsupported;		/* out: IDLELAB_UNSUP_* */
 	__u32 tsc_khz;			/* out */
 	__u32 pad;			/* must be zero */
-	__u64 reserved[4];		/* must be zero; zeroed on output */
+	__u64 reserved[1];		/* must be zero; zeroed on output */
+	/*
+	 * Taken from reserved words (each zero in, as they were).  out: the
+	 * median cycles of a CPUID on the measured CPU, timed at the run's
+	 * start, and the no-op threshold made from it (IL_NOOP_CPUID_MULT
+	 * times, kmod/include/idlelab_clockcal.h): under a hypervisor a
+	 * WBINVD or MWAIT shorter than it is flagged as a no-op.
+	 */
+	__u32 cpuid_cycles;
+	__u32 noop_cycles;
+	/*
+	 * out, with IDLELAB_DIRTY_F_VALID: the NUMA node of the dirty
+	 * buffer's pages (page_to_nid), and IDLELAB_DIRTY_F_* about them.
+	 */
+	__u32 dirty_node;
+	__u32 dirty_flags;
+	/*
+	 * out: the
+	 * IDLELAB_RES_* counters left unread because the CPU's vendor or
+	 * model does not give their MSR numbers that meaning, and why
+	 * (IDLELAB_GATE_*); they are not in res_avail.
+	 */
+	__u32 res_gated;
+	__u32 gate_why;
 	/* ABI 2 */
 	__u32 hw_flags;			/* out: IDLELAB_HW_* */
 	__u32 res_avail;		/* out: IDLELAB_RES_* readable */
@@ -232,6 +255,22 @@ struct idlelab_cstate_req {
  * event-channel masking, not with the CPU's interrupts off.
  */
 #define IDLELAB_HW_XEN_PV		(1U << 8)
+/*
+ * check_tsc_unstable() was false when the run started and true after it:
+ * the kernel marked the TSC unstable during the run (TSC_UNSTABLE is set
+ * too), so its cross-CPU and cross-sample times cannot be trusted.
+ */
+#define IDLELAB_HW_TSC_UNSTABLE_DURING	(1U << 11)
+
+/*
+ * Where the dirty buffer's pages are (dirty_flags, and the WBINVD
+ * request's mem_flags).  It is asked for on the measuring CPU's node
+ * only (__GFP_THISNODE); when that fails it is taken from anywhere.
+ */
+#define IDLELAB_DIRTY_F_VALID		(1U << 0)	/* *_node is real */
+#define IDLELAB_DIRTY_F_FALLBACK	(1U << 1)	/* not node-local */
+/* pages on several nodes; the node is the first page's */
+#define IDLELAB_DIRTY_F_MIXED		(1U << 2)
 
 /*
  * Per-sample residency counter deltas (the res_* sample fields), one bit
@@ -248,7 +287,29 @@ struct idlelab_cstate_req {
 #define IDLELAB_RES_PKG_C7		(1U << 6)
 #define IDLELAB_RES_MPERF		(1U << 7)
 #define IDLELAB_RES_APERF		(1U << 8)
-#define IDLELAB_RES_NR			9
+/*
+ * Package C2 (MSR 0x60D, Sandy Bridge and later, Sapphire Rapids among
+ * them).  The sample's res[] has no tenth 64-bit slot and its size is
+ * frozen, so this delta is the 32-bit res_pkg_c2 instead: the counter
+ * ticks at the TSC rate, so a sample span over 2^32 cycles (above 1 s at
+ * 4 GHz, only a sample that waited out IDLELAB_CSTATE_WAIT_NS) cannot hold
+ * it and leaves the bit clear in that sample's res_flags.
+ */
+#define IDLELAB_RES_PKG_C2		(1U << 9)
+#define IDLELAB_RES_NR			10	/* counters */
+#define IDLELAB_RES_NR64		9	/* of them in res[] */
+
+/*
+ * Why counters were left unread (gate_why): the residency, SMI-count and
+ * POWER_CTL MSRs are Intel's model-specific registers.  On another
+ * vendor's CPU (AMD, Hygon, ...) those numbers mean something else or
+ * nothing, so they are not read at all (MPERF and APERF still are where
+ * CPUID.6:ECX[0] has them: AMD defines them too); on an Intel model that
+ * does not document a counter, that counter is not read.
+ */
+#define IDLELAB_GATE_NONE		0
+#define IDLELAB_GATE_NOT_INTEL		1	/* vendor is not Intel */
+#define IDLELAB_GATE_MODEL		2	/* Intel, model lacks it */
 
 #define IDLELAB_SAMPLE_EARLY_WAKE	(1U << 0)	/* t_exit < t_launch */
 #define IDLELAB_SAMPLE_OTHER_IRQ	(1U << 1)	/* woken, not by us */
@@ -265,7 +326,7 @@ struct idlelab_cstate_req {
  * longer than L: no latency can be taken from it; counted apart.
  */
 #define IDLELAB_SAMPLE_LATE_ENTRY	(1U << 8)
-/* Under a hypervisor WBINVD took < 1 us: a no-op, not a cost */
+/* Under a hypervisor WBINVD took under noop_cycles: a no-op, not a cost */
 #define IDLELAB_SAMPLE_WBINVD_NOOP	(1U << 9)
 /* Under a hypervisor MWAIT returned at once without any wake: a no-op */
 #define IDLELAB_SAMPLE_MWAIT_NOOP	(1U << 10)
@@ -274,6 +335,11 @@ struct idlelab_cstate_req {
  * which preemption being off should make impossible: not a latency.
  */
 #define IDLELAB_SAMPLE_PREEMPTED	(1U << 11)
+/*
+ * The kernel marked the TSC unstable at or before the end of this sample,
+ * after the run had started with it stable: its times are suspect.
+ */
+#define IDLELAB_SAMPLE_TSC_UNSTABLE	(1U << 13)
 
 struct idlelab_cstate_sample {
 	__u64 t_launch;			/* event due (hrtimer) or sent (IPI) */
@@ -290,9 +356,9 @@ struct idlelab_cstate_sample {
 	/* ABI 2: counter deltas from just before arming to after t_exit */
 	__u64 res_tsc;			/* TSC cycles of that span */
 	/* IDLELAB_RES_* order; valid where the request's res_avail says */
-	__u64 res[IDLELAB_RES_NR];
+	__u64 res[IDLELAB_RES_NR64];
 	__u32 res_flags;		/* IDLELAB_RES_* read in this sample */
-	__u32 reserved2;
+	__u32 res_pkg_c2;		/* IDLELAB_RES_PKG_C2's delta */
 };
 
 /* ---- WBINVD cost and blast radius (/dev/idlelab_cstate) --------------- */
@@ -327,13 +393,22 @@ struct idlelab_wbinvd_req {
 	__u32 tsc_khz;			/* out */
 	__u32 dropped;			/* out: records lost, buffer full */
 	__u32 pad;
-	__u64 reserved[4];
+	__u64 reserved[2];
+	/* Taken from reserved words: as the cstate request's fields. */
+	__u32 cpuid_cycles;		/* out */
+	__u32 noop_cycles;		/* out */
+	/*
+	 * out, with IDLELAB_DIRTY_F_VALID in mem_flags: the NUMA node of
+	 * the dirty buffer's pages (page_to_nid).
+	 */
+	__u32 mem_node;
+	__u32 mem_flags;		/* out: IDLELAB_DIRTY_F_* */
 	/* ABI 2 */
 	__u32 hw_flags;			/* out: IDLELAB_HW_* */
 	/*
 	 * out: the aggressor CPU's NUMA node, cpu_to_node(cpu).  The dirty
 	 * buffer is asked for on that node, but its pages may land on
-	 * another one: this is not where they are.
+	 * another one: mem_node says where they are.
 	 */
 	__u32 node;
 	/* BLAST: victim window period, >= 2 x width_us (IRQs on half) */
