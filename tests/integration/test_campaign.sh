@@ -144,13 +144,21 @@ L=$T_TMP/long.yaml
 cat >"$L" <<'EOF'
 name: long
 groups:
-  - {bench: tsc_gaps, cpus: "0", params: {duration_ms: 1500}}
+  - {bench: tsc_gaps, cpus: "0", params: {duration_ms: 4000}}
   - {bench: tsc_gaps, name: short, cpus: "0", params: {duration_ms: 10}}
 EOF
 I=$T_TMP/int.db
 "$IDLELAB" run "$L" --db "$I" >/dev/null 2>"$T_TMP/err" &
 pid=$!
-sleep 0.7
+# The signal must land while the first entry measures, whatever the load:
+# not after a fixed sleep (a starved start-up made that race), but once
+# tsc_gaps's measuring thread exists, with the entry long enough that a
+# starved test shell still signals within it.
+i=0
+while [ "$(ls "/proc/$pid/task" 2>/dev/null | wc -l)" -lt 2 ] && [ $i -lt 600 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
 kill -INT "$pid"
 wait "$pid"
 check "SIGINT exits 4" [ $? -eq 4 ]
