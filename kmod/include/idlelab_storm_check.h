@@ -34,12 +34,8 @@ static inline int il_storm_req_check(const struct idlelab_ipi_req *req,
 	    req->timeout_us > IDLELAB_MAX_ROUND_TIMEOUT_US ||
 	    !req->targets || !req->rounds || !req->arrivals)
 		return -IL_REQ_EINVAL;
-	/*
-	 * The worst case within the run limit: each round waiting out its
-	 * timeout, then its close and the next drain theirs (il_storm_round(),
-	 * il_storm_sender()), and the final drain.
-	 */
-	if ((3 * (__u64)req->nr_rounds + 1) * req->timeout_us >
+	/* The worst case within the run limit (IDLELAB_STORM_WORST_US). */
+	if (IDLELAB_STORM_WORST_US(req->nr_rounds, req->timeout_us) >
 	    IDLELAB_MAX_RUN_US)
 		return -IL_REQ_EINVAL;
 	return 0;

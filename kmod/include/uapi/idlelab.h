@@ -80,6 +80,14 @@
 #define IDLELAB_DIRTY_REP_US(bytes)					\
 	(2 * ((__u64)(bytes) / IDLELAB_DIRTY_BYTES_PER_US) +		\
 	 IDLELAB_WBINVD_FIXED_US)
+/*
+ * A storm's worst case: each of its rounds waits out timeout_us four times
+ * (the send's xAPIC ICR-idle waits, which share one deadline; the wait for
+ * the acknowledgments; the round's close; the next round's drain), and the
+ * run ends with one more drain.
+ */
+#define IDLELAB_STORM_WORST_US(rounds, timeout_us)			\
+	((4 * (__u64)(rounds) + 1) * (__u64)(timeout_us))
 /* How long past its launch a wake sample waits for its own event. */
 #define IDLELAB_CSTATE_WAIT_NS		1000000000ULL	/* 1 s */
 /* The aggressor's bounded wait for its victims to start spinning. */
