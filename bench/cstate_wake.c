@@ -364,6 +364,22 @@ static void cw_account(struct cw_state *st, int i,
 	}
 }
 
+/*
+ * What the module did before each raw idle entry, as the kernel's own idle
+ * entry does (kmod/README.md): the idle VERW (idle_verw, HLT and MWAIT)
+ * and the CLFLUSH before MONITOR (clflush_monitor, MWAIT).  Stored as 0
+ * too, so that a run without them says so rather than saying nothing.
+ */
+static void cw_idle_entry_attrs(struct il_run *run, int method, uint32_t hw)
+{
+	if (method == IDLELAB_METHOD_POLL)
+		return;
+	il_run_attr(run, -1, "idle_verw", "%d", !!(hw & IDLELAB_HW_IDLE_VERW));
+	if (method == IDLELAB_METHOD_MWAIT)
+		il_run_attr(run, -1, "clflush_monitor", "%d",
+			    !!(hw & IDLELAB_HW_CLFLUSH_MONITOR));
+}
+
 static void cw_record(struct il_run *run, int cpu, const struct cw_tally *t)
 {
 	il_run_attr(run, cpu, "samples_done", "%" PRIu64, t->done);
@@ -502,6 +518,7 @@ static int cw_run(struct il_run *run)
 				il_run_attr(run, -1, "hw_state", "%s",
 					    hw_state);
 				il_khw_attrs(run, t.hw, p->wbinvd);
+				cw_idle_entry_attrs(run, p->method, t.hw);
 			}
 		}
 		if (ret)

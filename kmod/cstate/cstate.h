@@ -48,6 +48,7 @@ bool il_inject_take(unsigned int bit);
 #define IL_NOOP_NS		1000
 
 u32 il_hw_flags(void);
+u32 il_idle_entry_flags(u32 method);
 u32 il_mwait_hint_check(u32 hint);
 u32 il_res_probe(void);
 u32 il_res_read(u32 avail, u64 *v);

@@ -96,6 +96,29 @@ u32 il_hw_flags(void)
 }
 
 /**
+ * il_idle_entry_flags - what a wake by @method does besides the idle
+ * instruction (il_wake_pass(), idlelab_arch.h)
+ * @method:	IDLELAB_METHOD_*
+ *
+ * Return: IDLELAB_HW_IDLE_VERW when HLT or MWAIT is preceded by the
+ * kernel's idle VERW, IDLELAB_HW_CLFLUSH_MONITOR when MWAIT's MONITOR is
+ * preceded by CLFLUSH; 0 for the poll loop, which enters no idle state.
+ */
+u32 il_idle_entry_flags(u32 method)
+{
+	u32 f = 0;
+
+	if (method == IDLELAB_METHOD_POLL)
+		return 0;
+	if (il_idle_clear_on())
+		f |= IDLELAB_HW_IDLE_VERW;
+	if (method == IDLELAB_METHOD_MWAIT &&
+	    boot_cpu_has_bug(X86_BUG_CLFLUSH_MONITOR))
+		f |= IDLELAB_HW_CLFLUSH_MONITOR;
+	return f;
+}
+
+/**
  * il_mwait_hint_check - may MWAIT be asked for @hint here?
  * @hint:	EAX of MWAIT: bits 7:4 the C-state minus 1, 3:0 the sub-state
  *

@@ -343,6 +343,12 @@ else
 	check "idlelab gaps_irqoff: every window on record, NMI/SMI per gap keyed like the gap series" \
 		[ "$(gq "SELECT count(*) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='gaps_irqoff' AND r.campaign IS NULL AND s.metric='gap_window' AND s.count = 5")" -eq 2 -a \
 		  "$(gq "SELECT count(*) FROM summaries g JOIN runs r ON r.uuid=g.run_uuid JOIN summaries n ON n.run_uuid=g.run_uuid AND n.cpu=g.cpu AND n.metric='gap_nmi' WHERE r.bench='gaps_irqoff' AND g.metric='gap' AND n.count <> g.count")" -eq 0 ]
+	# The kernel's idle-entry rules (kmod/README.md): whether the idle
+	# VERW and the CLFLUSH before MONITOR were done is on every raw run.
+	check "idlelab cstate_wake: idle_verw on every HLT/MWAIT run, clflush_monitor on every MWAIT run" \
+		[ "$(gq "SELECT count(*) FROM runs r WHERE bench='cstate_wake' AND status='ok' AND json_extract(params, '\$.method') IN ('hlt','mwait') AND NOT (EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='idle_verw' AND a.value IN ('0','1')) AND (json_extract(params, '\$.method')='hlt' OR EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='clflush_monitor' AND a.value IN ('0','1'))))")" -eq 0 -a \
+		  "$(gq "SELECT count(*) FROM runs r WHERE bench='cstate_wake' AND status='ok' AND json_extract(params, '\$.method') IN ('hlt','mwait')")" -ge 1 ]
+	diag "cstate_wake idle_verw clflush_monitor: $(gq "SELECT group_concat(DISTINCT a.key || '=' || a.value) FROM run_attrs a WHERE a.key IN ('idle_verw','clflush_monitor')")"
 	check "idlelab cstate_wake: run attrs idle_state and wake_source" \
 		[ "$(gq "SELECT count(*) FROM runs r WHERE bench='cstate_wake' AND status='ok' AND (SELECT count(*) FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key IN ('idle_state','wake_source','irq_mode','mwait_hint','method'))<>5")" -eq 0 ]
 	check "idlelab gaps_irqoff: gap records with their times, loop period" \

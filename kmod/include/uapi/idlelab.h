@@ -240,6 +240,14 @@ struct idlelab_cstate_req {
  * event-channel masking, not with the CPU's interrupts off.
  */
 #define IDLELAB_HW_XEN_PV		(1U << 8)
+/*
+ * A cstate wake request by HLT or MWAIT: every idle entry was preceded by
+ * the kernel's idle-entry VERW (x86_idle_clear_cpu_buffers(), static key
+ * cpu_buf_idle_clear on), whose cost lands before t_entry.
+ */
+#define IDLELAB_HW_IDLE_VERW		(1U << 9)
+/* MWAIT: each MONITOR was preceded by CLFLUSH (X86_BUG_CLFLUSH_MONITOR) */
+#define IDLELAB_HW_CLFLUSH_MONITOR	(1U << 10)
 
 /*
  * Per-sample residency counter deltas (the res_* sample fields), one bit
