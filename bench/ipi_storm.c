@@ -275,8 +275,12 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 		ret = il_errorf(-ENOMEM, "out of memory");
 		goto out;
 	}
+	il_kreq_init(&r, sizeof(r));
 	for (i = 0; i < nt; i++) {
 		targets[i] = (uint32_t)st->pl.cpus[i + 1];
+		/* Only a --cpus that named CPU 0 leaves it here. */
+		if (!targets[i])
+			r.flags |= IDLELAB_IPI_F_CPU0;
 		arr[i] = il_run_series(run, "arrival", "ns",
 				       st->pl.cpus[i + 1], -1, nt, false);
 		if (!arr[i]) {
@@ -284,7 +288,6 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 			goto out;
 		}
 	}
-	il_kreq_init(&r, sizeof(r));
 	r.mode = (__u32)p->mode;
 	r.sender_cpu = (__u32)st->pl.cpus[0];
 	r.nr_targets = (__u32)nt;

@@ -22,7 +22,8 @@ static inline int il_storm_req_check(const struct idlelab_ipi_req *req,
 				     __u32 nr_cpus)
 {
 	if (req->abi_version != IDLELAB_ABI_VERSION ||
-	    req->size != sizeof(*req) ||
+	    req->size != sizeof(*req) || req->pad2 ||
+	    (req->flags & ~IDLELAB_IPI_F_ALL) ||
 	    !il_req_all_zero(req->reserved, sizeof(req->reserved)))
 		return -IL_REQ_EINVAL;
 	if (req->mode > IDLELAB_IPI_KERNEL || req->sender_cpu >= nr_cpus ||

@@ -10,6 +10,7 @@
  * out of its worst case once) fails here with the request that shows it.
  */
 #include "tap.h"
+#include "idlelab_cstate_check.h"
 #include "idlelab_storm_check.h"
 
 #include <string.h>
@@ -65,9 +66,64 @@ TEST(storm_worst_case_does_not_wrap)
 	CHECK(il_storm_req_check(&big, 4) == -IL_REQ_EINVAL);
 }
 
+/* Only the known flag (CPU 0 asked for) and a zero pad are accepted. */
+TEST(storm_flags)
+{
+	struct idlelab_ipi_req r = storm(10, 1000);
+
+	CHECK(il_storm_req_check(&r, 4) == 0);
+	r.flags = IDLELAB_IPI_F_CPU0;
+	CHECK(il_storm_req_check(&r, 4) == 0);
+	r.flags = IDLELAB_IPI_F_CPU0 << 1;
+	CHECK(il_storm_req_check(&r, 4) == -IL_REQ_EINVAL);
+	r.flags = 0;
+	r.pad2 = 1;
+	CHECK(il_storm_req_check(&r, 4) == -IL_REQ_EINVAL);
+}
+
+static __u32 victims[4];
+static struct idlelab_gap_sample gaps[16];
+
+/* A valid blast from CPU 0 with @n victims. */
+static struct idlelab_wbinvd_req blast(__u32 n)
+{
+	struct idlelab_wbinvd_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.abi_version = IDLELAB_ABI_VERSION;
+	r.size = sizeof(r);
+	r.mode = IDLELAB_WBINVD_BLAST;
+	r.reps = 2;
+	r.interval_us = 100;
+	r.nr_victims = n;
+	r.victims = (__u64)(unsigned long)victims;
+	r.width_us = 1000;
+	r.window_us = 2000;
+	r.threshold_ns = 2000;
+	r.nr_samples = 16;
+	r.samples = (__u64)(unsigned long)gaps;
+	return r;
+}
+
+/*
+ * One CPU besides the aggressor stays out of a blast: on 4 CPUs two
+ * victims, not three (which the check let through before the cap).
+ */
+TEST(blast_leaves_a_cpu_out)
+{
+	struct idlelab_wbinvd_req two = blast(2), three = blast(3);
+
+	CHECK(il_wbinvd_req_check(&two, 4) == 0);
+	CHECK(il_wbinvd_req_check(&three, 4) == -IL_REQ_EINVAL);
+	CHECK(il_wbinvd_req_check(&three, 5) == 0);
+	CHECK(il_wbinvd_req_check(&two, 2) == -IL_REQ_EINVAL);
+}
+
 int main(void)
 {
 	RUN(storm_worst_case_counts_the_send);
 	RUN(storm_worst_case_does_not_wrap);
+	RUN(storm_flags);
+	RUN(blast_leaves_a_cpu_out);
 	return tap_done();
 }

@@ -198,6 +198,11 @@ else
 	check "kernel reported the $ninj injected NMIs as unknown on CPU 0 ($uh0), $uh on all CPUs (<= $((ninj * 4)))" \
 		[ "$uh0" = "$ninj" -a "$uh" -ge "$ninj" -a "$uh" -le $((ninj * 4)) ]
 fi
+# CPU 0 is a storm target only on request (IDLELAB_IPI_F_CPU0); without
+# the flag the bad-input suite's limits_invalid gets EINVAL.
+l=$(line ipi_cpu0)
+check "ipi storm to CPU 0 with IDLELAB_IPI_F_CPU0: $(jv "$l" ok_rounds)/$(jv "$l" rounds) rounds exact ($(jv "$l" rc))" \
+	[ "$(jv "$l" rc)" = 0 -a "$(jv "$l" ok_rounds)" = "$(jv "$l" rounds)" ]
 check "ipi storms: run tagged as measured under a hypervisor (run_flags $(jv "$(line ipi physical)" run_flags))" \
 	[ $(( $(jv "$(line ipi physical)" run_flags) & 1 )) = 1 ]
 l=$(line late_acks)

@@ -331,7 +331,12 @@ struct idlelab_wbinvd_req {
 	__u32 reps;
 	__u32 interval_us;		/* BLAST: between WBINVDs, >= 1 */
 	__u64 dirty_bytes;		/* BLAST: dirtied before each WBINVD */
-	__u32 nr_victims;		/* BLAST: 1..MAX_CPUS */
+	/*
+	 * BLAST: 1..MAX_CPUS, and at most the online CPUs less two: one
+	 * online CPU besides the aggressor stays out of the blast, with its
+	 * interrupts on, to keep the machine running (-EINVAL otherwise).
+	 */
+	__u32 nr_victims;
 	__u32 width_us;			/* BLAST: victim IRQs-off window */
 	__u64 victims;			/* BLAST: __u32 cpu[] */
 	__u64 threshold_ns;		/* BLAST: gaps above this recorded */
@@ -462,8 +467,24 @@ struct idlelab_ipi_req {
 	__u32 late_nmis;
 	/* out: ours, still owed after the final bounded drain */
 	__u32 lost_nmis;
-	__u64 reserved[2];
+	/*
+	 * The first reserved word of ABI 2's storm, zero from older
+	 * callers, who therefore never target CPU 0.
+	 */
+	__u32 flags;			/* in: IDLELAB_IPI_F_* */
+	__u32 pad2;			/* must be zero */
+	__u64 reserved[1];
 };
+
+/*
+ * CPU 0 is where the platform's own NMIs land (legacy NMI sources, some
+ * firmware and BMC paths) and does the machine's housekeeping: a storm
+ * may target it only when the caller says so with this flag (the harness
+ * sets it only when the user named CPU 0 in --cpus); otherwise a target
+ * list holding CPU 0 is -EINVAL.
+ */
+#define IDLELAB_IPI_F_CPU0		(1U << 0)
+#define IDLELAB_IPI_F_ALL		IDLELAB_IPI_F_CPU0
 
 /*
  * Run attributes (run_flags): what the results were measured under.  Bits
