@@ -107,9 +107,34 @@ static int is_check_cpus(const void *params, int ncpus)
 	return 0;
 }
 
+/*
+ * The targets leave the housekeeping CPUs out unless --cpus names them
+ * (il_housekeeping_drop()); the sender, the first placed CPU, stays.  A
+ * broadcast reaches every CPU but the sender by definition and cannot
+ * leave any out: it keeps them all, which spares CPU 0 only because an
+ * implicit set's first CPU, the sender, is CPU 0 (the module refuses CPU
+ * 0 as a target otherwise), and says so in housekeeping_cpus.
+ */
 static int is_setup(struct il_run *run)
 {
-	return il_bench_state_new(run, sizeof(struct is_state), is_check_cpus);
+	const struct is_params *p = run->params;
+	struct is_state *st;
+	int ret;
+
+	ret = il_bench_state_new(run, sizeof(struct is_state), is_check_cpus);
+	if (ret)
+		return ret;
+	st = run->priv;
+	if (p->mode == IDLELAB_IPI_BROADCAST) {
+		il_run_attr(run, -1, "housekeeping_cpus",
+			    "none: a broadcast reaches every CPU but the sender");
+		return 0;
+	}
+	il_housekeeping_drop(run, &st->pl, 1);
+	ret = is_check_cpus(p, st->pl.n);
+	if (ret)
+		il_bench_state_free(run);
+	return ret;
 }
 
 static int is_apic_map(struct il_run *run)

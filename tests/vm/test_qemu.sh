@@ -266,8 +266,8 @@ else
 	check "info: both modules present, ABI 2" jq -e \
 		'.kmods.idlelab_cstate.present and .kmods.idlelab_ipi.present and .kmods.idlelab_cstate.abi == 2 and .kmods.idlelab_ipi.abi == 2' \
 		"$D/info.json"
-	check "kmod runs stored: 17 single, 6 from the campaign" \
-		[ "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign IS NULL")" -eq 17 -a \
+	check "kmod runs stored: 19 single (two of them --cpus all), 6 from the campaign" \
+		[ "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign IS NULL")" -eq 19 -a \
 		  "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign='guest-kmod'")" -eq 6 ]
 	# Samples, or unsupported with its reason: nothing else.
 	# A gap detector that saw no gap above its threshold in its windows
@@ -299,6 +299,27 @@ else
 		[ "$(iw physical)" = 3 -a "$(iw logical)" = "$wl" -a "$(iw broadcast)" = 1 ]
 	check "idlelab ipi_storm: APIC ID and LDR of every CPU stored" \
 		[ "$(gq "SELECT count(*) FROM run_attrs a JOIN runs r ON r.uuid=a.run_uuid WHERE r.bench='ipi_storm' AND r.campaign IS NULL AND json_extract(r.params, '\$.mode')='physical' AND json_extract(r.params, '\$.targets')='[0]' AND a.key IN ('apic_id','ldr') AND a.cpu >= 0")" -eq 8 ]
+	# --cpus all leaves the housekeeping CPUs out: CPU 0 and the CPU of
+	# the harness's main thread, which the run records (issue 21).
+	hk_want() {
+		m=${1#0}; m=${m#,}
+		for c in 1 2 3; do [ "$c" = "$m" ] || printf '%s,' "$c"; done |
+			sed 's/,$//'
+	}
+	hk_got() {
+		gq "SELECT group_concat(cpu) FROM (SELECT DISTINCT s.cpu FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='$1' AND r.campaign IS NULL AND r.status='ok' AND $2 AND s.metric='$3' ORDER BY s.cpu)"
+	}
+	hk_attr() {
+		gq "SELECT a.value FROM run_attrs a JOIN runs r ON r.uuid=a.run_uuid WHERE r.bench='$1' AND r.campaign IS NULL AND $2 AND a.key='housekeeping_cpus'"
+	}
+	hs="json_extract(r.params, '\$.rounds')=10"
+	hg="json_extract(r.params, '\$.windows')=3"
+	h=$(hk_attr ipi_storm "$hs")
+	check "idlelab ipi_storm --cpus all: targets $(hk_got ipi_storm "$hs" arrival) leave out housekeeping CPUs ${h:-none recorded}" \
+		[ -n "$h" -a "$(hk_got ipi_storm "$hs" arrival)" = "$(hk_want "$h")" ]
+	h=$(hk_attr gaps_irqoff "$hg")
+	check "idlelab gaps_irqoff --cpus all: CPUs $(hk_got gaps_irqoff "$hg" gap_window) leave out housekeeping CPUs ${h:-none recorded}" \
+		[ -n "$h" -a "$(hk_got gaps_irqoff "$hg" gap_window)" = "$(hk_want "$h")" ]
 	check "idlelab ipi_storm targets=1,2,3: round_time per target count" \
 		[ "$(gq "SELECT group_concat(grp) FROM (SELECT s.grp FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE json_extract(r.params, '\$.targets')='[1,2,3]' AND s.metric='round_time' AND s.count=20 ORDER BY s.grp)")" = "1,2,3" ]
 	check "idlelab cstate_wake: every record checked t_entry < t_exit" \
