@@ -73,6 +73,7 @@ struct cw_params {
 	bool wbinvd;
 	uint64_t dirty_bytes;
 	bool reenter;
+	bool policy_override;
 	uint64_t samples;
 	uint64_t seed;
 };
@@ -115,6 +116,10 @@ static const struct il_opt cw_opts[] = {
 	  .offset = offsetof(struct cw_params, reenter), .def = "false",
 	  .unit = "",
 	  .help = "re-enter the idle instruction after a wake that was not ours until ours arrives (bounded; for emulators whose timer interrupts come early)" },
+	{ .name = "policy_override", .type = IL_OPT_BOOL,
+	  .offset = offsetof(struct cw_params, policy_override),
+	  .def = "false", .unit = "", .omit_false = true,
+	  .help = "enter HLT or MWAIT even where the kernel's idle policy forbids it (idle= boot option, the CPU's resume-latency PM QoS); stored with the run" },
 	{ .name = "samples", .type = IL_OPT_U64,
 	  .offset = offsetof(struct cw_params, samples),
 	  .min = 1, .max = IDLELAB_MAX_SAMPLES, .def = "1000",
@@ -447,7 +452,9 @@ static int cw_one(struct il_run *run, struct cw_state *st, int i,
 		r.dirty_bytes = p->wbinvd ? p->dirty_bytes : 0;
 		r.seed = (*seed)++;
 		r.flags = (p->wbinvd ? IDLELAB_CSTATE_F_WBINVD : 0) |
-			  (p->reenter ? IDLELAB_CSTATE_F_REENTER : 0);
+			  (p->reenter ? IDLELAB_CSTATE_F_REENTER : 0) |
+			  (p->policy_override ?
+			   IDLELAB_CSTATE_F_POLICY_OVERRIDE : 0);
 		r.nr_samples = (__u32)(left < batch ? left : batch);
 		r.samples = (__u64)(uintptr_t)st->buf;
 		ret = il_kdev_ioctl(run->kdev, IDLELAB_IOC_CSTATE_WAKE, &r,
@@ -489,6 +496,8 @@ static int cw_run(struct il_run *run)
 	il_run_attr(run, -1, "irq_mode", "%s", cw_irq_modes[p->irq_mode]);
 	il_run_attr(run, -1, "mwait_hint", "0x%02" PRIx64, p->mwait_hint);
 	il_run_attr(run, -1, "seed", "%" PRIu64, seed);
+	/* The user's explicit choice to go past the kernel's idle policy. */
+	il_run_attr(run, -1, "policy_override", "%d", p->policy_override);
 	if (p->method == IDLELAB_METHOD_MWAIT)
 		cw_state_name(st->n ? st->cpu[0] : 0,
 			      (unsigned int)p->mwait_hint, state,

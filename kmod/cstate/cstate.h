@@ -49,6 +49,7 @@ bool il_inject_take(unsigned int bit);
 
 u32 il_hw_flags(void);
 u32 il_idle_entry_flags(u32 method);
+u32 il_idle_policy_check(u32 method, unsigned int cpu);
 u32 il_mwait_hint_check(u32 hint);
 u32 il_res_probe(void);
 u32 il_res_read(u32 avail, u64 *v);

@@ -13,6 +13,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
+#include <linux/device.h>
+#include <linux/pm_qos.h>
 #include <linux/types.h>
 #include <asm/cpufeature.h>
 #include <asm/msr.h>
@@ -116,6 +119,43 @@ u32 il_idle_entry_flags(u32 method)
 	    boot_cpu_has_bug(X86_BUG_CLFLUSH_MONITOR))
 		f |= IDLELAB_HW_CLFLUSH_MONITOR;
 	return f;
+}
+
+/**
+ * il_idle_policy_check - may the kernel's idle policy enter @method on
+ * @cpu?  What the kernel itself would not enter is refused, unless the
+ * request overrides it (IDLELAB_CSTATE_F_POLICY_OVERRIDE).
+ * @method:	IDLELAB_METHOD_*
+ * @cpu:	the measured CPU, online (cpus_read_lock() held or not: the
+ *		CPU device is never freed)
+ *
+ * idle= (boot_option_idle_override, as select_idle_routine() reads it):
+ * idle=poll allows no HLT or MWAIT, idle=halt and idle=nomwait no MWAIT.
+ * PM QoS: the CPU's own resume-latency constraint, read locklessly as
+ * cpuidle_governor_latency_req() reads it; 0 ("n/a" in sysfs) leaves the
+ * governor only polling.  The global cpu_dma_latency limit, which that
+ * function also takes, is deliberately not read: the harness holds it
+ * itself during its runs (pmqos.h), so counting it would refuse every run
+ * the harness makes, and the kernel does not export its value anyway.
+ *
+ * Return: IDLELAB_UNSUP_NONE, _IDLE_OVERRIDE or _PM_QOS.
+ */
+u32 il_idle_policy_check(u32 method, unsigned int cpu)
+{
+	struct device *dev;
+
+	if (method == IDLELAB_METHOD_POLL)
+		return IDLELAB_UNSUP_NONE;
+	if (boot_option_idle_override == IDLE_POLL ||
+	    (method == IDLELAB_METHOD_MWAIT &&
+	     (boot_option_idle_override == IDLE_HALT ||
+	      boot_option_idle_override == IDLE_NOMWAIT)))
+		return IDLELAB_UNSUP_IDLE_OVERRIDE;
+	dev = get_cpu_device(cpu);
+	if (dev && !IS_ERR_OR_NULL(READ_ONCE(dev->power.qos)) &&
+	    READ_ONCE(dev->power.qos->resume_latency.target_value) == 0)
+		return IDLELAB_UNSUP_PM_QOS;
+	return IDLELAB_UNSUP_NONE;
 }
 
 /**

@@ -450,6 +450,11 @@ static u32 il_cstate_refusal(const struct idlelab_cstate_req *req)
 		why = IDLELAB_UNSUP_LOWRES_TIMER;
 	if (why)
 		return why;
+	if (!(req->flags & IDLELAB_CSTATE_F_POLICY_OVERRIDE)) {
+		why = il_idle_policy_check(req->method, req->cpu);
+		if (why)
+			return why;
+	}
 	/* Without an always-running APIC timer a deep C-state may never end. */
 	if (req->method == IDLELAB_METHOD_MWAIT && req->mwait_hint &&
 	    req->wake_source == IDLELAB_WAKE_HRTIMER &&

@@ -117,6 +117,23 @@ seed() {
 # a wake not ours that leaves a task waiting for the CPU, which must end
 # the re-entries (need_resched(): kmod/cstate/wake.c), each such stop
 # counted in reenter_resched_stops.
+# qos_policy: CPU 1's resume-latency PM QoS set to "n/a" (no idle state
+# allowed): a HLT run there is refused with the reason, and the same run
+# with policy_override=1 runs and says so (issue 21); then lifted again.
+qos_policy() {
+	q=/sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us
+	if ! echo n/a > "$q"; then
+		jl "{\"op\":\"qos_policy\",\"skip\":\"cannot write $q\"}"
+		return
+	fi
+	bench qos_refused cstate_wake --cpus 1 --param samples=12 \
+		--param launch_min_ns=50000
+	bench qos_override cstate_wake --cpus 1 --param samples=12 \
+		--param launch_min_ns=50000 --param policy_override=1
+	echo 0 > "$q"
+	jl "{\"op\":\"qos_policy\",\"restored\":\"$(cat "$q")\"}"
+}
+
 resched_reenter() {
 	taskset -c 1 sh -c 'while :; do usleep 500; done' &
 	sp=$!
@@ -345,6 +362,7 @@ else
 		--param irq_mode=late $w
 	ib hlt_ipi cstate_wake --cpus pairs:0-1 --param wake_source=ipi $w
 	step hlt_reenter_resched "$IB_LIMIT" resched_reenter
+	step qos_policy "$IB_LIMIT" qos_policy
 	ib mwait_ipi cstate_wake --cpus pairs:0-1 --param wake_source=ipi \
 		--param method=mwait $w
 	ib hlt_wbinvd_random cstate_wake --cpus 1,2 --param wbinvd=1 \

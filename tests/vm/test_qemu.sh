@@ -266,8 +266,8 @@ else
 	check "info: both modules present, ABI 2" jq -e \
 		'.kmods.idlelab_cstate.present and .kmods.idlelab_ipi.present and .kmods.idlelab_cstate.abi == 2 and .kmods.idlelab_ipi.abi == 2' \
 		"$D/info.json"
-	check "kmod runs stored: 19 single (two of them --cpus all), 6 from the campaign" \
-		[ "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign IS NULL")" -eq 19 -a \
+	check "kmod runs stored: 21 single (two of them --cpus all, two under a PM QoS), 6 from the campaign" \
+		[ "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign IS NULL")" -eq 21 -a \
 		  "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign='guest-kmod'")" -eq 6 ]
 	# Samples, or unsupported with its reason: nothing else.
 	# A gap detector that saw no gap above its threshold in its windows
@@ -375,6 +375,15 @@ else
 		[ "$(gq "SELECT count(*) FROM runs r WHERE bench='cstate_wake' AND status='ok' AND json_extract(params, '\$.method') IN ('hlt','mwait') AND NOT (EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='idle_verw' AND a.value IN ('0','1')) AND (json_extract(params, '\$.method')='hlt' OR EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='clflush_monitor' AND a.value IN ('0','1'))))")" -eq 0 -a \
 		  "$(gq "SELECT count(*) FROM runs r WHERE bench='cstate_wake' AND status='ok' AND json_extract(params, '\$.method') IN ('hlt','mwait')")" -ge 1 ]
 	diag "cstate_wake idle_verw clflush_monitor: $(gq "SELECT group_concat(DISTINCT a.key || '=' || a.value) FROM run_attrs a WHERE a.key IN ('idle_verw','clflush_monitor')")"
+	# The kernel's idle policy (issue 21): CPU 1's resume-latency PM QoS
+	# at "n/a" refuses a HLT run with the reason; policy_override=1 runs
+	# it and the run says so.
+	qs="bench='cstate_wake' AND campaign IS NULL AND json_extract(params, '\$.samples')=12"
+	check "idlelab cstate_wake under PM QoS n/a: refused with the reason, unless policy_override=1 (recorded)" \
+		[ "$(gq "SELECT count(*) FROM runs WHERE $qs AND coalesce(json_extract(params, '\$.policy_override'), 0) = 0 AND status='unsupported' AND status_reason LIKE '%resume-latency PM QoS%'")" -eq 1 -a \
+		  "$(gq "SELECT count(*) FROM runs r WHERE $qs AND r.status='ok' AND EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='policy_override' AND a.value='1')")" -eq 1 ]
+	check "PM QoS of CPU 1 lifted after the policy runs ($(jv "$(line qos_policy)" restored))" \
+		[ "$(jv "$(line qos_policy)" restored)" = 0 ]
 	check "idlelab cstate_wake: run attrs idle_state and wake_source" \
 		[ "$(gq "SELECT count(*) FROM runs r WHERE bench='cstate_wake' AND status='ok' AND (SELECT count(*) FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key IN ('idle_state','wake_source','irq_mode','mwait_hint','method'))<>5")" -eq 0 ]
 	check "idlelab gaps_irqoff: gap records with their times, loop period" \

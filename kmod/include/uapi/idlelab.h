@@ -130,6 +130,19 @@
  * refusal, but one that also holds on other platforms.
  */
 #define IDLELAB_UNSUP_XEN_PV		17
+/*
+ * The kernel's idle policy forbids the state asked for (refused unless the
+ * request sets IDLELAB_CSTATE_F_POLICY_OVERRIDE): 18, the kernel was booted
+ * with idle=poll (no HLT or MWAIT), idle=halt or idle=nomwait (no MWAIT);
+ * 19, the measured CPU's resume-latency PM QoS
+ * (/sys/devices/system/cpu/cpuN/power/pm_qos_resume_latency_us) allows
+ * no idle state at all ("n/a"), which the kernel's cpuidle governor
+ * answers by polling.  20 is kept for a cpuidle state that is disabled or
+ * beyond max_cstate.
+ */
+#define IDLELAB_UNSUP_IDLE_OVERRIDE	18
+#define IDLELAB_UNSUP_PM_QOS		19
+#define IDLELAB_UNSUP_STATE_DISABLED	20
 
 /* GET_INFO, the same command on both devices. */
 #define IDLELAB_OP_CSTATE_WAKE		(1U << 0)
@@ -187,8 +200,15 @@ struct idlelab_info {
  * re-entries.  For emulators whose timer interrupts come early (Bochs).
  */
 #define IDLELAB_CSTATE_F_REENTER	(1U << 1)
+/*
+ * Run HLT or MWAIT even where the kernel's idle policy forbids it
+ * (IDLELAB_UNSUP_IDLE_OVERRIDE, _PM_QOS): the user's explicit choice,
+ * stored with the run by the harness.
+ */
+#define IDLELAB_CSTATE_F_POLICY_OVERRIDE (1U << 2)
 #define IDLELAB_CSTATE_F_ALL		(IDLELAB_CSTATE_F_WBINVD | \
-					 IDLELAB_CSTATE_F_REENTER)
+					 IDLELAB_CSTATE_F_REENTER | \
+					 IDLELAB_CSTATE_F_POLICY_OVERRIDE)
 
 struct idlelab_cstate_req {
 	__u32 abi_version;
