@@ -389,7 +389,7 @@ else
 	check "idlelab gaps_irqoff: gap records with their times, loop period" \
 		[ "$(gq "SELECT sum(s.count) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='gaps_irqoff' AND r.campaign IS NULL AND s.metric='gap'")" -gt 0 -a \
 		  "$(gq "SELECT count(*) FROM raw_samples x JOIN summaries s ON s.id=x.summary_id JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='gaps_irqoff' AND s.metric='gap' AND s.count > 0")" -ge 1 -a \
-		  "$(gq "SELECT count(*) FROM run_attrs a JOIN runs r ON r.uuid=a.run_uuid WHERE r.bench='gaps_irqoff' AND r.campaign IS NULL AND a.key='loop_period_ns' AND CAST(a.value AS REAL) > 0")" -eq 2 ]
+		  "$(gq "SELECT count(*) FROM run_attrs a JOIN runs r ON r.uuid=a.run_uuid WHERE r.bench='gaps_irqoff' AND r.campaign IS NULL AND json_extract(r.params, '\$.windows')=5 AND a.key='loop_period_ns' AND CAST(a.value AS REAL) > 0")" -eq 2 ]
 	check "idlelab wbinvd blast: 5 WBINVD events (no-ops counted apart), victim gaps and windows" \
 		[ "$(gq "SELECT s.count + s.dropped FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE json_extract(r.params, '\$.mode')='blast' AND r.campaign IS NULL AND s.metric='wbinvd_time'")" = 5 -a \
 		  "$(gq "SELECT sum(s.count) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE json_extract(r.params, '\$.mode')='blast' AND r.campaign IS NULL AND s.metric='victim_window'")" -ge 2 -a \
