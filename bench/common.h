@@ -284,6 +284,21 @@ struct il_bench_placed {
 int il_bench_state_new(struct il_run *run, size_t size,
 		       int (*check_cpus)(const void *params, int ncpus));
 /**
+ * il_housekeeping_drop() - leave the housekeeping CPUs, CPU 0 and the CPU
+ * the calling (main) thread runs on, out of @pl->cpus[@from..] unless the
+ * placement names CPUs one by one (a list, pairs:A-B); the order of the
+ * rest is kept.  Stores the run attribute housekeeping_cpus (the CPUs left
+ * alone, or "named in --cpus").  Return: the number of CPUs dropped.
+ */
+int il_housekeeping_drop(struct il_run *run, struct il_bench_placed *pl,
+			 int from);
+/**
+ * il_housekeeping_named() - does the run's placement spell its CPUs out
+ * one by one (a CPU list, pairs:A-B,...), so that every CPU it names is
+ * the user's choice, housekeeping CPUs included?
+ */
+bool il_housekeeping_named(const struct il_run *run);
+/**
  * il_bench_state_free() - free what il_bench_state_new() made and set
  * run->priv to NULL; nothing when it is NULL already.  The benchmark frees
  * its own members first.

@@ -73,6 +73,7 @@ struct cw_params {
 	bool wbinvd;
 	uint64_t dirty_bytes;
 	bool reenter;
+	bool policy_override;
 	uint64_t samples;
 	uint64_t seed;
 };
@@ -115,6 +116,10 @@ static const struct il_opt cw_opts[] = {
 	  .offset = offsetof(struct cw_params, reenter), .def = "false",
 	  .unit = "",
 	  .help = "re-enter the idle instruction after a wake that was not ours until ours arrives (bounded; for emulators whose timer interrupts come early)" },
+	{ .name = "policy_override", .type = IL_OPT_BOOL,
+	  .offset = offsetof(struct cw_params, policy_override),
+	  .def = "false", .unit = "", .omit_false = true,
+	  .help = "enter HLT or MWAIT even where the kernel's idle policy forbids it (idle= boot option, the CPU's resume-latency PM QoS); stored with the run" },
 	{ .name = "samples", .type = IL_OPT_U64,
 	  .offset = offsetof(struct cw_params, samples),
 	  .min = 1, .max = IDLELAB_MAX_SAMPLES, .def = "1000",
@@ -366,6 +371,22 @@ static void cw_account(struct cw_state *st, int i,
 	}
 }
 
+/*
+ * What the module did before each raw idle entry, as the kernel's own idle
+ * entry does (kmod/README.md): the idle VERW (idle_verw, HLT and MWAIT)
+ * and the CLFLUSH before MONITOR (clflush_monitor, MWAIT).  Stored as 0
+ * too, so that a run without them says so rather than saying nothing.
+ */
+static void cw_idle_entry_attrs(struct il_run *run, int method, uint32_t hw)
+{
+	if (method == IDLELAB_METHOD_POLL)
+		return;
+	il_run_attr(run, -1, "idle_verw", "%d", !!(hw & IDLELAB_HW_IDLE_VERW));
+	if (method == IDLELAB_METHOD_MWAIT)
+		il_run_attr(run, -1, "clflush_monitor", "%d",
+			    !!(hw & IDLELAB_HW_CLFLUSH_MONITOR));
+}
+
 static void cw_record(struct il_run *run, int cpu, const struct cw_tally *t)
 {
 	il_run_attr(run, cpu, "samples_done", "%" PRIu64, t->done);
@@ -443,7 +464,9 @@ static int cw_one(struct il_run *run, struct cw_state *st, int i,
 		r.dirty_bytes = p->wbinvd ? p->dirty_bytes : 0;
 		r.seed = (*seed)++;
 		r.flags = (p->wbinvd ? IDLELAB_CSTATE_F_WBINVD : 0) |
-			  (p->reenter ? IDLELAB_CSTATE_F_REENTER : 0);
+			  (p->reenter ? IDLELAB_CSTATE_F_REENTER : 0) |
+			  (p->policy_override ?
+			   IDLELAB_CSTATE_F_POLICY_OVERRIDE : 0);
 		r.nr_samples = (__u32)(left < batch ? left : batch);
 		r.samples = (__u64)(uintptr_t)st->buf;
 		ret = il_kdev_ioctl(run->kdev, IDLELAB_IOC_CSTATE_WAKE, &r,
@@ -492,6 +515,8 @@ static int cw_run(struct il_run *run)
 	il_run_attr(run, -1, "irq_mode", "%s", cw_irq_modes[p->irq_mode]);
 	il_run_attr(run, -1, "mwait_hint", "0x%02" PRIx64, p->mwait_hint);
 	il_run_attr(run, -1, "seed", "%" PRIu64, seed);
+	/* The user's explicit choice to go past the kernel's idle policy. */
+	il_run_attr(run, -1, "policy_override", "%d", p->policy_override);
 	if (p->method == IDLELAB_METHOD_MWAIT)
 		cw_state_name(st->n ? st->cpu[0] : 0,
 			      (unsigned int)p->mwait_hint, state,
@@ -521,6 +546,7 @@ static int cw_run(struct il_run *run)
 				il_run_attr(run, -1, "hw_state", "%s",
 					    hw_state);
 				il_khw_attrs(run, t.hw, p->wbinvd);
+				cw_idle_entry_attrs(run, p->method, t.hw);
 			}
 		}
 		if (ret)

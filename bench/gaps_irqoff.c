@@ -109,6 +109,12 @@ static int gi_setup(struct il_run *run)
 		return ret;
 	st = run->priv;
 	st->p = p;
+	/* IRQs off for long windows: not on a housekeeping CPU unless named. */
+	il_housekeeping_drop(run, &st->pl, 0);
+	if (!st->pl.n) {
+		gi_teardown(run);
+		return il_errorf(-EINVAL, "gaps_irqoff: no CPU left once the housekeeping CPUs (CPU 0, the harness's own) are left out: name the CPUs in --cpus");
+	}
 	st->buf = calloc(p->max_records, sizeof(*st->buf));
 	if (!st->buf) {
 		gi_teardown(run);

@@ -30,9 +30,9 @@
  * injected one: IDLELAB_ROUND_FOREIGN_NMI) may have had ours delayed behind
  * that handler: its round_time and arrivals are counted as dropped, never
  * published, and the rounds are counted in foreign_nmi_rounds_nN.
- * The module refuses a storm whose worst case ((3 x rounds + 1) x
- * timeout_us: each round's wait, close and drain, and a final drain)
- * exceeds IDLELAB_MAX_RUN_US; the check op, and so
+ * The module refuses a storm whose worst case ((4 x rounds + 1) x
+ * timeout_us: each round's send, wait, close and drain, and a final
+ * drain) exceeds IDLELAB_MAX_RUN_US; the check op, and so
  * --dry-run, refuses it first.
  */
 #include "bench.h"
@@ -78,7 +78,7 @@ static const struct il_opt is_opts[] = {
 	{ .name = "timeout_us", .type = IL_OPT_U64,
 	  .offset = offsetof(struct is_params, timeout_us),
 	  .min = 1, .max = IDLELAB_MAX_ROUND_TIMEOUT_US, .def = "10000",
-	  .unit = "us", .help = "how long a round waits for its acknowledgements; (3 x rounds + 1) x timeout_us, the worst case, must stay within the module's run limit (600 s)" },
+	  .unit = "us", .help = "how long a round waits for its acknowledgements; (4 x rounds + 1) x timeout_us, the worst case, must stay within the module's run limit (600 s)" },
 	{ .name = "targets", .type = IL_OPT_LIST,
 	  .offset = offsetof(struct is_params, targets),
 	  .min = 0, .max = IDLELAB_MAX_CPUS - 1, .def = "0", .unit = "count",
@@ -107,9 +107,34 @@ static int is_check_cpus(const void *params, int ncpus)
 	return 0;
 }
 
+/*
+ * The targets leave the housekeeping CPUs out unless --cpus names them
+ * (il_housekeeping_drop()); the sender, the first placed CPU, stays.  A
+ * broadcast reaches every CPU but the sender by definition and cannot
+ * leave any out: it keeps them all, which spares CPU 0 only because an
+ * implicit set's first CPU, the sender, is CPU 0 (the module refuses CPU
+ * 0 as a target otherwise), and says so in housekeeping_cpus.
+ */
 static int is_setup(struct il_run *run)
 {
-	return il_bench_state_new(run, sizeof(struct is_state), is_check_cpus);
+	const struct is_params *p = run->params;
+	struct is_state *st;
+	int ret;
+
+	ret = il_bench_state_new(run, sizeof(struct is_state), is_check_cpus);
+	if (ret)
+		return ret;
+	st = run->priv;
+	if (p->mode == IDLELAB_IPI_BROADCAST) {
+		il_run_attr(run, -1, "housekeeping_cpus",
+			    "none: a broadcast reaches every CPU but the sender");
+		return 0;
+	}
+	il_housekeeping_drop(run, &st->pl, 1);
+	ret = is_check_cpus(p, st->pl.n);
+	if (ret)
+		il_bench_state_free(run);
+	return ret;
 }
 
 static int is_apic_map(struct il_run *run)
@@ -275,8 +300,12 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 		ret = il_errorf(-ENOMEM, "out of memory");
 		goto out;
 	}
+	il_kreq_init(&r, sizeof(r));
 	for (i = 0; i < nt; i++) {
 		targets[i] = (uint32_t)st->pl.cpus[i + 1];
+		/* Only a --cpus that named CPU 0 leaves it here. */
+		if (!targets[i])
+			r.flags |= IDLELAB_IPI_F_CPU0;
 		arr[i] = il_run_series(run, "arrival", "ns",
 				       st->pl.cpus[i + 1], -1, nt, false);
 		if (!arr[i]) {
@@ -284,7 +313,6 @@ static int is_storm(struct il_run *run, struct is_state *st, int nt,
 			goto out;
 		}
 	}
-	il_kreq_init(&r, sizeof(r));
 	r.mode = (__u32)p->mode;
 	r.sender_cpu = (__u32)st->pl.cpus[0];
 	r.nr_targets = (__u32)nt;
@@ -361,9 +389,9 @@ static uint64_t is_estimate_ns(const void *params,
 }
 
 /*
- * The module's run limit, counted as it counts it: every round waiting out
- * its timeout, its close and the next drain theirs, and the final drain
- * (kmod/ipi/storm.c).  A target
+ * The module's run limit, counted as it counts it, with the UAPI's own
+ * IDLELAB_STORM_WORST_US: every round's send, wait, close and next drain
+ * each waiting out the timeout, and the final drain (kmod/ipi/storm.c).  A target
  * count beyond the placed CPUs after the sender cannot run.
  */
 static int is_check(const void *params, const struct il_placement *place)
@@ -371,8 +399,9 @@ static int is_check(const void *params, const struct il_placement *place)
 	const struct is_params *p = params;
 	int ret;
 
-	ret = il_kcheck_run_us("(3 x rounds + 1) x timeout_us",
-			       (3 * p->rounds + 1) * p->timeout_us);
+	ret = il_kcheck_run_us("(4 x rounds + 1) x timeout_us",
+			       IDLELAB_STORM_WORST_US(p->rounds,
+						      p->timeout_us));
 	if (ret || !place)
 		return ret;
 	return is_check_cpus(params, il_place_cpus(place, NULL, 0));

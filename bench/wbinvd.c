@@ -121,9 +121,35 @@ static int wb_check_cpus(const void *params, int ncpus)
 	return 0;
 }
 
+/*
+ * A blast's victims leave the housekeeping CPUs out unless named, and
+ * keep within the module's cap (uapi/idlelab.h, nr_victims): one online
+ * CPU besides the aggressor is no victim.  An implicit set is cut to fit
+ * (the highest victims go); a named one over the cap is refused here with
+ * the reason rather than by the module's bare -EINVAL.
+ */
 static int wb_setup(struct il_run *run)
 {
-	return il_bench_state_new(run, sizeof(struct wb_state), wb_check_cpus);
+	const struct wb_params *p = run->params;
+	struct wb_state *st;
+	int ret, cap;
+
+	ret = il_bench_state_new(run, sizeof(struct wb_state), wb_check_cpus);
+	if (ret || p->mode != IDLELAB_WBINVD_BLAST)
+		return ret;
+	st = run->priv;
+	cap = il_topo_ncpus_online(run->topo) - 2;
+	il_housekeeping_drop(run, &st->pl, 1);
+	if (st->pl.n - 1 > cap && il_housekeeping_named(run))
+		ret = il_errorf(-EINVAL, "mode=blast: %d victims, but at most %d on %d online CPUs: one CPU besides the aggressor stays out of a blast",
+				st->pl.n - 1, cap < 0 ? 0 : cap, cap + 2);
+	else if (st->pl.n - 1 > cap)
+		st->pl.n = cap + 1 > 0 ? cap + 1 : 0;
+	if (!ret)
+		ret = wb_check_cpus(p, st->pl.n);
+	if (ret)
+		il_bench_state_free(run);
+	return ret;
 }
 
 static int wb_sweep_cpu(struct il_run *run, int cpu, bool first)

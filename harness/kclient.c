@@ -226,6 +226,12 @@ const char *il_kunsup_str(uint32_t why)
 		return "the kernel's icr_write is not the hardware's (Xen PV, SEV-ES/SNP, TDX or a paravirtual APIC driver): raw ICR writes refused";
 	case IDLELAB_UNSUP_XEN_PV:
 		return "a Xen PV guest (dom0 too): HLT and MWAIT are privileged there and Xen emulates WBINVD, so raw HLT, MWAIT and WBINVD requests are refused";
+	case IDLELAB_UNSUP_IDLE_OVERRIDE:
+		return "the kernel's idle= boot option forbids it (idle=poll: no HLT or MWAIT; idle=halt or idle=nomwait: no MWAIT); policy_override=1 runs it anyway";
+	case IDLELAB_UNSUP_PM_QOS:
+		return "the CPU's resume-latency PM QoS (power/pm_qos_resume_latency_us = n/a) allows no idle state; policy_override=1 runs it anyway";
+	case IDLELAB_UNSUP_STATE_DISABLED:
+		return "the cpuidle state is disabled or beyond max_cstate; policy_override=1 runs it anyway";
 	}
 	return "unknown reason";
 }

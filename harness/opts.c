@@ -352,6 +352,8 @@ json_t *il_opts_to_json(const struct il_opt *t, const void *params)
 					    json_integer((json_int_t)*(const uint64_t *)(p + t->offset)));
 			break;
 		case IL_OPT_BOOL:
+			if (t->omit_false && !*(const bool *)(p + t->offset))
+				break;
 			json_object_set_new(obj, t->name,
 					    json_boolean(*(const bool *)(p + t->offset)));
 			break;

@@ -55,6 +55,14 @@ struct il_opt {
 	 * interval, a launch distance, a threshold, a buffer size).
 	 */
 	bool scale;
+	/*
+	 * IL_OPT_BOOL only: left out of il_opts_to_json() while false.  For a
+	 * parameter added after campaigns were stored: their plans and resume
+	 * hashes hold every parameter's value, so a new key written at its
+	 * default would make every stored campaign resume as "changed"
+	 * (tests/unit/test_plan_stable.c).
+	 */
+	bool omit_false;
 };
 
 #define IL_OPT_END { .name = NULL }

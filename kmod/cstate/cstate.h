@@ -59,6 +59,8 @@ u32 il_hw_flags(void);
 u32 il_hw_flags_end(u32 hw);
 u32 il_cpuid_calib(void);
 void *il_dirty_alloc(size_t size, int node, u32 *nid, u32 *flags);
+u32 il_idle_entry_flags(u32 method);
+u32 il_idle_policy_check(u32 method, unsigned int cpu);
 u32 il_mwait_hint_check(u32 hint);
 u32 il_res_probe(u32 *gated, u32 *why);
 u32 il_res_read(u32 avail, u64 *v);

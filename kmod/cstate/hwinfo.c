@@ -13,7 +13,10 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
+#include <linux/device.h>
 #include <linux/mm.h>
+#include <linux/pm_qos.h>
 #include <linux/slab.h>
 #include <linux/types.h>
 #include <linux/vmalloc.h>
@@ -125,6 +128,66 @@ u32 il_hw_flags(void)
 	if (il_smi_count(&smi))
 		f |= IDLELAB_HW_SMI_COUNT;
 	return f;
+}
+
+/**
+ * il_idle_entry_flags - what a wake by @method does besides the idle
+ * instruction (il_wake_pass(), idlelab_arch.h)
+ * @method:	IDLELAB_METHOD_*
+ *
+ * Return: IDLELAB_HW_IDLE_VERW when HLT or MWAIT is preceded by the
+ * kernel's idle VERW, IDLELAB_HW_CLFLUSH_MONITOR when MWAIT's MONITOR is
+ * preceded by CLFLUSH; 0 for the poll loop, which enters no idle state.
+ */
+u32 il_idle_entry_flags(u32 method)
+{
+	u32 f = 0;
+
+	if (method == IDLELAB_METHOD_POLL)
+		return 0;
+	if (il_idle_clear_on())
+		f |= IDLELAB_HW_IDLE_VERW;
+	if (method == IDLELAB_METHOD_MWAIT &&
+	    boot_cpu_has_bug(X86_BUG_CLFLUSH_MONITOR))
+		f |= IDLELAB_HW_CLFLUSH_MONITOR;
+	return f;
+}
+
+/**
+ * il_idle_policy_check - may the kernel's idle policy enter @method on
+ * @cpu?  What the kernel itself would not enter is refused, unless the
+ * request overrides it (IDLELAB_CSTATE_F_POLICY_OVERRIDE).
+ * @method:	IDLELAB_METHOD_*
+ * @cpu:	the measured CPU, online (cpus_read_lock() held or not: the
+ *		CPU device is never freed)
+ *
+ * idle= (boot_option_idle_override, as select_idle_routine() reads it):
+ * idle=poll allows no HLT or MWAIT, idle=halt and idle=nomwait no MWAIT.
+ * PM QoS: the CPU's own resume-latency constraint, read locklessly as
+ * cpuidle_governor_latency_req() reads it; 0 ("n/a" in sysfs) leaves the
+ * governor only polling.  The global cpu_dma_latency limit, which that
+ * function also takes, is deliberately not read: the harness holds it
+ * itself during its runs (pmqos.h), so counting it would refuse every run
+ * the harness makes, and the kernel does not export its value anyway.
+ *
+ * Return: IDLELAB_UNSUP_NONE, _IDLE_OVERRIDE or _PM_QOS.
+ */
+u32 il_idle_policy_check(u32 method, unsigned int cpu)
+{
+	struct device *dev;
+
+	if (method == IDLELAB_METHOD_POLL)
+		return IDLELAB_UNSUP_NONE;
+	if (boot_option_idle_override == IDLE_POLL ||
+	    (method == IDLELAB_METHOD_MWAIT &&
+	     (boot_option_idle_override == IDLE_HALT ||
+	      boot_option_idle_override == IDLE_NOMWAIT)))
+		return IDLELAB_UNSUP_IDLE_OVERRIDE;
+	dev = get_cpu_device(cpu);
+	if (dev && !IS_ERR_OR_NULL(READ_ONCE(dev->power.qos)) &&
+	    READ_ONCE(dev->power.qos->resume_latency.target_value) == 0)
+		return IDLELAB_UNSUP_PM_QOS;
+	return IDLELAB_UNSUP_NONE;
 }
 
 /**

@@ -154,7 +154,10 @@ static u64 il_wake_distance(struct il_wake *w)
 /*
  * One pass through the idle instruction, entered with IRQs off; returns
  * with IRQs off, *ours saying whether our callback had run by the time we
- * were back (for IRQ late: at the STI right after t_exit).
+ * were back (for IRQ late: at the STI right after t_exit).  HLT and MWAIT
+ * are entered as the kernel's own idle enters them (idlelab_arch.h): the
+ * idle VERW first, before t_entry so that the sample times the idle
+ * instruction alone, and MONITOR with its CLFLUSH where the CPU needs it.
  */
 static int il_wake_pass(struct il_wake *w, struct idlelab_cstate_sample *s,
 			u64 deadline, bool *ours)
@@ -164,13 +167,15 @@ static int il_wake_pass(struct il_wake *w, struct idlelab_cstate_sample *s,
 
 	switch (req->method) {
 	case IDLELAB_METHOD_HLT:
+		il_idle_clear_cpu_buffers();
 		s->t_entry = il_tsc();
 		il_sti_hlt();
 		s->t_exit = il_tsc();
 		*ours = READ_ONCE(w->woken);
 		break;
 	case IDLELAB_METHOD_MWAIT:
-		if (il_monitor_safe(&w->woken)) {
+		il_idle_clear_cpu_buffers();
+		if (il_monitor_armed(&w->woken)) {
 			w->unsupported = IDLELAB_UNSUP_MWAIT_FAULT;
 			return -EOPNOTSUPP;
 		}
@@ -514,6 +519,11 @@ static u32 il_cstate_refusal(const struct idlelab_cstate_req *req)
 		why = IDLELAB_UNSUP_LOWRES_TIMER;
 	if (why)
 		return why;
+	if (!(req->flags & IDLELAB_CSTATE_F_POLICY_OVERRIDE)) {
+		why = il_idle_policy_check(req->method, req->cpu);
+		if (why)
+			return why;
+	}
 	/* Without an always-running APIC timer a deep C-state may never end. */
 	if (req->method == IDLELAB_METHOD_MWAIT && req->mwait_hint &&
 	    req->wake_source == IDLELAB_WAKE_HRTIMER &&
@@ -555,7 +565,7 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	req->tsc_khz = tsc_khz;
 	if (il_inject_take(IL_INJECT_TSC_UNSTABLE))
 		il_tsc_pretend_set(IL_TSC_PRETEND_STABLE);
-	req->hw_flags = il_hw_flags();
+	req->hw_flags = il_hw_flags() | il_idle_entry_flags(req->method);
 	req->res_avail = 0;
 	req->stale_ipis = 0;
 	req->unsupported = il_cstate_refusal(req);

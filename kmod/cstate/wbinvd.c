@@ -207,7 +207,13 @@ static int il_blast_victim(struct il_worker *wk)
 	return 0;
 }
 
-/* Check the victim list against the aggressor and itself. */
+/*
+ * Check the victim list against the aggressor and itself, and cap it: at
+ * least one online CPU besides the aggressor is no victim, so that some
+ * CPU keeps its interrupts on and the machine's housekeeping a place to
+ * run while every victim holds IRQs off half of each window.
+ * Context: cpus_read_lock() held.
+ */
 static int il_blast_cpus(const struct idlelab_wbinvd_req *req,
 			 const u32 *victims)
 {
@@ -215,6 +221,8 @@ static int il_blast_cpus(const struct idlelab_wbinvd_req *req,
 	int ret = 0;
 	u32 i;
 
+	if ((u64)req->nr_victims + 2 > num_online_cpus())
+		return -EINVAL;
 	if (!zalloc_cpumask_var(&seen, GFP_KERNEL))
 		return -ENOMEM;
 	cpumask_set_cpu(req->cpu, seen);

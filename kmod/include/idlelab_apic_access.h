@@ -21,8 +21,7 @@
 #include <asm/msr.h>
 #include <asm/processor.h>
 
-/* Bounded wait for a previous xAPIC IPI to leave the ICR, in reads. */
-#define IL_ICR_IDLE_SPINS	1000000
+#include "idlelab_arch.h"
 
 /* Read APIC register @reg (an APIC_* offset); DFR does not exist in x2APIC. */
 static inline u32 il_apic_read(u32 reg)
@@ -50,19 +49,25 @@ static inline u32 il_apic_id(void)
  * targets read) are fenced first, as the kernel does before its own IPIs.
  * xAPIC: wait until the delivery-status bit says the previous IPI left,
  * then the destination in ICR2 bits 31:24 and the low word, whose store
- * sends it.  Return: 0, or -EBUSY if the ICR never went idle.
+ * sends it.
+ *
+ * The wait is bounded by the TSC @deadline, not by a count of reads: an
+ * MMIO read of the APIC costs anything from nanoseconds to microseconds
+ * (a trap to the hypervisor in a guest), so a million of them, which the
+ * callers spend with IRQs off, had no bound in time.  The caller passes
+ * one deadline for all the writes of a round, so that the whole send fits
+ * the run limit's formula (IDLELAB_STORM_WORST_US).
+ * Return: 0, or -EBUSY if the ICR did not go idle before @deadline.
  */
-static inline int il_apic_icr_write(u32 low, u32 dest)
+static inline int il_apic_icr_write(u32 low, u32 dest, u64 deadline)
 {
-	u32 spins = IL_ICR_IDLE_SPINS;
-
 	if (x2apic_mode) {
 		weak_wrmsr_fence();
 		native_x2apic_icr_write(low, dest);
 		return 0;
 	}
 	while (native_apic_mem_read(APIC_ICR) & APIC_ICR_BUSY) {
-		if (!--spins)
+		if (il_tsc() >= deadline)
 			return -EBUSY;
 		cpu_relax();
 	}

@@ -17,10 +17,13 @@
 #include <linux/errno.h>
 #include <linux/types.h>
 #include <asm/asm.h>
+#include <asm/barrier.h>
 #include <asm/cpufeature.h>
 #include <asm/hardirq.h>
 #include <asm/msr.h>
+#include <asm/nospec-branch.h>
 #include <asm/processor.h>
+#include <asm/special_insns.h>
 
 #include "idlelab_msr_gate.h"
 
@@ -64,6 +67,51 @@ static inline int il_monitor_safe(const void *addr)
 		     : [err] "+r" (err)
 		     : "a" (addr), "c" (0), "d" (0) : "memory");
 	return err;
+}
+
+/*
+ * The kernel's idle entry, mirrored before every raw HLT and MWAIT.  Both
+ * native_safe_halt() (asm/irqflags.h) and mwait_idle_with_hints()
+ * (asm/mwait.h) start with x86_idle_clear_cpu_buffers()
+ * (asm/nospec-branch.h, the same name on 6.1 and 6.12): a VERW that
+ * clears the CPU's buffers when the static key cpu_buf_idle_clear is on
+ * (MDS on parts with SMT whose only bug is MSBDS, MMIO stale data without
+ * FBSDP_NO, AMD's TSA), so that an SMT sibling cannot sample what this
+ * thread left in them while it sleeps.  Skipping it made every raw idle
+ * entry a hole in the mitigation the operator chose.
+ */
+static __always_inline void il_idle_clear_cpu_buffers(void)
+{
+	x86_idle_clear_cpu_buffers();
+}
+
+/* Is the idle VERW above on (for the IDLELAB_HW_IDLE_VERW flag)? */
+static inline bool il_idle_clear_on(void)
+{
+	return static_key_enabled(&cpu_buf_idle_clear);
+}
+
+/*
+ * MONITOR on @addr as mwait_idle_with_hints() arms it: on parts with
+ * X86_BUG_CLFLUSH_MONITOR (erratum AAI65) the monitored line must be
+ * flushed first or the monitor may miss the write, fenced on both sides
+ * as 6.1 does it (6.12 patches the same CLFLUSH in as an alternative).
+ *
+ * The kernel's other MONITOR rule, X86_BUG_MONITOR (a write to the line
+ * does not always wake), makes it keep TIF_POLLING_NRFLAG clear so that a
+ * waker sends an IPI.  Nothing here needs it: the module never sets that
+ * flag, every wake it measures is an interrupt (its hrtimer or its IPI),
+ * and the monitored word is written only by that interrupt's callback,
+ * after the wake.
+ */
+static inline int il_monitor_armed(const void *addr)
+{
+	if (boot_cpu_has_bug(X86_BUG_CLFLUSH_MONITOR)) {
+		mb();	/* earlier stores to the line before its flush */
+		clflush((void *)addr);
+		mb();	/* the flush done before MONITOR arms the line */
+	}
+	return il_monitor_safe(addr);
 }
 
 /*

@@ -20,6 +20,11 @@
  * mapped xAPIC page with the kernel's inline accessors
  * (idlelab_apic_access.h); only the exported apic->name and x2apic_mode
  * are read from the kernel's APIC driver.
+ *
+ * The idle-entry VERW needs no shim: 6.1 and 6.12 both name it
+ * x86_idle_clear_cpu_buffers() in asm/nospec-branch.h, behind the static
+ * key cpu_buf_idle_clear, exported GPL on both (older kernels called them
+ * mds_idle_clear_cpu_buffers() and mds_idle_clear).
  */
 #ifndef IDLELAB_COMPAT_H
 #define IDLELAB_COMPAT_H

@@ -102,8 +102,9 @@ static inline int il_wbinvd_sweep_check(const struct idlelab_wbinvd_req *req)
 static inline int il_wbinvd_blast_check(const struct idlelab_wbinvd_req *req,
 					__u32 nr_cpus)
 {
+	/* A CPU besides the aggressor stays out (the module: online ones). */
 	if (req->nr_footprints || req->footprints ||
-	    req->nr_victims == 0 || req->nr_victims >= nr_cpus ||
+	    req->nr_victims == 0 || (__u64)req->nr_victims + 2 > nr_cpus ||
 	    !req->victims ||
 	    req->interval_us == 0 ||
 	    req->interval_us > IDLELAB_MAX_INTERVAL_US ||

@@ -22,7 +22,8 @@ static inline int il_storm_req_check(const struct idlelab_ipi_req *req,
 				     __u32 nr_cpus)
 {
 	if (req->abi_version != IDLELAB_ABI_VERSION ||
-	    req->size != sizeof(*req) ||
+	    req->size != sizeof(*req) || req->pad2 ||
+	    (req->flags & ~IDLELAB_IPI_F_ALL) ||
 	    !il_req_all_zero(req->reserved, sizeof(req->reserved)))
 		return -IL_REQ_EINVAL;
 	if (req->mode > IDLELAB_IPI_KERNEL || req->sender_cpu >= nr_cpus ||
@@ -34,12 +35,8 @@ static inline int il_storm_req_check(const struct idlelab_ipi_req *req,
 	    req->timeout_us > IDLELAB_MAX_ROUND_TIMEOUT_US ||
 	    !req->targets || !req->rounds || !req->arrivals)
 		return -IL_REQ_EINVAL;
-	/*
-	 * The worst case within the run limit: each round waiting out its
-	 * timeout, then its close and the next drain theirs (il_storm_round(),
-	 * il_storm_sender()), and the final drain.
-	 */
-	if ((3 * (__u64)req->nr_rounds + 1) * req->timeout_us >
+	/* The worst case within the run limit (IDLELAB_STORM_WORST_US). */
+	if (IDLELAB_STORM_WORST_US(req->nr_rounds, req->timeout_us) >
 	    IDLELAB_MAX_RUN_US)
 		return -IL_REQ_EINVAL;
 	return 0;

@@ -27,7 +27,9 @@ static_assert(IL_APICDEST_X2APIC_PHYS == IDLELAB_DEST_X2APIC_PHYS);
 static_assert(IL_APICDEST_X2APIC_CLUSTER == IDLELAB_DEST_X2APIC_CLUSTER);
 
 /*
- * Targets online, unique, not the sender; fills tg[], tidx[] and the mask.
+ * Targets online, unique, not the sender, and not CPU 0 unless the caller
+ * asked for it (IDLELAB_IPI_F_CPU0: the platform's NMIs land there); fills
+ * tg[], tidx[] and the mask.
  * Context: cpus_read_lock() held.
  */
 int il_storm_targets(struct il_storm *st, const u32 *cpus)
@@ -41,7 +43,8 @@ int il_storm_targets(struct il_storm *st, const u32 *cpus)
 		u32 cpu = cpus[i];
 
 		if (!il_cpu_ok(cpu) || cpu == req->sender_cpu ||
-		    st->tidx[cpu] >= 0)
+		    st->tidx[cpu] >= 0 ||
+		    (cpu == 0 && !(req->flags & IDLELAB_IPI_F_CPU0)))
 			return -EINVAL;
 		st->tidx[cpu] = i;
 		st->tg[i].cpu = cpu;

@@ -231,14 +231,19 @@ int il_storm_check(const struct idlelab_ipi_req *req)
 /*
  * Send one round; returns the number of ICR writes.  Every target was
  * armed and owed its NMI before t_issue (il_storm_round()), so that this
- * costs nothing inside the timed window; an xAPIC ICR that never goes idle
- * ends the writes early, and the targets not sent to then time the round
- * out, which flags it.
+ * costs nothing inside the timed window.  The xAPIC ICR-idle waits of all
+ * the writes share one deadline, @timeout cycles after t_issue, so that
+ * the send is one of the round's four bounded waits that the run limit
+ * counts (IDLELAB_STORM_WORST_US); an ICR that is still busy then ends the
+ * writes early, and the targets not sent to time the round out, which
+ * flags it.
  */
-static u32 il_storm_send(struct il_storm *st, struct idlelab_ipi_round *rd)
+static u32 il_storm_send(struct il_storm *st, struct idlelab_ipi_round *rd,
+			 u64 timeout)
 {
 	u32 mode = st->req->mode, w, low;
 	unsigned long flags;
+	u64 deadline;
 
 	if (mode == IDLELAB_IPI_KERNEL) {
 		rd->t_issue = il_tsc();
@@ -248,14 +253,17 @@ static u32 il_storm_send(struct il_storm *st, struct idlelab_ipi_round *rd)
 	}
 	local_irq_save(flags);
 	rd->t_issue = il_tsc();
+	deadline = rd->t_issue + timeout;
 	if (mode == IDLELAB_IPI_BROADCAST) {
-		w = !il_apic_icr_write(APIC_DEST_ALLBUT | APIC_DM_NMI, 0);
+		w = !il_apic_icr_write(APIC_DEST_ALLBUT | APIC_DM_NMI, 0,
+				       deadline);
 	} else {
 		for (w = 0; w < st->nr_writes; w++) {
 			low = APIC_DM_NMI | (st->writes[w].logical ?
 					     APIC_DEST_LOGICAL :
 					     APIC_DEST_PHYSICAL);
-			if (il_apic_icr_write(low, st->writes[w].dest))
+			if (il_apic_icr_write(low, st->writes[w].dest,
+					      deadline))
 				break;
 		}
 	}
@@ -332,7 +340,7 @@ static void il_storm_round(struct il_storm *st, u32 r, u64 timeout)
 	}
 	late0 = atomic_read(&st->late);
 	smp_mb();	/* armed before the first ICR write */
-	rd->icr_writes = il_storm_send(st, rd);
+	rd->icr_writes = il_storm_send(st, rd, timeout);
 	deadline = il_tsc() + timeout;
 	while ((u32)atomic64_read(&st->round_acks) < n &&
 	       il_tsc() < deadline)

@@ -45,6 +45,8 @@ static void storm_accepted(const struct idlelab_ipi_req *r, __u32 nr)
 		  r->timeout_us <= IDLELAB_MAX_ROUND_TIMEOUT_US,
 		  "timeout %u us", r->timeout_us);
 	ACCEPT_IF(r->targets && r->rounds && r->arrivals, "a buffer missing");
+	ACCEPT_IF(!(r->flags & ~IDLELAB_IPI_F_ALL) && !r->pad2,
+		  "flags %#x pad2 %#x", r->flags, r->pad2);
 	ACCEPT_IF(((u128)3 * r->nr_rounds + 1) * r->timeout_us <=
 		  IDLELAB_MAX_RUN_US, "worst case past the run limit");
 }

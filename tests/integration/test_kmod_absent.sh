@@ -86,12 +86,12 @@ check "campaign --dry-run: FILE:LINE and the parameter named" \
 	grep -q "blast.yaml:3: .*window_us" "$T_TMP/err"
 # A storm's worst case, every round timing out, within the module's run
 # limit (IDLELAB_MAX_RUN_US): refused before any module is needed.
-expect_exit "ipi_storm: (3 x rounds + 1) x timeout_us over the run limit exits 2" 2 \
+expect_exit "ipi_storm: (4 x rounds + 1) x timeout_us over the run limit exits 2" 2 \
 	"$IDLELAB" bench ipi_storm --db "$DB" --param rounds=100000 \
 	--param timeout_us=1000000
 check "ipi_storm: the message names the product and the limit" \
-	grep -q "(3 x rounds + 1) x timeout_us = 300001000000 us is over the module's run limit of 600000000 us" "$T_TMP/err"
-printf 'name: over-limit\ngroups:\n  - bench: ipi_storm\n    name: storm\n    cpus: all\n    params: {rounds: 200, timeout_us: 1000000}\n' \
+	grep -q "(4 x rounds + 1) x timeout_us = 400001000000 us is over the module's run limit of 600000000 us" "$T_TMP/err"
+printf 'name: over-limit\ngroups:\n  - bench: ipi_storm\n    name: storm\n    cpus: all\n    params: {rounds: 150, timeout_us: 1000000}\n' \
 	> "$T_TMP/over.yaml"
 expect_exit "campaign --dry-run: a storm over the run limit exits 2" 2 \
 	"$IDLELAB" run "$T_TMP/over.yaml" --dry-run --db "$DB"

@@ -85,7 +85,8 @@ TEST(request_stamp)
 	memset(&q, 0x5a, sizeof(q));
 	il_kreq_init(&q, sizeof(q));
 	CHECK(q.abi_version == IDLELAB_ABI_VERSION && q.size == sizeof(q));
-	CHECK(q.reserved[1] == 0 && q.run_flags == 0 && q.timeout_us == 0 && q.apic_name[0] == 0);
+	CHECK(q.reserved[0] == 0 && q.flags == 0 && q.pad2 == 0 &&
+	      q.run_flags == 0 && q.timeout_us == 0 && q.apic_name[0] == 0);
 }
 
 TEST(tsc_conversions)

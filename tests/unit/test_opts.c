@@ -126,6 +126,28 @@ TEST(json_echo)
 	CHECK(!strcmp(buf, "1,2,4"));
 }
 
+/* A bool added late stays out of the params text while false. */
+TEST(json_omit_false)
+{
+	static const struct il_opt late[] = {
+		{ .name = "late", .type = IL_OPT_BOOL,
+		  .offset = offsetof(struct params, flag), .def = "false",
+		  .unit = "", .help = "h", .omit_false = true },
+		IL_OPT_END,
+	};
+	struct params p;
+	json_t *j;
+
+	il_opts_defaults(late, &p);
+	j = il_opts_to_json(late, &p);
+	CHECK(json_object_size(j) == 0);
+	json_decref(j);
+	CHECK(il_opts_set(late, &p, "late", "true") == 0);
+	j = il_opts_to_json(late, &p);
+	CHECK(json_is_true(json_object_get(j, "late")));
+	json_decref(j);
+}
+
 TEST(edit_distance)
 {
 	CHECK(il_edit_distance("kitten", "sitting") == 3);
@@ -167,6 +189,7 @@ int main(void)
 	RUN(lists);
 	RUN(unknown_key_suggests);
 	RUN(json_echo);
+	RUN(json_omit_false);
 	RUN(edit_distance);
 	RUN(suggest_threshold);
 	return tap_done();

@@ -117,6 +117,23 @@ seed() {
 # a wake not ours that leaves a task waiting for the CPU, which must end
 # the re-entries (need_resched(): kmod/cstate/wake.c), each such stop
 # counted in reenter_resched_stops.
+# qos_policy: CPU 1's resume-latency PM QoS set to "n/a" (no idle state
+# allowed): a HLT run there is refused with the reason, and the same run
+# with policy_override=1 runs and says so (issue 21); then lifted again.
+qos_policy() {
+	q=/sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us
+	if ! echo n/a > "$q"; then
+		jl "{\"op\":\"qos_policy\",\"skip\":\"cannot write $q\"}"
+		return
+	fi
+	bench qos_refused cstate_wake --cpus 1 --param samples=12 \
+		--param launch_min_ns=50000
+	bench qos_override cstate_wake --cpus 1 --param samples=12 \
+		--param launch_min_ns=50000 --param policy_override=1
+	echo 0 > "$q"
+	jl "{\"op\":\"qos_policy\",\"restored\":\"$(cat "$q")\"}"
+}
+
 resched_reenter() {
 	taskset -c 1 sh -c 'while :; do usleep 500; done' &
 	sp=$!
@@ -345,6 +362,7 @@ else
 		--param irq_mode=late $w
 	ib hlt_ipi cstate_wake --cpus pairs:0-1 --param wake_source=ipi $w
 	step hlt_reenter_resched "$IB_LIMIT" resched_reenter
+	step qos_policy "$IB_LIMIT" qos_policy
 	ib mwait_ipi cstate_wake --cpus pairs:0-1 --param wake_source=ipi \
 		--param method=mwait $w
 	ib hlt_wbinvd_random cstate_wake --cpus 1,2 --param wbinvd=1 \
@@ -359,12 +377,18 @@ else
 		--param threshold_ns=2000
 	ib gaps gaps_irqoff --cpus 1,3 --param width_us=2000 \
 		--param window_us=5000 --param windows=5
+	# CPUs named, housekeeping ones included: every other CPU a target.
 	for m in physical logical broadcast kernel; do
-		ib "ipi_$m" ipi_storm --cpus all --param mode=$m $T \
+		ib "ipi_$m" ipi_storm --cpus 0-3 --param mode=$m $T \
 			--param rounds=50
 	done
-	ib ipi_targets ipi_storm --cpus all --param mode=physical $T \
+	ib ipi_targets ipi_storm --cpus 0-3 --param mode=physical $T \
 		--param targets=1,2,3 --param rounds=20
+	# --cpus all: CPU 0 and the harness's own CPU left out (issue 21).
+	ib ipi_housekeeping ipi_storm --cpus all --param mode=kernel $T \
+		--param rounds=10
+	ib gaps_housekeeping gaps_irqoff --cpus all --param width_us=1000 \
+		--param window_us=2000 --param windows=3
 	# A machine without cpuidle (issue 24): the sweep still measures
 	# every idle time and says why it names no state; advise answers
 	# no_cpuidle.  Neither flips a static key or enables a tracepoint.

@@ -278,7 +278,7 @@ static void cstate_break(struct idlelab_cstate_req *r, unsigned int k)
 	case 19: r->pad2 = 1; break;
 	case 10: r->pad = 1; break;
 	case 11: r->reserved[rnd() % 4] = rnd() | 1; break;
-	case 12: r->flags = 4; break;
+	case 12: r->flags = IDLELAB_CSTATE_F_ALL + 1; break;	/* unknown */
 	case 13: r->dirty_bytes = IDLELAB_MAX_DIRTY_BYTES + 1;
 		r->flags = IDLELAB_CSTATE_F_WBINVD; break;
 	case 14: r->wake_source = IDLELAB_WAKE_IPI; r->sender_cpu = r->cpu;

@@ -28,10 +28,32 @@
 #define KL_LIMIT "/sys/module/idlelab_cstate/parameters/run_limit_us"
 #define KL_INJECT "/sys/module/idlelab_cstate/parameters/inject"
 
+/* The housekeeping rules of issue 21: a CPU left out, CPU 0 spared. */
+static void bad_housekeeping(struct tally *t, struct idlelab_gap_sample *gs)
+{
+	uint32_t cpus[64], n = 0, i;
+	struct idlelab_wbinvd_req w;
+	struct idlelab_ipi_req p;
+
+	for (i = 1; i < ncpu && n < 64; i++)
+		cpus[n++] = i;
+	w = blast_base(cpus, n, 100);
+	w.nr_samples = 64;
+	w.samples = (uintptr_t)gs;
+	tally(t, xioctl(fd_c, IDLELAB_IOC_WBINVD, &w), EINVAL);
+	cpus[0] = 0;
+	p = ipi_base(IDLELAB_IPI_PHYSICAL, cpus, 1, 2);
+	p.sender_cpu = 1;
+	p.rounds = (uintptr_t)gs;
+	p.arrivals = (uintptr_t)gs;
+	tally(t, xioctl(fd_i, IDLELAB_IOC_IPI_STORM, &p), EINVAL);
+}
+
 /*
  * bad_limits() - each request would run without issue 21's checks (the
- * first four for milliseconds, the last two for hours); each must be
- * EINVAL.
+ * first four for milliseconds, the next two for hours, the last two for
+ * milliseconds: a blast with every CPU but the aggressor a victim, a storm
+ * targeting CPU 0 without IDLELAB_IPI_F_CPU0); each must be EINVAL.
  */
 void bad_limits(struct tally *t)
 {
@@ -74,8 +96,10 @@ void bad_limits(struct tally *t)
 	w.nr_samples = 2000;
 	w.samples = (uintptr_t)gs;
 	tally(t, xioctl(fd_c, IDLELAB_IOC_WBINVD, &w), EINVAL);
+	bad_housekeeping(t, gs);
 	free(gs);
 }
+
 
 /*
  * run_limit() - the module's run limit lowered to 0.3 s (it refuses to be

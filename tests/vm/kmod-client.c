@@ -242,6 +242,34 @@ static void storm_set(const char *name, uint32_t mode, uint32_t first,
 	free(ar);
 }
 
+/*
+ * storm_cpu0() - a storm from CPU 1 to CPU 0, which the module runs only
+ * when the request asks for CPU 0 (IDLELAB_IPI_F_CPU0): the rounds every
+ * target acknowledged exactly once, with the flag.
+ */
+static void storm_cpu0(void)
+{
+	uint32_t targets[1] = { 0 }, rounds = 20, i, ok = 0;
+	struct idlelab_ipi_round *rd = poisoned(rounds * sizeof(*rd));
+	struct idlelab_ipi_arrival *ar = poisoned(rounds * sizeof(*ar));
+	struct idlelab_ipi_req r = ipi_base(IDLELAB_IPI_PHYSICAL, targets, 1,
+					    rounds);
+	int e;
+
+	r.sender_cpu = 1;
+	r.flags = IDLELAB_IPI_F_CPU0;
+	r.rounds = (uintptr_t)rd;
+	r.arrivals = (uintptr_t)ar;
+	e = xioctl(fd_i, IDLELAB_IOC_IPI_STORM, &r);
+	for (i = 0; !e && i < r.nr_done; i++)
+		ok += rd[i].acks == 1 && ar[i].count == 1 && ar[i].cpu == 0;
+	printf("{\"op\":\"ipi_cpu0\",\"rc\":\"%s\",\"rounds\":%u,"
+	       "\"ok_rounds\":%u,\"unsupported\":%u}\n", ename(e), rounds, ok,
+	       e ? 0 : r.unsupported);
+	free(rd);
+	free(ar);
+}
+
 /* storm() - every other CPU as a target. */
 static void storm(const char *name, uint32_t mode)
 {
@@ -374,6 +402,7 @@ int main(int argc, char **argv)
 	storm("logical", IDLELAB_IPI_LOGICAL);
 	storm("broadcast", IDLELAB_IPI_BROADCAST);
 	storm("kernel", IDLELAB_IPI_KERNEL);
+	storm_cpu0();
 	/* Injected NMIs, a sender that dies, the run limit (issue 9). */
 	ipi_hazards(fd_i, ncpu);
 out:

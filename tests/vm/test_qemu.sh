@@ -236,6 +236,11 @@ else
 	check "kernel reported the $ninj injected NMIs as unknown on CPU 0 ($uh0), $uh on all CPUs (<= $((ninj * 4)))" \
 		[ "$uh0" = "$ninj" -a "$uh" -ge "$ninj" -a "$uh" -le $((ninj * 4)) ]
 fi
+# CPU 0 is a storm target only on request (IDLELAB_IPI_F_CPU0); without
+# the flag the bad-input suite's limits_invalid gets EINVAL.
+l=$(line ipi_cpu0)
+check "ipi storm to CPU 0 with IDLELAB_IPI_F_CPU0: $(jv "$l" ok_rounds)/$(jv "$l" rounds) rounds exact ($(jv "$l" rc))" \
+	[ "$(jv "$l" rc)" = 0 -a "$(jv "$l" ok_rounds)" = "$(jv "$l" rounds)" ]
 check "ipi storms: run tagged as measured under a hypervisor (run_flags $(jv "$(line ipi physical)" run_flags))" \
 	[ $(( $(jv "$(line ipi physical)" run_flags) & 1 )) = 1 ]
 l=$(line late_acks)
@@ -299,8 +304,8 @@ else
 	check "info: both modules present, ABI 2" jq -e \
 		'.kmods.idlelab_cstate.present and .kmods.idlelab_ipi.present and .kmods.idlelab_cstate.abi == 2 and .kmods.idlelab_ipi.abi == 2' \
 		"$D/info.json"
-	check "kmod runs stored: 17 single, 6 from the campaign" \
-		[ "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign IS NULL")" -eq 17 -a \
+	check "kmod runs stored: 21 single (two of them --cpus all, two under a PM QoS), 6 from the campaign" \
+		[ "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign IS NULL")" -eq 21 -a \
 		  "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign='guest-kmod'")" -eq 6 ]
 	# Samples, or unsupported with its reason: nothing else.
 	# A gap detector that saw no gap above its threshold in its windows
@@ -332,6 +337,27 @@ else
 		[ "$(iw physical)" = 3 -a "$(iw logical)" = "$wl" -a "$(iw broadcast)" = 1 ]
 	check "idlelab ipi_storm: APIC ID and LDR of every CPU stored" \
 		[ "$(gq "SELECT count(*) FROM run_attrs a JOIN runs r ON r.uuid=a.run_uuid WHERE r.bench='ipi_storm' AND r.campaign IS NULL AND json_extract(r.params, '\$.mode')='physical' AND json_extract(r.params, '\$.targets')='[0]' AND a.key IN ('apic_id','ldr') AND a.cpu >= 0")" -eq 8 ]
+	# --cpus all leaves the housekeeping CPUs out: CPU 0 and the CPU of
+	# the harness's main thread, which the run records (issue 21).
+	hk_want() {
+		m=${1#0}; m=${m#,}
+		for c in 1 2 3; do [ "$c" = "$m" ] || printf '%s,' "$c"; done |
+			sed 's/,$//'
+	}
+	hk_got() {
+		gq "SELECT group_concat(cpu) FROM (SELECT DISTINCT s.cpu FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='$1' AND r.campaign IS NULL AND r.status='ok' AND $2 AND s.metric='$3' ORDER BY s.cpu)"
+	}
+	hk_attr() {
+		gq "SELECT a.value FROM run_attrs a JOIN runs r ON r.uuid=a.run_uuid WHERE r.bench='$1' AND r.campaign IS NULL AND $2 AND a.key='housekeeping_cpus'"
+	}
+	hs="json_extract(r.params, '\$.rounds')=10"
+	hg="json_extract(r.params, '\$.windows')=3"
+	h=$(hk_attr ipi_storm "$hs")
+	check "idlelab ipi_storm --cpus all: targets $(hk_got ipi_storm "$hs" arrival) leave out housekeeping CPUs ${h:-none recorded}" \
+		[ -n "$h" -a "$(hk_got ipi_storm "$hs" arrival)" = "$(hk_want "$h")" ]
+	h=$(hk_attr gaps_irqoff "$hg")
+	check "idlelab gaps_irqoff --cpus all: CPUs $(hk_got gaps_irqoff "$hg" gap_window) leave out housekeeping CPUs ${h:-none recorded}" \
+		[ -n "$h" -a "$(hk_got gaps_irqoff "$hg" gap_window)" = "$(hk_want "$h")" ]
 	check "idlelab ipi_storm targets=1,2,3: round_time per target count" \
 		[ "$(gq "SELECT group_concat(grp) FROM (SELECT s.grp FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE json_extract(r.params, '\$.targets')='[1,2,3]' AND s.metric='round_time' AND s.count=20 ORDER BY s.grp)")" = "1,2,3" ]
 	check "idlelab cstate_wake: every record checked t_entry < t_exit" \
@@ -395,12 +421,27 @@ else
 	check "idlelab gaps_irqoff: every window on record, NMI/SMI per gap keyed like the gap series" \
 		[ "$(gq "SELECT count(*) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='gaps_irqoff' AND r.campaign IS NULL AND s.metric='gap_window' AND s.count = 5")" -eq 2 -a \
 		  "$(gq "SELECT count(*) FROM summaries g JOIN runs r ON r.uuid=g.run_uuid JOIN summaries n ON n.run_uuid=g.run_uuid AND n.cpu=g.cpu AND n.metric='gap_nmi' WHERE r.bench='gaps_irqoff' AND g.metric='gap' AND n.count <> g.count")" -eq 0 ]
+	# The kernel's idle-entry rules (kmod/README.md): whether the idle
+	# VERW and the CLFLUSH before MONITOR were done is on every raw run.
+	check "idlelab cstate_wake: idle_verw on every HLT/MWAIT run, clflush_monitor on every MWAIT run" \
+		[ "$(gq "SELECT count(*) FROM runs r WHERE bench='cstate_wake' AND status='ok' AND json_extract(params, '\$.method') IN ('hlt','mwait') AND NOT (EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='idle_verw' AND a.value IN ('0','1')) AND (json_extract(params, '\$.method')='hlt' OR EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='clflush_monitor' AND a.value IN ('0','1'))))")" -eq 0 -a \
+		  "$(gq "SELECT count(*) FROM runs r WHERE bench='cstate_wake' AND status='ok' AND json_extract(params, '\$.method') IN ('hlt','mwait')")" -ge 1 ]
+	diag "cstate_wake idle_verw clflush_monitor: $(gq "SELECT group_concat(DISTINCT a.key || '=' || a.value) FROM run_attrs a WHERE a.key IN ('idle_verw','clflush_monitor')")"
+	# The kernel's idle policy (issue 21): CPU 1's resume-latency PM QoS
+	# at "n/a" refuses a HLT run with the reason; policy_override=1 runs
+	# it and the run says so.
+	qs="bench='cstate_wake' AND campaign IS NULL AND json_extract(params, '\$.samples')=12"
+	check "idlelab cstate_wake under PM QoS n/a: refused with the reason, unless policy_override=1 (recorded)" \
+		[ "$(gq "SELECT count(*) FROM runs WHERE $qs AND coalesce(json_extract(params, '\$.policy_override'), 0) = 0 AND status='unsupported' AND status_reason LIKE '%resume-latency PM QoS%'")" -eq 1 -a \
+		  "$(gq "SELECT count(*) FROM runs r WHERE $qs AND r.status='ok' AND EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='policy_override' AND a.value='1')")" -eq 1 ]
+	check "PM QoS of CPU 1 lifted after the policy runs ($(jv "$(line qos_policy)" restored))" \
+		[ "$(jv "$(line qos_policy)" restored)" = 0 ]
 	check "idlelab cstate_wake: run attrs idle_state and wake_source" \
 		[ "$(gq "SELECT count(*) FROM runs r WHERE bench='cstate_wake' AND status='ok' AND (SELECT count(*) FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key IN ('idle_state','wake_source','irq_mode','mwait_hint','method'))<>5")" -eq 0 ]
 	check "idlelab gaps_irqoff: gap records with their times, loop period" \
 		[ "$(gq "SELECT sum(s.count) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='gaps_irqoff' AND r.campaign IS NULL AND s.metric='gap'")" -gt 0 -a \
 		  "$(gq "SELECT count(*) FROM raw_samples x JOIN summaries s ON s.id=x.summary_id JOIN runs r ON r.uuid=s.run_uuid WHERE r.bench='gaps_irqoff' AND s.metric='gap' AND s.count > 0")" -ge 1 -a \
-		  "$(gq "SELECT count(*) FROM run_attrs a JOIN runs r ON r.uuid=a.run_uuid WHERE r.bench='gaps_irqoff' AND r.campaign IS NULL AND a.key='loop_period_ns' AND CAST(a.value AS REAL) > 0")" -eq 2 ]
+		  "$(gq "SELECT count(*) FROM run_attrs a JOIN runs r ON r.uuid=a.run_uuid WHERE r.bench='gaps_irqoff' AND r.campaign IS NULL AND json_extract(r.params, '\$.windows')=5 AND a.key='loop_period_ns' AND CAST(a.value AS REAL) > 0")" -eq 2 ]
 	check "idlelab wbinvd blast: 5 WBINVD events (no-ops counted apart), victim gaps and windows" \
 		[ "$(gq "SELECT s.count + s.dropped FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE json_extract(r.params, '\$.mode')='blast' AND r.campaign IS NULL AND s.metric='wbinvd_time'")" = 5 -a \
 		  "$(gq "SELECT sum(s.count) FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE json_extract(r.params, '\$.mode')='blast' AND r.campaign IS NULL AND s.metric='victim_window'")" -ge 2 -a \

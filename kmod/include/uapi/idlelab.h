@@ -80,6 +80,14 @@
 #define IDLELAB_DIRTY_REP_US(bytes)					\
 	(2 * ((__u64)(bytes) / IDLELAB_DIRTY_BYTES_PER_US) +		\
 	 IDLELAB_WBINVD_FIXED_US)
+/*
+ * A storm's worst case: each of its rounds waits out timeout_us four times
+ * (the send's xAPIC ICR-idle waits, which share one deadline; the wait for
+ * the acknowledgments; the round's close; the next round's drain), and the
+ * run ends with one more drain.
+ */
+#define IDLELAB_STORM_WORST_US(rounds, timeout_us)			\
+	((4 * (__u64)(rounds) + 1) * (__u64)(timeout_us))
 /* How long past its launch a wake sample waits for its own event. */
 #define IDLELAB_CSTATE_WAIT_NS		1000000000ULL	/* 1 s */
 /* The aggressor's bounded wait for its victims to start spinning. */
@@ -122,6 +130,19 @@
  * refusal, but one that also holds on other platforms.
  */
 #define IDLELAB_UNSUP_XEN_PV		17
+/*
+ * The kernel's idle policy forbids the state asked for (refused unless the
+ * request sets IDLELAB_CSTATE_F_POLICY_OVERRIDE): 18, the kernel was booted
+ * with idle=poll (no HLT or MWAIT), idle=halt or idle=nomwait (no MWAIT);
+ * 19, the measured CPU's resume-latency PM QoS
+ * (/sys/devices/system/cpu/cpuN/power/pm_qos_resume_latency_us) allows
+ * no idle state at all ("n/a"), which the kernel's cpuidle governor
+ * answers by polling.  20 is kept for a cpuidle state that is disabled or
+ * beyond max_cstate.
+ */
+#define IDLELAB_UNSUP_IDLE_OVERRIDE	18
+#define IDLELAB_UNSUP_PM_QOS		19
+#define IDLELAB_UNSUP_STATE_DISABLED	20
 
 /* GET_INFO, the same command on both devices. */
 #define IDLELAB_OP_CSTATE_WAKE		(1U << 0)
@@ -179,8 +200,15 @@ struct idlelab_info {
  * re-entries.  For emulators whose timer interrupts come early (Bochs).
  */
 #define IDLELAB_CSTATE_F_REENTER	(1U << 1)
+/*
+ * Run HLT or MWAIT even where the kernel's idle policy forbids it
+ * (IDLELAB_UNSUP_IDLE_OVERRIDE, _PM_QOS): the user's explicit choice,
+ * stored with the run by the harness.
+ */
+#define IDLELAB_CSTATE_F_POLICY_OVERRIDE (1U << 2)
 #define IDLELAB_CSTATE_F_ALL		(IDLELAB_CSTATE_F_WBINVD | \
-					 IDLELAB_CSTATE_F_REENTER)
+					 IDLELAB_CSTATE_F_REENTER | \
+					 IDLELAB_CSTATE_F_POLICY_OVERRIDE)
 
 struct idlelab_cstate_req {
 	__u32 abi_version;
@@ -255,6 +283,15 @@ struct idlelab_cstate_req {
  * event-channel masking, not with the CPU's interrupts off.
  */
 #define IDLELAB_HW_XEN_PV		(1U << 8)
+/*
+ * A cstate wake request by HLT or MWAIT: every idle entry was preceded by
+ * the kernel's idle-entry VERW (x86_idle_clear_cpu_buffers(), static key
+ * cpu_buf_idle_clear on), whose cost lands before t_entry.
+ */
+#define IDLELAB_HW_IDLE_VERW		(1U << 9)
+/* MWAIT: each MONITOR was preceded by CLFLUSH (X86_BUG_CLFLUSH_MONITOR) */
+#define IDLELAB_HW_CLFLUSH_MONITOR	(1U << 10)
+
 /*
  * check_tsc_unstable() was false when the run started and true after it:
  * the kernel marked the TSC unstable during the run (TSC_UNSTABLE is set
@@ -381,7 +418,12 @@ struct idlelab_wbinvd_req {
 	__u32 reps;
 	__u32 interval_us;		/* BLAST: between WBINVDs, >= 1 */
 	__u64 dirty_bytes;		/* BLAST: dirtied before each WBINVD */
-	__u32 nr_victims;		/* BLAST: 1..MAX_CPUS */
+	/*
+	 * BLAST: 1..MAX_CPUS, and at most the online CPUs less two: one
+	 * online CPU besides the aggressor stays out of the blast, with its
+	 * interrupts on, to keep the machine running (-EINVAL otherwise).
+	 */
+	__u32 nr_victims;
 	__u32 width_us;			/* BLAST: victim IRQs-off window */
 	__u64 victims;			/* BLAST: __u32 cpu[] */
 	__u64 threshold_ns;		/* BLAST: gaps above this recorded */
@@ -521,8 +563,24 @@ struct idlelab_ipi_req {
 	__u32 late_nmis;
 	/* out: ours, still owed after the final bounded drain */
 	__u32 lost_nmis;
-	__u64 reserved[2];
+	/*
+	 * The first reserved word of ABI 2's storm, zero from older
+	 * callers, who therefore never target CPU 0.
+	 */
+	__u32 flags;			/* in: IDLELAB_IPI_F_* */
+	__u32 pad2;			/* must be zero */
+	__u64 reserved[1];
 };
+
+/*
+ * CPU 0 is where the platform's own NMIs land (legacy NMI sources, some
+ * firmware and BMC paths) and does the machine's housekeeping: a storm
+ * may target it only when the caller says so with this flag (the harness
+ * sets it only when the user named CPU 0 in --cpus); otherwise a target
+ * list holding CPU 0 is -EINVAL.
+ */
+#define IDLELAB_IPI_F_CPU0		(1U << 0)
+#define IDLELAB_IPI_F_ALL		IDLELAB_IPI_F_CPU0
 
 /*
  * Run attributes (run_flags): what the results were measured under.  Bits
