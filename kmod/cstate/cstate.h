@@ -7,7 +7,8 @@
  * validation, no side effects), allocates the sample buffer, calls the run
  * function and copies the request and the samples back out.  Run functions
  * never touch user memory; they take cpus_read_lock() themselves, validate
- * the CPUs under it and run their workers.  main.c serialises runs.
+ * the CPUs and start their workers under it, and drop it for the run
+ * (idlelab_workers.h).  main.c serialises runs.
  */
 #ifndef IDLELAB_CSTATE_H
 #define IDLELAB_CSTATE_H

@@ -206,7 +206,9 @@ static int il_wake_enter(struct il_wake *w, struct idlelab_cstate_sample *s,
 
 	for (;;) {
 		ret = il_wake_pass(w, s, deadline, ours);
-		if (ret || *ours || !reenter || il_tsc() >= deadline)
+		/* An abort kicks us out of idle: never go back in. */
+		if (ret || *ours || !reenter || il_tsc() >= deadline ||
+		    atomic_read(&w->ctl.abort))
 			break;
 		if (need_resched()) {
 			s->flags |= IDLELAB_SAMPLE_RESCHED;
@@ -459,7 +461,7 @@ static u32 il_cstate_refusal(const struct idlelab_cstate_req *req)
  * @s:		req->nr_samples zeroed records
  *
  * Return: 0 (also when unsupported), -EINVAL for an offline CPU, -EINTR,
- * -ENOMEM.
+ * -ENOMEM, -ENODEV when one of its CPUs went offline during the run.
  */
 int il_cstate_run(struct idlelab_cstate_req *req,
 		  struct idlelab_cstate_sample *s)
@@ -510,11 +512,6 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	hrtimer_init(&w->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
 	w->timer.function = il_wake_timer;
 
-	cpus_read_lock();
-	if (!il_wake_cpus_ok(req)) {
-		ret = -EINVAL;
-		goto unlock_cpus;
-	}
 	wk[0].fn = il_wake_measured;
 	wk[0].ctx = w;
 	wk[0].cpu = req->cpu;
@@ -524,14 +521,20 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 		wk[1].cpu = req->sender_cpu;
 		nr_workers = 2;
 	}
-	ret = il_workers_run(wk, nr_workers, &w->ctl);
+	/* The hotplug lock only while the CPUs are checked and bound. */
+	cpus_read_lock();
+	ret = il_wake_cpus_ok(req) ? il_workers_start(wk, nr_workers, &w->ctl) :
+	      -EINVAL;
+	cpus_read_unlock();
+	if (ret)
+		goto free_dirty;
+	ret = il_workers_end(wk, nr_workers, &w->ctl);
 	hrtimer_cancel(&w->timer);
 	req->nr_done = w->nr_done;
 	req->unsupported = w->unsupported;
 	req->res_avail = w->res_avail;
 	req->stale_ipis = w->stale_ipis;
-unlock_cpus:
-	cpus_read_unlock();
+free_dirty:
 	kvfree(w->dirty);
 free_wake:
 	kfree(w);

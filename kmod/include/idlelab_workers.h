@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * idlelab_workers.h - the pinned worker kthreads a run of either module
- * executes on, how the ioctl caller joins them and what stops them; static
+ * executes on, how the ioctl caller joins them, what stops them, and the
+ * CPU hotplug callback that ends a run whose CPU goes offline; static
  * inlines, included through idlelab_kcommon.h, so that each module has its
  * own copy.
  *
@@ -32,11 +33,16 @@
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/smp.h>
+#include <linux/wait.h>
 #include <asm/tsc.h>
 
 #include "idlelab_arch.h"	/* il_tsc() */
@@ -65,6 +71,7 @@ struct il_run_ctl {
 #define IL_ABORT_SIGNAL		1
 #define IL_ABORT_DIED		2
 #define IL_ABORT_DEADLINE	3
+#define IL_ABORT_HOTPLUG	4	/* one of its CPUs is going offline */
 
 /*
  * The module's run limit in microseconds (each module's main.c defines it
@@ -139,6 +146,29 @@ static inline bool il_worker_reap(struct il_worker *w)
 	return done;
 }
 
+/* The IPI that kicks a worker out of HLT or MWAIT: its arrival is all. */
+static inline void il_kick_nop(void *unused)
+{
+}
+
+/*
+ * il_workers_kick - interrupt the CPU of every worker still running, so that
+ * one in HLT or MWAIT, whose wake may never come (its sender is dead, its CPU
+ * is going), returns at once and sees the run's abort.  A CPU already
+ * offline is skipped (-ENXIO); the wait for each is as long as that CPU's
+ * IRQs-off step at most.
+ *
+ * Context: process context.
+ */
+static inline void il_workers_kick(const struct il_worker *w, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!READ_ONCE(w[i].finished))
+			smp_call_function_single(w[i].cpu, il_kick_nop, NULL, 1);
+}
+
 /*
  * il_workers_join - wait until every worker has finished or died
  * @w:		@n started workers whose tasks the caller holds
@@ -147,9 +177,10 @@ static inline bool il_worker_reap(struct il_worker *w)
  *
  * Every slice looks at every worker still running, so a death is seen
  * within IL_JOIN_SLICE whichever worker it is, and the others are told to
- * abort then.  The killable waits are on one running worker at a time, but
- * each lasts one slice at most.  After a fatal signal the waits are no
- * longer killable (a pending signal would end them at once).
+ * abort then, and kicked out of any idle instruction.  The killable waits
+ * are on one running worker at a time, but each lasts one slice at most.
+ * After a fatal signal the waits are no longer killable (a pending signal
+ * would end them at once).
  *
  * Context: process context.
  * Return: true if some worker exited without completing.
@@ -172,7 +203,9 @@ static inline bool il_workers_join(struct il_worker *w, unsigned int n,
 			}
 			if (!il_worker_reap(&w[i])) {
 				/* The others may wait for it: stop them. */
-				atomic_cmpxchg(&ctl->abort, 0, IL_ABORT_DIED);
+				if (!atomic_cmpxchg(&ctl->abort, 0,
+						    IL_ABORT_DIED))
+					il_workers_kick(w, n);
 				died = true;
 			}
 			left--;
@@ -184,33 +217,145 @@ static inline bool il_workers_join(struct il_worker *w, unsigned int n,
 						    IL_JOIN_SLICE);
 		} else if (wait_for_completion_killable_timeout(&wait_on->done,
 							IL_JOIN_SLICE) < 0) {
-			atomic_cmpxchg(&ctl->abort, 0, IL_ABORT_SIGNAL);
+			if (!atomic_cmpxchg(&ctl->abort, 0, IL_ABORT_SIGNAL))
+				il_workers_kick(w, n);
 			killed = true;
 		}
 	}
 	return died;
 }
 
+/*
+ * CPU hotplug.  A run holds cpus_read_lock() only while it checks its CPUs
+ * and creates and binds its workers (il_workers_start()).  Held for the
+ * whole run, one queued hotplug writer (an SMT toggle, chcpu, a RAS CPU
+ * offlining) would block every later reader, static-key flips included,
+ * for as long as the run lasts.  Instead each module installs a CPU
+ * teardown callback (il_hp_setup(): a dynamic CPUHP_AP_ONLINE_DYN state).
+ * When a CPU one of the run's workers is bound to goes offline, the
+ * callback aborts the run (IL_ABORT_HOTPLUG: the ioctl fails with
+ * -ENODEV), kicks the workers out of HLT or MWAIT, and waits, for
+ * IL_HP_WAIT at most, until the run's workers are joined, before the CPU
+ * goes: so no storm writes an ICR at a CPU that is gone, and a worker the
+ * scheduler has already moved off the CPU (this callback runs after the
+ * CPU stops being active) stops at its next look at the abort; the run's
+ * records are never copied out.  The wait is
+ * bounded by the workers' longest step between two looks at the abort
+ * (a gap window, up to IDLELAB_MAX_WINDOW_US).
+ *
+ * @lock (a mutex: the callback kicks and the run may sleep) guards @ctl,
+ * @w and @n, the run in flight.  No run can start while the callback runs:
+ * il_workers_start() needs cpus_read_lock(), which the hotplug writer
+ * holds.
+ */
+struct il_hotplug {
+	struct mutex lock;		/* guards ctl, w and n */
+	struct il_run_ctl *ctl;		/* the run in flight, or NULL */
+	const struct il_worker *w;
+	unsigned int n;
+	wait_queue_head_t ended;	/* woken as @ctl goes back to NULL */
+	int state;			/* the dynamic cpuhp state */
+};
+
+/* Each module's main.c defines it with IL_HOTPLUG_DEFINE(). */
+extern struct il_hotplug il_hotplug;
+
+#define IL_HOTPLUG_DEFINE()						\
+	struct il_hotplug il_hotplug = {				\
+		.lock = __MUTEX_INITIALIZER(il_hotplug.lock),		\
+		.ended = __WAIT_QUEUE_HEAD_INITIALIZER(il_hotplug.ended), \
+	}
+
+#define IL_HP_WAIT	((IDLELAB_MAX_WINDOW_US / USEC_PER_SEC + 5) * HZ)
+
+/* Does the run in flight have a worker on @cpu?  @lock held. */
+static inline bool il_hp_uses(unsigned int cpu)
+{
+	unsigned int i;
+
+	if (!il_hotplug.ctl)
+		return false;
+	for (i = 0; i < il_hotplug.n; i++)
+		if (il_hotplug.w[i].cpu == cpu)
+			return true;
+	return false;
+}
+
+/* The teardown callback: on @cpu, in its hotplug thread, sleeping allowed. */
+static inline int il_hp_offline(unsigned int cpu)
+{
+	bool hit;
+
+	mutex_lock(&il_hotplug.lock);
+	hit = il_hp_uses(cpu);
+	if (hit) {
+		atomic_cmpxchg(&il_hotplug.ctl->abort, 0, IL_ABORT_HOTPLUG);
+		il_workers_kick(il_hotplug.w, il_hotplug.n);
+	}
+	mutex_unlock(&il_hotplug.lock);
+	if (hit && !wait_event_timeout(il_hotplug.ended,
+				       !READ_ONCE(il_hotplug.ctl), IL_HP_WAIT))
+		pr_warn("cpu%u goes offline before the run's workers stopped\n",
+			cpu);
+	return 0;
+}
+
+/* Module init: install the teardown callback.  Return: 0 or -errno. */
+static inline int il_hp_setup(const char *name)
+{
+	int ret;
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, name, NULL,
+					il_hp_offline);
+	if (ret < 0)
+		return ret;
+	il_hotplug.state = ret;
+	return 0;
+}
+
+/* Module exit (no run can be in flight: an open file holds the module). */
+static inline void il_hp_remove(void)
+{
+	cpuhp_remove_state_nocalls(il_hotplug.state);
+}
+
+static inline void il_hp_register(struct il_run_ctl *ctl,
+				  const struct il_worker *w, unsigned int n)
+{
+	mutex_lock(&il_hotplug.lock);
+	il_hotplug.w = w;
+	il_hotplug.n = n;
+	il_hotplug.ctl = ctl;
+	mutex_unlock(&il_hotplug.lock);
+}
+
+static inline void il_hp_unregister(void)
+{
+	mutex_lock(&il_hotplug.lock);
+	WRITE_ONCE(il_hotplug.ctl, NULL);
+	mutex_unlock(&il_hotplug.lock);
+	wake_up_all(&il_hotplug.ended);
+}
+
 /**
- * il_workers_run - run @n workers, each bound to its ->cpu, and join all
+ * il_workers_start - create @n workers, each bound to its ->cpu, register
+ * the run for CPU hotplug and start them
  * @w:		the workers, ->fn, ->ctx and ->cpu filled in
  * @n:		how many
  * @ctl:	the run's stop conditions; its end is set here, as the
  *		workers start
  *
- * Context: process context, cpus_read_lock() held by the caller.
- * Return: 0, -EINTR after a fatal signal, -EIO when a worker died without
- * finishing (the others are told to abort and joined), -ETIME when the run
- * reached its wall-clock limit, -ENOMEM, or the first worker's non-zero
- * return value.
+ * Context: process context, cpus_read_lock() held by the caller, which
+ * checked the CPUs online under it and drops it once this returns.
+ * Return: 0 (then il_workers_end() must follow), or -ENOMEM and the like
+ * from kthread_create_on_cpu(), nothing started.
  */
-static inline int il_workers_run(struct il_worker *w, unsigned int n,
-				 struct il_run_ctl *ctl)
+static inline int il_workers_start(struct il_worker *w, unsigned int n,
+				   struct il_run_ctl *ctl)
 {
 	u64 limit = READ_ONCE(il_run_limit_us);
 	unsigned int i;
-	bool died;
-	int ret = 0;
+	int ret;
 
 	if (!limit || limit > IDLELAB_MAX_RUN_US)
 		limit = IDLELAB_MAX_RUN_US;
@@ -229,21 +374,11 @@ static inline int il_workers_run(struct il_worker *w, unsigned int n,
 		}
 		get_task_struct(w[i].task);
 	}
+	/* Before any CPU of the run can go: the caller holds the lock. */
+	il_hp_register(ctl, w, n);
 	ctl->end = il_tsc() + il_us_to_cycles(limit);
 	for (i = 0; i < n; i++)
 		wake_up_process(w[i].task);
-	died = il_workers_join(w, n, ctl);
-	if (died)
-		return -EIO;
-	switch (atomic_read(&ctl->abort)) {
-	case IL_ABORT_SIGNAL:
-		return -EINTR;
-	case IL_ABORT_DEADLINE:
-		return -ETIME;
-	}
-	for (i = 0; i < n; i++)
-		if (w[i].ret)
-			return w[i].ret;
 	return 0;
 
 stop_created:
@@ -253,6 +388,42 @@ stop_created:
 		put_task_struct(w[i].task);
 	}
 	return ret;
+}
+
+/**
+ * il_workers_end - join the workers il_workers_start() started
+ * @w:		the workers
+ * @n:		how many
+ * @ctl:	the run's stop conditions
+ *
+ * Context: process context, cpus_read_lock() not held.
+ * Return: 0, -EINTR after a fatal signal, -EIO when a worker died without
+ * finishing (the others are told to abort and joined), -ETIME when the run
+ * reached its wall-clock limit, -ENODEV when one of its CPUs went offline,
+ * or the first worker's non-zero return value.
+ */
+static inline int il_workers_end(struct il_worker *w, unsigned int n,
+				 struct il_run_ctl *ctl)
+{
+	unsigned int i;
+	bool died;
+
+	died = il_workers_join(w, n, ctl);
+	il_hp_unregister();
+	if (died)
+		return -EIO;
+	switch (atomic_read(&ctl->abort)) {
+	case IL_ABORT_SIGNAL:
+		return -EINTR;
+	case IL_ABORT_DEADLINE:
+		return -ETIME;
+	case IL_ABORT_HOTPLUG:
+		return -ENODEV;
+	}
+	for (i = 0; i < n; i++)
+		if (w[i].ret)
+			return w[i].ret;
+	return 0;
 }
 
 /*

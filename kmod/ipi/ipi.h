@@ -8,7 +8,8 @@
  * operation's check function (pure validation, no side effects), allocates
  * the output buffers, calls the run function and copies the request and the
  * records back out.  Run functions never touch user memory; they take
- * cpus_read_lock() themselves.  main.c serialises runs.
+ * cpus_read_lock() themselves, only while they check CPUs and start
+ * workers.  main.c serialises runs.
  */
 #ifndef IDLELAB_IPI_H
 #define IDLELAB_IPI_H

@@ -44,7 +44,10 @@
  * NMI handler finds the run through il_cur, an RCU pointer: NMI handlers run
  * inside rcu_read_lock() (nmi_handle()), so clearing il_cur and
  * synchronize_rcu() before freeing the run is enough.  cpus_read_lock() is
- * held for the whole run so that no target goes offline.  Each round runs
+ * held only while the targets are checked, their destinations computed and
+ * the sender bound; a target or the sender going offline during the run
+ * aborts it (-ENODEV), and the CPU waits in its teardown until the sender
+ * has stopped writing ICRs (idlelab_workers.h).  Each round runs
  * with preemption disabled (the sender is pinned, the round is bounded by
  * timeout_us); cond_resched() between rounds.
  *
@@ -434,9 +437,15 @@ static int il_storm_exec(struct il_storm *st, const u32 *cpus)
 	wk.fn = il_storm_sender;
 	wk.ctx = st;
 	wk.cpu = req->sender_cpu;
-	ret = il_workers_run(&wk, 1, &st->ctl);
+	ret = il_workers_start(&wk, 1, &st->ctl);
+	/* Held only while the CPUs are checked and the sender bound. */
+	cpus_read_unlock();
+	if (!ret)
+		ret = il_workers_end(&wk, 1, &st->ctl);
 	RCU_INIT_POINTER(il_cur, NULL);
 	synchronize_rcu();
+	return ret;
+
 unlock_cpus:
 	cpus_read_unlock();
 	return ret;
@@ -450,7 +459,8 @@ unlock_cpus:
  * @arr:	@req->nr_rounds * @req->nr_targets arrival records
  *
  * Return: 0 (with req->unsupported possibly set), -EINVAL for a target
- * offline, repeated or the sender, -ENOMEM, or -EINTR.
+ * offline, repeated or the sender, -ENOMEM, -EINTR, or -ENODEV when the
+ * sender or a target went offline during the run.
  */
 int il_storm_run(struct idlelab_ipi_req *req, const u32 *cpus,
 		 struct idlelab_ipi_round *rounds,

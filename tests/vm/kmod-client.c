@@ -71,6 +71,7 @@ const char *ename(int e)
 	case ESPIPE: return "ESPIPE";
 	case EIO: return "EIO";
 	case ETIME: return "ETIME";
+	case ENODEV: return "ENODEV";
 	}
 	return "other";
 }
@@ -288,6 +289,8 @@ int main(int argc, char **argv)
 	/* "bad": GET_INFO and the bad-input suite, which guest-init.sh runs
 	 * as a step of its own in every profile; the other modes skip it. */
 	int only_bad = argc > 1 && !strcmp(argv[1], "bad");
+	/* "hotplug": GET_INFO and a CPU taken offline in mid-run. */
+	int only_hotplug = argc > 1 && !strcmp(argv[1], "hotplug");
 	struct idlelab_cstate_req r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -311,6 +314,10 @@ int main(int argc, char **argv)
 	}
 	if (only_bad) {
 		bad_suite();
+		goto out;
+	}
+	if (only_hotplug) {
+		hotplug();
 		goto out;
 	}
 	apic_map();

@@ -110,6 +110,26 @@ check "run limit: gaps, sweep, blast and wake runs within their formulas stop at
 	  "$(jv "$l" blast)" = ETIME -a "$(jv "$l" wake)" = ETIME ]
 check "run limit: back at 0, the same gap detector runs" [ "$(jv "$l" after)" = 0 ]
 diag "run limit: the four runs and the last took $(jv "$l" secs) s"
+# Issue 21: the hotplug lock is held only while a run starts its workers;
+# a CPU of the run going offline ends it (tests/vm/kmod-client-hotplug.c).
+# hp_ok LINE: ENODEV, not killed, offline and online written, both soon.
+hp_ok() {
+	[ "$(jv "$1" rc)" = ENODEV ] && [ "$(jv "$1" killed)" = 0 ] &&
+	[ "$(jv "$1" offline)" = 0 ] && [ "$(jv "$1" online)" = 0 ] &&
+	awk -v r="$(jv "$1" run_secs)" -v o="$(jv "$1" offline_secs)" \
+		'BEGIN { exit !(r >= 0 && r < 10 && o >= 0 && o < 15) }'
+}
+for n in blast wake_ipi storm; do
+	l=$(line hotplug "$n")
+	check "hotplug $n: CPU 3 offline mid-run ends the run with ENODEV within 10 s, the offline done within 15 s, online again (rc $(jv "$l" rc), killed $(jv "$l" killed))" \
+		hp_ok "$l"
+	diag "hotplug $n: the run ended $(jv "$l" run_secs) s and the offline $(jv "$l" offline_secs) s after the offline began"
+done
+l=$(line hotplug_after)
+check "hotplug: the device runs on CPU 3 once it is back ($(jv "$l" next_run))" \
+	[ "$(jv "$l" next_run)" = 0 ]
+check "hotplug: offlining and onlining CPU 3 while the others were busy patched no kernel text (read $(jv "$l" text_read))" \
+	[ "$(jv "$l" text_read)" = 1 -a "$(jv "$l" text_same)" = 1 ]
 # --- end of the kmod/cstate hazard block ----------------------------------
 
 l=$(line gaps)

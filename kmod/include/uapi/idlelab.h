@@ -25,7 +25,8 @@
  *    -EBUSY another run is in flight on this device, -EINTR a fatal signal
  *    aborted the run, -EFAULT bad pointer, -ENOMEM, -EIO a worker thread
  *    died without finishing (the run was joined on its exit, the device
- *    stays usable);
+ *    stays usable), -ENODEV a CPU of the run went offline during it (the
+ *    run was stopped before that CPU went; no records are copied out);
  *  - all times are TSC cycles (rdtsc_ordered); tsc_khz is reported by
  *    GET_INFO and in each reply.
  */
