@@ -36,12 +36,17 @@ u64 il_gap_window(struct il_gapbuf *b, u32 cpu, u32 window, u64 width,
  * sender sleeps IL_INJECT_STALL_MS before its first IPI, longer than the
  * sample waits for it; IL_INJECT_SENDER_EXIT: the IPI-wake sender exits
  * without completing, so that a dead worker is seen while another (the
- * measured one) is still running.  Each bit is cleared once used.  None
- * of them can hold a CPU: they end a thread or sleep.
+ * measured one) is still running; IL_INJECT_LOSE_WAKE: the next wake run's
+ * first sample arms no wake of its own and its backstop timer at its
+ * launch time, not its deadline, so that the backstop is what ends its
+ * HLT or MWAIT (a lost wake, without waiting a second for one).  Each bit
+ * is cleared once used.  None of them can hold a CPU: they end a thread,
+ * sleep, or end a sample sooner.
  */
 #define IL_INJECT_WORKER_EXIT	(1U << 0)
 #define IL_INJECT_SENDER_STALL	(1U << 1)
 #define IL_INJECT_SENDER_EXIT	(1U << 2)
+#define IL_INJECT_LOSE_WAKE	(1U << 3)
 #define IL_INJECT_STALL_MS	1500
 bool il_inject_take(unsigned int bit);
 

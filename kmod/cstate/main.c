@@ -38,7 +38,7 @@ IL_HOTPLUG_DEFINE();
 
 static unsigned int il_inject;
 module_param_named(inject, il_inject, uint, 0600);
-MODULE_PARM_DESC(inject, "test only: 1 = next gaps worker dies, 2 = next IPI-wake sender stalls 1.5 s, 4 = next IPI-wake sender dies (cstate.h)");
+MODULE_PARM_DESC(inject, "test only: 1 = next gaps worker dies, 2 = next IPI-wake sender stalls 1.5 s, 4 = next IPI-wake sender dies, 8 = next wake run's first wake is lost (cstate.h)");
 
 bool il_inject_take(unsigned int bit)
 {

@@ -92,6 +92,17 @@ check "cstate IPI wake: a sender stalled past L+1 s costs one sample, its late I
 	[ "$(jv "$l" rc)" = 0 -a "$(jv "$l" nr_done)" = 10 -a \
 	  "$(jv "$l" no_intr)" = 1 -a "$(jv "$l" stale_ipis)" = 1 ]
 diag "sender stall run: $(jv "$l" secs) s, no-intr $(jv "$l" no_intr), stale $(jv "$l" stale_ipis)"
+# Issue 21: a lost wake (inject 8: none armed, the backstop due at L) with
+# re-entry: only the backstop timer ends that sample's HLT, and flags it;
+# the other nine are woken by their own timer.
+bs_ok() {
+	[ "$(jv "$1" rc)" = 0 ] && [ "$(jv "$1" nr_done)" = 10 ] &&
+	[ "$(jv "$1" backstop)" = 1 ] && [ "$(jv "$1" no_intr)" = 1 ] &&
+	awk -v m="$(jv "$1" backstop_ms)" 'BEGIN { exit !(m < 100) }'
+}
+l=$(line cstate hlt_lost_wake_reenter)
+check "cstate: a lost wake costs one sample, ended by the backstop timer and flagged ($(jv "$l" backstop) flagged, $(jv "$l" backstop_ms) ms idle, no-intr $(jv "$l" no_intr))" \
+	bs_ok "$l"
 l=$(line worker_death)
 check "a worker that dies without completing fails its run with EIO, no hang, device usable after" \
 	[ "$(jv "$l" hung)" = 0 -a "$(jv "$l" rc)" = EIO -a "$(jv "$l" next_run)" = 0 ]

@@ -275,6 +275,13 @@ struct idlelab_cstate_req {
  * which preemption being off should make impossible: not a latency.
  */
 #define IDLELAB_SAMPLE_PREEMPTED	(1U << 11)
+/*
+ * HLT or MWAIT: the sample's own wake had not come by its deadline (launch +
+ * IDLELAB_CSTATE_WAIT_NS), and the module's backstop timer, armed for that
+ * deadline on the measured CPU, ended the idle: a lost wake, bounded, not a
+ * latency.
+ */
+#define IDLELAB_SAMPLE_BACKSTOP		(1U << 12)
 
 struct idlelab_cstate_sample {
 	__u64 t_launch;			/* event due (hrtimer) or sent (IPI) */
