@@ -35,6 +35,7 @@ void il_apic_map_run(struct idlelab_apic_map_req *req,
 		     struct idlelab_apic_cpu *c);
 
 int il_ipi_nmi(unsigned int type, struct pt_regs *regs);
+void il_storm_csd_idle(void);
 int il_storm_check(const struct idlelab_ipi_req *req);
 int il_storm_run(struct idlelab_ipi_req *req, const u32 *cpus,
 		 struct idlelab_ipi_round *rounds,

@@ -151,6 +151,8 @@ static void __exit il_ipi_exit(void)
 {
 	misc_deregister(&il_ipi_misc);
 	il_hp_remove();
+	/* Kernel-mode callbacks still queued run module text. */
+	il_storm_csd_idle();
 	unregister_nmi_handler(NMI_LOCAL, KBUILD_MODNAME);
 }
 

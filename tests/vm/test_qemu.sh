@@ -141,6 +141,17 @@ check "hotplug: the device runs on CPU 3 once it is back ($(jv "$l" next_run))" 
 	[ "$(jv "$l" next_run)" = 0 ]
 check "hotplug: offlining and onlining CPU 3 while the others were busy patched no kernel text (read $(jv "$l" text_read))" \
 	[ "$(jv "$l" text_read)" = 1 -a "$(jv "$l" text_same)" = 1 ]
+# Issue 21: a kernel-mode round waits for its acks no longer than
+# timeout_us, even for a target with IRQs off (kmod-client-limits.c).
+kt_ok() {
+	[ "$(jv "$1" rc)" = 0 ] && [ "$(jv "$1" timeouts)" -ge 1 ] &&
+	awk -v m="$(jv "$1" max_round_ms)" 'BEGIN { exit !(m < 50) }'
+}
+l=$(line kernel_timeout)
+check "kernel-mode storm, a target's IRQs off 100 ms at a time: rounds time out at 1 ms, none waits 50 ms (longest $(jv "$l" max_round_ms) ms, $(jv "$l" timeouts) timed out, undrained $(jv "$l" undrained))" \
+	kt_ok "$l"
+check "kernel-mode storm after it: every csd idle again, 20 exact rounds ($(jv "$l" next) $(jv "$l" next_done) $(jv "$l" next_bad))" \
+	[ "$(jv "$l" next)" = 0 -a "$(jv "$l" next_done)" = 20 -a "$(jv "$l" next_bad)" = 0 ]
 # --- end of the kmod/cstate hazard block ----------------------------------
 
 l=$(line gaps)

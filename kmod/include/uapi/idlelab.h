@@ -420,7 +420,7 @@ struct idlelab_gap_sample {
 /* one per cluster / flat mask */
 #define IDLELAB_IPI_LOGICAL		1
 #define IDLELAB_IPI_BROADCAST		2	/* all-but-self shorthand */
-#define IDLELAB_IPI_KERNEL		3	/* smp_call_function_many */
+#define IDLELAB_IPI_KERNEL		3	/* async smp_call_function */
 
 #define IDLELAB_DEST_XAPIC_PHYS		0
 #define IDLELAB_DEST_XAPIC_FLAT		1
@@ -452,7 +452,10 @@ struct idlelab_ipi_req {
 	__u32 foreign_nmis;
 	/* out: ours, arriving after their round had timed out */
 	__u32 late_nmis;
-	/* out: ours, still owed after the final bounded drain */
+	/*
+	 * out: ours, still owed after the final bounded drain (kernel mode:
+	 * callbacks still queued)
+	 */
 	__u32 lost_nmis;
 	__u64 reserved[2];
 };
@@ -465,7 +468,10 @@ struct idlelab_ipi_req {
 #define IDLELAB_RUN_HYPERVISOR		(1U << 0)	/* X86_FEATURE_HYPERVISOR */
 /* check_tsc_unstable(): cross-CPU TSC differences are not latencies */
 #define IDLELAB_RUN_TSC_UNSTABLE	(1U << 1)
-/* stopped early: a target still owed an NMI after a bounded drain */
+/*
+ * stopped early: a target still owed an NMI after a bounded drain (kernel
+ * mode: its callback was still queued)
+ */
 #define IDLELAB_RUN_UNDRAINED		(1U << 16)
 
 #define IDLELAB_ROUND_TIMEOUT		(1U << 0)	/* some ack missing */
