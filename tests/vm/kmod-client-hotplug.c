@@ -133,16 +133,18 @@ static int hp_wake(void)
 static int hp_storm(void)
 {
 	uint32_t targets[2] = { 2, HP_CPU };
-	uint32_t rounds = 3999;
+	uint32_t rounds = 19999;
 	struct idlelab_ipi_req r = ipi_base(IDLELAB_IPI_PHYSICAL, targets, 2,
 					    rounds);
 
 	/*
-	 * Rounds of up to 50 ms (an emulated CPU may go unscheduled a
-	 * while): worst case (3 x rounds + 1) x 50 ms, within the run limit.
+	 * A round took about 0.25 ms under TCG here, so 4000 were over in a
+	 * second, before the offline: 20000 rounds of up to 10 ms (an
+	 * emulated CPU may go unscheduled a while), worst case (3 x rounds +
+	 * 1) x 10 ms, within the run limit.
 	 */
 	r.sender_cpu = 1;
-	r.timeout_us = 50000;
+	r.timeout_us = 10000;
 	r.rounds = (uintptr_t)poisoned(rounds *
 				       sizeof(struct idlelab_ipi_round));
 	r.arrivals = (uintptr_t)poisoned(rounds * 2 *
@@ -225,8 +227,8 @@ void hotplug(void)
 
 	hp_one("blast", hp_blast, 100);
 	hp_one("wake_ipi", hp_wake, 100);
-	/* Its rounds may run fast under TCG: offline it sooner. */
-	hp_one("storm", hp_storm, 30);
+	/* Its rounds run fast under TCG: offline it sooner. */
+	hp_one("storm", hp_storm, 20);
 	/* The device still runs, on the CPU that came back. */
 	r.cpu = HP_CPU;
 	r.samples = (uintptr_t)poisoned(r.nr_samples *
