@@ -35,6 +35,7 @@
 #include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
@@ -60,12 +61,16 @@ static inline u64 il_us_to_cycles(u64 us)
 
 /*
  * A run's stop conditions, shared by its workers: @abort is set to
- * IL_ABORT_SIGNAL or IL_ABORT_DIED by the joining caller, or to
- * IL_ABORT_DEADLINE by the first worker that sees @end (TSC) pass.
+ * IL_ABORT_SIGNAL or IL_ABORT_DIED by the joining caller, to
+ * IL_ABORT_DEADLINE by the first worker that sees @end (TSC) pass, or to
+ * IL_ABORT_HOTPLUG by the CPU teardown callback.  @cpus, if set, are the
+ * CPUs the run uses besides its workers' (a storm's targets): one of them
+ * going offline ends the run too.
  */
 struct il_run_ctl {
 	atomic_t abort;
 	u64 end;
+	const struct cpumask *cpus;
 };
 
 #define IL_ABORT_SIGNAL		1
@@ -232,16 +237,16 @@ static inline bool il_workers_join(struct il_worker *w, unsigned int n,
  * offlining) would block every later reader, static-key flips included,
  * for as long as the run lasts.  Instead each module installs a CPU
  * teardown callback (il_hp_setup(): a dynamic CPUHP_AP_ONLINE_DYN state).
- * When a CPU one of the run's workers is bound to goes offline, the
- * callback aborts the run (IL_ABORT_HOTPLUG: the ioctl fails with
- * -ENODEV), kicks the workers out of HLT or MWAIT, and waits, for
- * IL_HP_WAIT at most, until the run's workers are joined, before the CPU
- * goes: so no storm writes an ICR at a CPU that is gone, and a worker the
- * scheduler has already moved off the CPU (this callback runs after the
- * CPU stops being active) stops at its next look at the abort; the run's
- * records are never copied out.  The wait is
- * bounded by the workers' longest step between two looks at the abort
- * (a gap window, up to IDLELAB_MAX_WINDOW_US).
+ * When a CPU the run uses (one its workers are bound to, or one of
+ * il_run_ctl's @cpus) goes offline, the callback aborts the run
+ * (IL_ABORT_HOTPLUG: the ioctl fails with -ENODEV), kicks the workers out
+ * of HLT or MWAIT, and waits, for IL_HP_WAIT at most, until the run's
+ * workers are joined, before the CPU goes: so no storm writes an ICR at a
+ * CPU that is gone, and a worker the scheduler has already moved off the
+ * CPU (this callback runs after the CPU stops being active) stops at its
+ * next look at the abort; the run's records are never copied out.  The
+ * wait is bounded by the workers' longest step between two looks at the
+ * abort (a gap window, up to IDLELAB_MAX_WINDOW_US).
  *
  * @lock (a mutex: the callback kicks and the run may sleep) guards @ctl,
  * @w and @n, the run in flight.  No run can start while the callback runs:
@@ -268,13 +273,17 @@ extern struct il_hotplug il_hotplug;
 
 #define IL_HP_WAIT	((IDLELAB_MAX_WINDOW_US / USEC_PER_SEC + 5) * HZ)
 
-/* Does the run in flight have a worker on @cpu?  @lock held. */
+/* Does the run in flight use @cpu?  @lock held. */
 static inline bool il_hp_uses(unsigned int cpu)
 {
+	const struct cpumask *also;
 	unsigned int i;
 
 	if (!il_hotplug.ctl)
 		return false;
+	also = il_hotplug.ctl->cpus;
+	if (also && cpumask_test_cpu(cpu, also))
+		return true;
 	for (i = 0; i < il_hotplug.n; i++)
 		if (il_hotplug.w[i].cpu == cpu)
 			return true;

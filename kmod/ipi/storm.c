@@ -87,10 +87,10 @@ static struct il_storm __rcu *il_cur;
  * (smp_call_function_many() with wait waited, preemption off, for a target
  * with IRQs off however long).  A csd in flight when its round or run ends
  * stays owed: it lives as long as the module, no round is sent to a target
- * whose csd is busy (each round's drain waits, bounded, or ends the run as
- * undrained), and module exit waits until every csd is idle.  The
- * callback's info, captured when queued, tags the run and round: a late
- * callback counts as late, never in another round or run.
+ * whose csd is busy (each round's drain waits, bounded, or ends the run),
+ * and module exit waits until every csd is idle.  The callback's info,
+ * captured when queued, tags the run and round: a late callback counts as
+ * late, never in another round or run.
  */
 static DEFINE_PER_CPU(call_single_data_t, il_kcsd);
 static atomic_t il_kseq;
@@ -520,6 +520,7 @@ static int il_storm_exec(struct il_storm *st, const u32 *cpus)
 	 * counts the NMIs that hit the sender or a target during the run.
 	 */
 	rcu_assign_pointer(il_cur, st);
+	st->ctl.cpus = st->mask;	/* a target going offline ends it too */
 	wk.fn = il_storm_sender;
 	wk.ctx = st;
 	wk.cpu = req->sender_cpu;
