@@ -136,7 +136,7 @@ static const struct il_opt cw_opts[] = {
 struct cw_tally {
 	uint64_t done, unsup, early, other, no_intr, reentries;
 	uint64_t entry_ge_exit, intr_before_exit, intr_after_exit;
-	uint64_t late, wb_noop, mwait_noop, resched, stale, preempted;
+	uint64_t late, wb_noop, mwait_noop, resched, stale, preempted, backstop;
 	uint64_t smi, nmi, tsc_unstable;
 	bool smi_valid, nmi_valid;
 	uint32_t hw, res_avail, cpuid_cycles, noop_cycles;
@@ -327,6 +327,13 @@ static void cw_account(struct cw_state *st, int i,
 		il_series_drop(st->intr[i], IL_DROP_RACE);
 		return;
 	}
+	/* The wake was lost; the module's backstop timer ended the idle. */
+	if (f & IDLELAB_SAMPLE_BACKSTOP) {
+		t->backstop++;
+		il_series_drop(st->wake[i], IL_DROP_LOST);
+		il_series_drop(st->intr[i], IL_DROP_LOST);
+		return;
+	}
 	if (f & IDLELAB_SAMPLE_OTHER_IRQ) {
 		t->other++;
 		/* Another interrupt won the race to wake the CPU. */
@@ -425,6 +432,7 @@ static void cw_record(struct il_run *run, int cpu, const struct cw_tally *t)
 	if (t->dirty_flags)
 		il_khw_node_attr(run, cpu, "dirty_node", t->dirty_node,
 				 t->dirty_flags);
+	il_run_attr(run, cpu, "backstop_samples", "%" PRIu64, t->backstop);
 }
 
 /*

@@ -6,7 +6,8 @@
  *   physical   one ICR write per target;
  *   logical    one write per logical cluster (xAPIC flat: one for the mask);
  *   broadcast  the all-but-self shorthand (targets = every other online CPU);
- *   kernel     smp_call_function_many() with wait, the kernel's APIC driver.
+ *   kernel     an async smp_call_function per target (the kernel's APIC
+ *              driver); issue_time is the queueing of every target's call.
  * The raw modes send NMIs to the module's own handler.  A round is closed:
  * send, then wait (bounded by timeout_us) for every target's
  * acknowledgement, since NMIs coalesce and open-loop storms lose deliveries.
@@ -69,7 +70,7 @@ static const struct il_opt is_opts[] = {
 	{ .name = "mode", .type = IL_OPT_ENUM,
 	  .offset = offsetof(struct is_params, mode), .def = "physical",
 	  .unit = "", .choices = is_modes,
-	  .help = "physical (one ICR write per target), logical (per cluster / flat mask), broadcast (all-but-self), kernel (smp_call_function_many)" },
+	  .help = "physical (one ICR write per target), logical (per cluster / flat mask), broadcast (all-but-self), kernel (smp_call_function_single_async per target)" },
 	{ .name = "rounds", .type = IL_OPT_U64,
 	  .offset = offsetof(struct is_params, rounds),
 	  .min = 1, .max = IDLELAB_MAX_ROUNDS, .def = "1000",

@@ -7,7 +7,8 @@
  * validation, no side effects), allocates the sample buffer, calls the run
  * function and copies the request and the samples back out.  Run functions
  * never touch user memory; they take cpus_read_lock() themselves, validate
- * the CPUs under it and run their workers.  main.c serialises runs.
+ * the CPUs and start their workers under it, and drop it for the run
+ * (idlelab_workers.h).  main.c serialises runs.
  */
 #ifndef IDLELAB_CSTATE_H
 #define IDLELAB_CSTATE_H
@@ -39,13 +40,18 @@ u64 il_gap_window(struct il_gapbuf *b, u32 cpu, u32 window, u64 width,
  * run sees the TSC stable at its start and unstable from its second
  * sample on, as if the clocksource watchdog had marked it then (the
  * module's view only, il_tsc_unstable(): the kernel's clocksource is not
- * touched).  Each bit is cleared once used.  None of them can hold a CPU:
- * they end a thread, sleep or set a flag.
+ * touched); IL_INJECT_LOSE_WAKE: the next wake run's first sample arms no
+ * wake of its own and its backstop timer at its launch time, not its
+ * deadline, so that the backstop is what ends its HLT or MWAIT (a lost
+ * wake, without waiting a second for one).  Each bit is cleared once
+ * used.  None of them can hold a CPU: they end a thread, sleep, set a
+ * flag, or end a sample sooner.
  */
 #define IL_INJECT_WORKER_EXIT	(1U << 0)
 #define IL_INJECT_SENDER_STALL	(1U << 1)
 #define IL_INJECT_SENDER_EXIT	(1U << 2)
 #define IL_INJECT_TSC_UNSTABLE	(1U << 3)
+#define IL_INJECT_LOSE_WAKE	(1U << 4)
 #define IL_INJECT_STALL_MS	1500
 bool il_inject_take(unsigned int bit);
 

@@ -171,7 +171,8 @@ static int il_gaps_worker(struct il_worker *wk)
  * @req:	the request; the out fields are filled in
  * @s:		req->nr_samples zeroed records
  *
- * Return: 0, -EINVAL for an offline CPU, -EINTR, -ENOMEM.
+ * Return: 0, -EINVAL for an offline CPU, -EINTR, -ENOMEM, -ENODEV when the
+ * CPU went offline during the run.
  */
 int il_gaps_run(struct idlelab_gaps_req *req, struct idlelab_gap_sample *s)
 {
@@ -188,25 +189,25 @@ int il_gaps_run(struct idlelab_gaps_req *req, struct idlelab_gap_sample *s)
 	g->buf.cap = req->nr_samples;
 	g->period = U64_MAX;
 
-	cpus_read_lock();
-	if (!il_cpu_ok(req->cpu)) {
-		ret = -EINVAL;
-		goto unlock_cpus;
-	}
 	wk.fn = il_gaps_worker;
 	wk.ctx = g;
 	wk.cpu = req->cpu;
 	/* Read before too: the TSC may be marked unstable meanwhile. */
 	hw0 = il_hw_flags();
-	ret = il_workers_run(&wk, 1, &g->ctl);
+	/* The hotplug lock only while the CPU is checked and bound. */
+	cpus_read_lock();
+	ret = il_cpu_ok(req->cpu) ? il_workers_start(&wk, 1, &g->ctl) : -EINVAL;
+	cpus_read_unlock();
+	if (ret)
+		goto free_gaps;
+	ret = il_workers_end(&wk, 1, &g->ctl);
 	req->nr_done = g->buf.n;
 	req->dropped = g->buf.dropped;
 	req->loop_period = g->period == U64_MAX ? 0 : g->period;
 	req->nmi_count = g->nmi;
 	req->tsc_khz = tsc_khz;
 	req->hw_flags = il_hw_flags_end(hw0);
-unlock_cpus:
-	cpus_read_unlock();
+free_gaps:
 	kfree(g);
 	return ret;
 }

@@ -34,10 +34,11 @@
 static DEFINE_MUTEX(il_run_lock);
 
 IL_RUN_LIMIT_PARAM();
+IL_HOTPLUG_DEFINE();
 
 static unsigned int il_inject;
 module_param_named(inject, il_inject, uint, 0600);
-MODULE_PARM_DESC(inject, "test only: 1 = next gaps worker dies, 2 = next IPI-wake sender stalls 1.5 s, 4 = next IPI-wake sender dies, 8 = the TSC is marked unstable during the next wake run (cstate.h)");
+MODULE_PARM_DESC(inject, "test only: 1 = next gaps worker dies, 2 = next IPI-wake sender stalls 1.5 s, 4 = next IPI-wake sender dies, 8 = the TSC is marked unstable during the next wake run, 16 = next wake run's first wake is lost (cstate.h)");
 
 bool il_inject_take(unsigned int bit)
 {
@@ -188,7 +189,28 @@ static long il_cstate_ioctl(struct file *file, unsigned int cmd,
 
 IL_MISCDEV(il_cstate_misc, IDLELAB_DEV_CSTATE, il_cstate_ioctl);
 
-module_misc_device(il_cstate_misc);
+static int __init il_cstate_init(void)
+{
+	int ret;
+
+	/* Before the device: no run can start without its CPUs watched. */
+	ret = il_hp_setup("idlelab/cstate:online");
+	if (ret)
+		return ret;
+	ret = misc_register(&il_cstate_misc);
+	if (ret)
+		il_hp_remove();
+	return ret;
+}
+
+static void __exit il_cstate_exit(void)
+{
+	misc_deregister(&il_cstate_misc);
+	il_hp_remove();
+}
+
+module_init(il_cstate_init);
+module_exit(il_cstate_exit);
 
 MODULE_DESCRIPTION("idlelab: raw C-state wake, WBINVD cost, IRQs-off TSC gaps");
 MODULE_AUTHOR("idlelab developers");

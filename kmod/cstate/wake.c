@@ -37,7 +37,11 @@
  * interrupt itself still ends the idle instruction if the next sample is
  * in it: that sample comes back with no wake of its own (OTHER_IRQ, or a
  * re-entry with F_REENTER), so a stalled sender costs up to two samples,
- * never a wrong latency.
+ * never a wrong latency.  Whatever ends it otherwise, an HLT or MWAIT
+ * sample ends at its deadline: a pinned hard hrtimer, @backstop, is armed
+ * for it with every sample, and a sample it ended is flagged
+ * IDLELAB_SAMPLE_BACKSTOP.  An aborted run IPIs the measured CPU out of
+ * idle (idlelab_workers.h), so the join never waits out a sample.
  *
  * Each timed window, from the arming to t_exit, runs with preemption
  * disabled (and the sender's spin, t_launch and IPI too), so the kthread
@@ -75,6 +79,9 @@ struct il_wake {
 	u32 armed;
 	bool finished;
 	struct hrtimer timer;
+	/* At each HLT/MWAIT sample's deadline, whatever its wake source. */
+	struct hrtimer backstop;
+	int backstop_fired;	/* written by its callback, measured CPU */
 	const struct idlelab_cstate_req *req;
 	struct idlelab_cstate_sample *s;
 	u8 *dirty;
@@ -124,6 +131,17 @@ static void il_wake_mark(struct il_wake *w)
 static enum hrtimer_restart il_wake_timer(struct hrtimer *t)
 {
 	il_wake_mark(container_of(t, struct il_wake, timer));
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Its interrupt is what ends an HLT or MWAIT whose wake was lost; it is
+ * never taken as the sample's wake (@woken stays unset).
+ */
+static enum hrtimer_restart il_wake_backstop(struct hrtimer *t)
+{
+	WRITE_ONCE(container_of(t, struct il_wake, backstop)->backstop_fired,
+		   1);
 	return HRTIMER_NORESTART;
 }
 
@@ -220,11 +238,23 @@ static int il_wake_enter(struct il_wake *w, struct idlelab_cstate_sample *s,
 			 u64 deadline, bool *ours)
 {
 	bool reenter = w->req->flags & IDLELAB_CSTATE_F_REENTER;
+	bool poll = w->req->method == IDLELAB_METHOD_POLL;
 	int ret;
 
 	for (;;) {
 		ret = il_wake_pass(w, s, deadline, ours);
-		if (ret || *ours || !reenter || il_tsc() >= deadline)
+		/*
+		 * HLT and MWAIT stop at the backstop, not at the TSC deadline:
+		 * the two clocks may disagree, and a foreign interrupt past
+		 * the deadline would end the sample unflagged.  An abort
+		 * kicks us out of idle: never go back in.
+		 */
+		if (READ_ONCE(w->backstop_fired))
+			s->flags |= IDLELAB_SAMPLE_BACKSTOP;
+		if (ret || *ours || !reenter ||
+		    (poll ? il_tsc() >= deadline :
+		     READ_ONCE(w->backstop_fired)) ||
+		    atomic_read(&w->ctl.abort))
 			break;
 		if (need_resched()) {
 			s->flags |= IDLELAB_SAMPLE_RESCHED;
@@ -335,9 +365,10 @@ static int il_wake_one(struct il_wake *w, u32 i,
 {
 	const struct idlelab_cstate_req *req = w->req;
 	u64 l_ns = il_wake_distance(w), t0, deadline, r0[IDLELAB_RES_NR] = {};
+	u64 backstop_ns = l_ns + IDLELAB_CSTATE_WAIT_NS;
 	u32 nmi0, smi0, smi1, res0 = 0;
 	unsigned long sw0;
-	bool smi_ok, ours = false;
+	bool smi_ok, ours = false, lose;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -351,6 +382,10 @@ static int il_wake_one(struct il_wake *w, u32 i,
 		memset(w->dirty, (int)i | 1, req->dirty_bytes);
 	smi_ok = il_smi_count(&smi0);
 	nmi0 = il_nmi_count();
+	/* Test only: no wake at all, the backstop at L (cstate.h). */
+	lose = !i && il_inject_take(IL_INJECT_LOSE_WAKE);
+	if (lose)
+		backstop_ns = l_ns;
 
 	preempt_disable();
 	sw0 = il_switches(current);
@@ -360,7 +395,18 @@ static int il_wake_one(struct il_wake *w, u32 i,
 		if (res0)
 			s->res_tsc = il_tsc();
 	}
-	il_wake_arm(w, i, l_ns);
+	if (!lose)
+		il_wake_arm(w, i, l_ns);
+	/*
+	 * A lost wake (a sender that stalls or dies, a wake the hardware
+	 * drops) would leave HLT or MWAIT to whatever interrupt comes next,
+	 * and on a tickless CPU none may: the backstop ends the idle at the
+	 * sample's deadline, and the sample is flagged (il_wake_enter()).
+	 */
+	WRITE_ONCE(w->backstop_fired, 0);
+	if (req->method != IDLELAB_METHOD_POLL)
+		hrtimer_start(&w->backstop, ns_to_ktime(backstop_ns),
+			      HRTIMER_MODE_REL_PINNED_HARD);
 	/* One bound for the whole sample, WBINVD and idle included. */
 	deadline = il_tsc() + il_ns_to_cycles(l_ns + IDLELAB_CSTATE_WAIT_NS);
 	if (req->flags & IDLELAB_CSTATE_F_WBINVD) {
@@ -391,6 +437,7 @@ static int il_wake_one(struct il_wake *w, u32 i,
 	/* From here on an IPI for this sample is stale, a timer cancelled. */
 	WRITE_ONCE(w->armed, 0);
 	hrtimer_cancel(&w->timer);
+	hrtimer_cancel(&w->backstop);
 	if (READ_ONCE(w->woken)) {
 		smp_rmb();	/* woken before t_intr and t_launch */
 		s->t_intr = w->t_intr;
@@ -538,7 +585,7 @@ static u32 il_cstate_refusal(const struct idlelab_cstate_req *req)
  * @s:		req->nr_samples zeroed records
  *
  * Return: 0 (also when unsupported), -EINVAL for an offline CPU, -EINTR,
- * -ENOMEM.
+ * -ENOMEM, -ENODEV when one of its CPUs went offline during the run.
  */
 int il_cstate_run(struct idlelab_cstate_req *req,
 		  struct idlelab_cstate_sample *s)
@@ -596,12 +643,10 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	}
 	hrtimer_init(&w->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
 	w->timer.function = il_wake_timer;
+	hrtimer_init(&w->backstop, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
+	w->backstop.function = il_wake_backstop;
 
-	cpus_read_lock();
-	if (!il_wake_cpus_ok(req)) {
-		ret = -EINVAL;
-		goto unlock_cpus;
-	}
 	wk[0].fn = il_wake_measured;
 	wk[0].ctx = w;
 	wk[0].cpu = req->cpu;
@@ -611,8 +656,16 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 		wk[1].cpu = req->sender_cpu;
 		nr_workers = 2;
 	}
-	ret = il_workers_run(wk, nr_workers, &w->ctl);
+	/* The hotplug lock only while the CPUs are checked and bound. */
+	cpus_read_lock();
+	ret = il_wake_cpus_ok(req) ? il_workers_start(wk, nr_workers, &w->ctl) :
+	      -EINVAL;
+	cpus_read_unlock();
+	if (ret)
+		goto free_dirty;
+	ret = il_workers_end(wk, nr_workers, &w->ctl);
 	hrtimer_cancel(&w->timer);
+	hrtimer_cancel(&w->backstop);
 	req->nr_done = w->nr_done;
 	req->unsupported = w->unsupported;
 	req->res_avail = w->res_avail;
@@ -622,8 +675,7 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	req->noop_cycles = w->noop_cycles;
 	req->hw_flags = il_hw_flags_end(req->hw_flags);
 	req->stale_ipis = w->stale_ipis;
-unlock_cpus:
-	cpus_read_unlock();
+free_dirty:
 	kvfree(w->dirty);
 free_wake:
 	kfree(w);

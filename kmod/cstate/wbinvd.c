@@ -265,7 +265,15 @@ static int il_wbinvd_workers(struct il_wbinvd *b, const u32 *victims,
 		wk[i].cpu = victims[i - 1];
 		wk[i].ctx = b;
 	}
-	ret = il_workers_run(wk, n, &b->ctl);
+	/* The hotplug lock only while the CPUs are checked and bound. */
+	cpus_read_lock();
+	ret = il_cpu_ok(req->cpu) ? il_blast_cpus(req, victims) : -EINVAL;
+	if (!ret)
+		ret = il_workers_start(wk, n, &b->ctl);
+	cpus_read_unlock();
+	if (ret)
+		goto free_workers;
+	ret = il_workers_end(wk, n, &b->ctl);
 	/* Compact the slices: each starts at or after the end of the last. */
 	for (i = 0, off = 0; i < n; i++) {
 		if (b->bufs[i].s != gs + off)
@@ -288,7 +296,8 @@ free_workers:
  * @victims:	BLAST: req->nr_victims CPUs, checked here
  * @samples:	req->nr_samples zeroed records of the mode's type
  *
- * Return: 0 (also when unsupported), -EINVAL, -EINTR, -ENOMEM.
+ * Return: 0 (also when unsupported), -EINVAL, -EINTR, -ENOMEM, -ENODEV when
+ * one of its CPUs went offline during the run.
  */
 int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 		  const u32 *victims, void *samples)
@@ -359,20 +368,19 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 		}
 	}
 
-	cpus_read_lock();
-	if (!il_cpu_ok(req->cpu)) {
-		ret = -EINVAL;
-		goto unlock_cpus;
-	}
 	if (req->mode == IDLELAB_WBINVD_SWEEP) {
 		wk.fn = il_wbinvd_sweep;
 		wk.ctx = b;
 		wk.cpu = req->cpu;
-		ret = il_workers_run(&wk, 1, &b->ctl);
-	} else {
-		ret = il_blast_cpus(req, victims);
+		/* The hotplug lock only while the CPU is checked and bound. */
+		cpus_read_lock();
+		ret = il_cpu_ok(req->cpu) ? il_workers_start(&wk, 1, &b->ctl) :
+		      -EINVAL;
+		cpus_read_unlock();
 		if (!ret)
-			ret = il_wbinvd_workers(b, victims, samples);
+			ret = il_workers_end(&wk, 1, &b->ctl);
+	} else {
+		ret = il_wbinvd_workers(b, victims, samples);
 	}
 	req->dropped = b->dropped;
 	req->nr_done = b->nr_ws;
@@ -380,8 +388,6 @@ int il_wbinvd_run(struct idlelab_wbinvd_req *req, const u64 *footprints,
 	req->cpuid_cycles = b->cpuid_cycles;
 	req->noop_cycles = b->noop_cycles;
 	req->hw_flags = il_hw_flags_end(req->hw_flags);
-unlock_cpus:
-	cpus_read_unlock();
 	kvfree(b->dirty);
 free_run:
 	kfree(b);

@@ -1,55 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * idlelab_kcommon.h - what both idlelab modules share, as static inlines so
- * that neither module depends on the other: the pinned worker kthreads a run
- * executes on, the request header checks, GET_INFO, the copy-out of a run's
- * records, and the misc-device frame (root-only open, one run in flight, the
- * file_operations).
- *
- * Workers: a run starts one kthread per CPU it needs (kthread_create_on_cpu,
- * so each is bound) and holds a reference to each task.  The ioctl caller
- * then joins all the workers at once: in short slices it looks at every
- * worker that is still running, so a worker that has died (an oops ends it
- * in do_exit() without a complete()) is seen within a slice, whichever
- * worker it is, and the others are told to abort at once instead of
- * running every sample first (a dead IPI sender used to be noticed only
- * once the measured worker had waited out each of its samples).  Each
- * worker is then reaped with kthread_stop(), which waits for the exit
- * itself, no longer blocked on anything.  So a worker that dies abnormally
- * fails the run with -EIO instead of leaving the caller in an
- * uninterruptible wait for ever, and no worker is still in module text
- * once the ioctl returns: the module stays unloadable.  A worker ends with
- * kthread_complete_and_exit(), which never returns to module text.
- *
- * Bounds: every worker loop polls il_should_abort() between bounded steps.
- * It is true once the run's abort flag is set (a fatal signal, a dead
- * worker) or once the run's wall-clock end has passed: IDLELAB_MAX_RUN_US
- * after the workers start (or the module's lower run_limit_us), measured
- * on the TSC.  So that limit holds whatever a request's parameters and the
- * worst-case formula of its check say; a run stopped by it fails -ETIME.
+ * that neither module depends on the other: the request header checks,
+ * GET_INFO, the copy-out of a run's records, and the misc-device frame
+ * (root-only open, one run in flight, the file_operations).  The worker
+ * kthreads a run executes on are idlelab_workers.h's.
  */
 #ifndef IDLELAB_KCOMMON_H
 #define IDLELAB_KCOMMON_H
 
-#include <linux/atomic.h>
-#include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/capability.h>
-#include <linux/err.h>
 #include <linux/fs.h>
-#include <linux/kthread.h>
 #include <linux/miscdevice.h>
-#include <linux/moduleparam.h>
 #include <linux/mutex.h>
-#include <linux/sched/signal.h>
-#include <linux/sched/task.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <asm/processor.h>
 #include <asm/tsc.h>
 
-#include "idlelab_arch.h"	/* il_tsc() */
 #include "idlelab_compat.h"	/* why the fops have no .llseek */
+#include "idlelab_workers.h"
 #include "uapi/idlelab.h"
 
 /*
@@ -70,233 +42,6 @@ static_assert(sizeof(struct idlelab_apic_cpu) == 16);
 static_assert(sizeof(struct idlelab_apic_map_req) == 96);
 
 #define IDLELAB_MODULE_VERSION	((1U << 16) | 0U)
-
-static inline u64 il_ns_to_cycles(u64 ns)
-{
-	return mul_u64_u32_div(ns, tsc_khz, 1000000);
-}
-
-static inline u64 il_us_to_cycles(u64 us)
-{
-	return mul_u64_u32_div(us, tsc_khz, 1000);
-}
-
-/*
- * A run's stop conditions, shared by its workers: @abort is set to
- * IL_ABORT_SIGNAL or IL_ABORT_DIED by the joining caller, or to
- * IL_ABORT_DEADLINE by the first worker that sees @end (TSC) pass.
- */
-struct il_run_ctl {
-	atomic_t abort;
-	u64 end;
-};
-
-#define IL_ABORT_SIGNAL		1
-#define IL_ABORT_DIED		2
-#define IL_ABORT_DEADLINE	3
-
-/*
- * The module's run limit in microseconds (each module's main.c defines it
- * with IL_RUN_LIMIT_PARAM()): 0 means IDLELAB_MAX_RUN_US; it can only lower
- * the limit.  The guest rig lowers it to show a worker loop stopping at
- * the deadline that no request's parameters can move.
- */
-extern unsigned int il_run_limit_us;
-
-static inline int il_run_limit_set(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, IDLELAB_MAX_RUN_US);
-}
-
-static const struct kernel_param_ops il_run_limit_ops __maybe_unused = {
-	.set	= il_run_limit_set,
-	.get	= param_get_uint,
-};
-
-#define IL_RUN_LIMIT_PARAM()						\
-	unsigned int il_run_limit_us;					\
-	module_param_cb(run_limit_us, &il_run_limit_ops,		\
-			&il_run_limit_us, 0600);			\
-	MODULE_PARM_DESC(run_limit_us,					\
-			 "wall-clock limit of one run (us); 0 = 600 s, never more")
-
-struct il_worker {
-	struct task_struct *task;
-	int (*fn)(struct il_worker *w);
-	void *ctx;
-	unsigned int cpu;
-	unsigned int index;
-	int ret;
-	bool finished;		/* ->fn returned (set before done) */
-	bool joined;		/* reaped by il_workers_join() */
-	struct completion done;
-};
-
-/* Inline like the rest of this header: each module gets its own copy. */
-static inline int il_worker_main(void *data)
-{
-	struct il_worker *w = data;
-
-	w->ret = w->fn(w);
-	/* A flag, not the completion: the joiner's waits consume that. */
-	smp_store_release(&w->finished, true);
-	kthread_complete_and_exit(&w->done, 0);
-}
-
-/* How often a joining caller looks for a worker that died. */
-#define IL_JOIN_SLICE	(HZ / 20)
-
-/* Has @w finished, or started to exit without finishing (PF_EXITING)? */
-static inline bool il_worker_over(struct il_worker *w)
-{
-	/* Acquire: pairs with il_worker_main()'s release of ->finished. */
-	return smp_load_acquire(&w->finished) ||
-	       (READ_ONCE(w->task->flags) & PF_EXITING);
-}
-
-/* Reap @w once il_worker_over(); true if it completed. */
-static inline bool il_worker_reap(struct il_worker *w)
-{
-	bool done;
-
-	/* Joins the exit itself: short, the task is past its function. */
-	kthread_stop(w->task);
-	done = READ_ONCE(w->finished);
-	put_task_struct(w->task);
-	w->task = NULL;
-	w->joined = true;
-	return done;
-}
-
-/*
- * il_workers_join - wait until every worker has finished or died
- * @w:		@n started workers whose tasks the caller holds
- * @n:		how many
- * @ctl:	the run's stop conditions
- *
- * Every slice looks at every worker still running, so a death is seen
- * within IL_JOIN_SLICE whichever worker it is, and the others are told to
- * abort then.  The killable waits are on one running worker at a time, but
- * each lasts one slice at most.  After a fatal signal the waits are no
- * longer killable (a pending signal would end them at once).
- *
- * Context: process context.
- * Return: true if some worker exited without completing.
- */
-static inline bool il_workers_join(struct il_worker *w, unsigned int n,
-				   struct il_run_ctl *ctl)
-{
-	unsigned int i, left = n;
-	bool killed = false, died = false;
-	struct il_worker *wait_on;
-
-	while (left) {
-		wait_on = NULL;
-		for (i = 0; i < n; i++) {
-			if (w[i].joined)
-				continue;
-			if (!il_worker_over(&w[i])) {
-				wait_on = wait_on ?: &w[i];
-				continue;
-			}
-			if (!il_worker_reap(&w[i])) {
-				/* The others may wait for it: stop them. */
-				atomic_cmpxchg(&ctl->abort, 0, IL_ABORT_DIED);
-				died = true;
-			}
-			left--;
-		}
-		if (!wait_on)
-			break;
-		if (killed) {
-			wait_for_completion_timeout(&wait_on->done,
-						    IL_JOIN_SLICE);
-		} else if (wait_for_completion_killable_timeout(&wait_on->done,
-							IL_JOIN_SLICE) < 0) {
-			atomic_cmpxchg(&ctl->abort, 0, IL_ABORT_SIGNAL);
-			killed = true;
-		}
-	}
-	return died;
-}
-
-/**
- * il_workers_run - run @n workers, each bound to its ->cpu, and join all
- * @w:		the workers, ->fn, ->ctx and ->cpu filled in
- * @n:		how many
- * @ctl:	the run's stop conditions; its end is set here, as the
- *		workers start
- *
- * Context: process context, cpus_read_lock() held by the caller.
- * Return: 0, -EINTR after a fatal signal, -EIO when a worker died without
- * finishing (the others are told to abort and joined), -ETIME when the run
- * reached its wall-clock limit, -ENOMEM, or the first worker's non-zero
- * return value.
- */
-static inline int il_workers_run(struct il_worker *w, unsigned int n,
-				 struct il_run_ctl *ctl)
-{
-	u64 limit = READ_ONCE(il_run_limit_us);
-	unsigned int i;
-	bool died;
-	int ret = 0;
-
-	if (!limit || limit > IDLELAB_MAX_RUN_US)
-		limit = IDLELAB_MAX_RUN_US;
-	atomic_set(&ctl->abort, 0);
-	for (i = 0; i < n; i++) {
-		init_completion(&w[i].done);
-		w[i].index = i;
-		w[i].ret = 0;
-		w[i].finished = false;
-		w[i].joined = false;
-		w[i].task = kthread_create_on_cpu(il_worker_main, &w[i],
-						  w[i].cpu, "idlelab/%u");
-		if (IS_ERR(w[i].task)) {
-			ret = PTR_ERR(w[i].task);
-			goto stop_created;
-		}
-		get_task_struct(w[i].task);
-	}
-	ctl->end = il_tsc() + il_us_to_cycles(limit);
-	for (i = 0; i < n; i++)
-		wake_up_process(w[i].task);
-	died = il_workers_join(w, n, ctl);
-	if (died)
-		return -EIO;
-	switch (atomic_read(&ctl->abort)) {
-	case IL_ABORT_SIGNAL:
-		return -EINTR;
-	case IL_ABORT_DEADLINE:
-		return -ETIME;
-	}
-	for (i = 0; i < n; i++)
-		if (w[i].ret)
-			return w[i].ret;
-	return 0;
-
-stop_created:
-	/* Never woken, so kthread_stop() makes them exit without ->fn. */
-	while (i--) {
-		kthread_stop(w[i].task);
-		put_task_struct(w[i].task);
-	}
-	return ret;
-}
-
-/*
- * Should a worker loop stop?  Polled between bounded steps: true once the
- * run is aborted or its wall-clock end has passed (then it says so).
- */
-static inline bool il_should_abort(struct il_run_ctl *ctl)
-{
-	if (atomic_read(&ctl->abort))
-		return true;
-	if (il_tsc() < READ_ONCE(ctl->end))
-		return false;
-	atomic_cmpxchg(&ctl->abort, 0, IL_ABORT_DEADLINE);
-	return true;
-}
 
 /*
  * Context switches of @t so far, voluntary or not.  A timed window runs

@@ -8,7 +8,8 @@
  * operation's check function (pure validation, no side effects), allocates
  * the output buffers, calls the run function and copies the request and the
  * records back out.  Run functions never touch user memory; they take
- * cpus_read_lock() themselves.  main.c serialises runs.
+ * cpus_read_lock() themselves, only while they check CPUs and start
+ * workers.  main.c serialises runs.
  */
 #ifndef IDLELAB_IPI_H
 #define IDLELAB_IPI_H
@@ -34,6 +35,7 @@ void il_apic_map_run(struct idlelab_apic_map_req *req,
 		     struct idlelab_apic_cpu *c);
 
 int il_ipi_nmi(unsigned int type, struct pt_regs *regs);
+void il_storm_csd_idle(void);
 int il_storm_check(const struct idlelab_ipi_req *req);
 int il_storm_run(struct idlelab_ipi_req *req, const u32 *cpus,
 		 struct idlelab_ipi_round *rounds,

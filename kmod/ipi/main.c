@@ -35,6 +35,7 @@
 static DEFINE_MUTEX(il_run_lock);
 
 IL_RUN_LIMIT_PARAM();
+IL_HOTPLUG_DEFINE();
 
 static long il_ioctl_storm(void __user *argp)
 {
@@ -131,11 +132,16 @@ static int __init il_ipi_init(void)
 				   KBUILD_MODNAME);
 	if (ret)
 		return ret;
-	ret = misc_register(&il_ipi_misc);
+	ret = il_hp_setup("idlelab/ipi:online");
 	if (ret)
 		goto unregister_nmi;
+	ret = misc_register(&il_ipi_misc);
+	if (ret)
+		goto remove_hp;
 	return 0;
 
+remove_hp:
+	il_hp_remove();
 unregister_nmi:
 	unregister_nmi_handler(NMI_LOCAL, KBUILD_MODNAME);
 	return ret;
@@ -144,6 +150,9 @@ unregister_nmi:
 static void __exit il_ipi_exit(void)
 {
 	misc_deregister(&il_ipi_misc);
+	il_hp_remove();
+	/* Kernel-mode callbacks still queued run module text. */
+	il_storm_csd_idle();
 	unregister_nmi_handler(NMI_LOCAL, KBUILD_MODNAME);
 }
 

@@ -9,10 +9,11 @@
  * shorthand, only when the targets are every other CPU and all are online),
  * all three sending NMIs to our own NMI_LOCAL handler with our own ICR
  * writes (idlelab_apic_access.h: the x2APIC MSR or the mapped xAPIC page,
- * the same on every kernel); and kernel (smp_call_function_many() with wait, through
- * the kernel's own APIC driver).  Each round is closed-loop: arm every
- * target, send, then wait (bounded by timeout_us) until every target has
- * acknowledged.  NMIs coalesce, so an open-loop storm would lose deliveries.
+ * the same on every kernel); and kernel (an async smp_call_function per
+ * target, through the kernel's own APIC driver).  Each round is closed-loop:
+ * arm every target, send, then wait (bounded by timeout_us) until every
+ * target has acknowledged.  NMIs coalesce, so an open-loop storm would lose
+ * deliveries.
  *
  * Object model: one struct il_storm (storm.h) per run, owned by
  * il_storm_run() and shared with the sender kthread and the NMI handler (or
@@ -44,7 +45,10 @@
  * NMI handler finds the run through il_cur, an RCU pointer: NMI handlers run
  * inside rcu_read_lock() (nmi_handle()), so clearing il_cur and
  * synchronize_rcu() before freeing the run is enough.  cpus_read_lock() is
- * held for the whole run so that no target goes offline.  Each round runs
+ * held only while the targets are checked, their destinations computed and
+ * the sender bound; a target or the sender going offline during the run
+ * aborts it (-ENODEV), and the CPU waits in its teardown until the sender
+ * has stopped writing ICRs (idlelab_workers.h).  Each round runs
  * with preemption disabled (the sender is pinned, the round is bounded by
  * timeout_us); cond_resched() between rounds.
  *
@@ -55,6 +59,7 @@
 
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
 #include <linux/nmi.h>
@@ -75,6 +80,33 @@
 #include "storm.h"
 
 static struct il_storm __rcu *il_cur;
+
+/*
+ * Kernel mode sends with smp_call_function_single_async(), one csd per
+ * target CPU, so that a round waits for its acks no longer than timeout_us
+ * (smp_call_function_many() with wait waited, preemption off, for a target
+ * with IRQs off however long).  A csd in flight when its round or run ends
+ * stays owed: it lives as long as the module, no round is sent to a target
+ * whose csd is busy (each round's drain waits, bounded, or ends the run),
+ * and module exit waits until every csd is idle.  The callback's info,
+ * captured when queued, tags the run and round: a late callback counts as
+ * late, never in another round or run.
+ */
+static DEFINE_PER_CPU(call_single_data_t, il_kcsd);
+static atomic_t il_kseq;
+
+#define IL_TAG_GEN_BITS		20	/* IDLELAB_MAX_ROUNDS < 2^20 */
+#define IL_TAG_SEQ_MASK		(ULONG_MAX >> IL_TAG_GEN_BITS)
+#define IL_TAG(seq, gen)	((void *)((((unsigned long)(seq) &	\
+					    IL_TAG_SEQ_MASK) <<		\
+					   IL_TAG_GEN_BITS) | (gen)))
+static_assert(IDLELAB_MAX_ROUNDS < (1UL << IL_TAG_GEN_BITS));
+
+static bool il_kcsd_busy(unsigned int cpu)
+{
+	return READ_ONCE(per_cpu_ptr(&il_kcsd, cpu)->node.u_flags) &
+	       CSD_FLAG_LOCK;
+}
 
 /*
  * For the guest rig (tests/vm/kmod-client.c): the next storm's sender exits
@@ -211,13 +243,67 @@ int il_ipi_nmi(unsigned int type, struct pt_regs *regs)
 	return NMI_HANDLED;
 }
 
+/* Take @t's armed generation if it is @gen; 0 otherwise. */
+static u32 il_slot_take_gen(struct il_target *t, u32 gen)
+{
+	s64 old = atomic64_read(&t->slot);
+
+	do {
+		if (IL_SLOT_GEN(old) != gen)
+			return 0;
+	} while (!atomic64_try_cmpxchg(&t->slot, &old,
+				       IL_SLOT(0, IL_SLOT_OWED(old))));
+	return gen;
+}
+
+/* Kernel mode's, in IRQ context (an RCU reader); its tag: run and round. */
 static void il_ipi_kernel_cb(void *info)
 {
-	struct il_storm *st = info;
+	unsigned long tag = (unsigned long)info;
+	struct il_storm *st;
 	u64 now = il_tsc();
-	int idx = st->tidx[smp_processor_id()];
+	int idx;
 
-	il_storm_ack(st, idx, il_slot_take(&st->tg[idx], false), now);
+	st = rcu_dereference(il_cur);
+	if (!st || (st->seq & IL_TAG_SEQ_MASK) != tag >> IL_TAG_GEN_BITS)
+		return;
+	idx = st->tidx[smp_processor_id()];
+	if (idx < 0)
+		return;
+	il_storm_ack(st, idx,
+		     il_slot_take_gen(&st->tg[idx],
+				      tag & ((1UL << IL_TAG_GEN_BITS) - 1)),
+		     now);
+}
+
+/* Queue round @gen's callback on every target whose csd is idle. */
+static void il_storm_send_kernel(struct il_storm *st, u32 gen)
+{
+	call_single_data_t *csd;
+	u32 i;
+
+	for (i = 0; i < st->req->nr_targets; i++) {
+		csd = per_cpu_ptr(&il_kcsd, st->tg[i].cpu);
+		if (il_kcsd_busy(st->tg[i].cpu))
+			continue;	/* still owed: this target times out */
+		INIT_CSD(csd, il_ipi_kernel_cb, IL_TAG(st->seq, gen));
+		smp_call_function_single_async(st->tg[i].cpu, csd);
+	}
+}
+
+/* Module exit: no csd queued, no callback running (an RCU reader). */
+void il_storm_csd_idle(void)
+{
+	unsigned int cpu, waited = 0;
+
+	for_each_possible_cpu(cpu) {
+		while (il_kcsd_busy(cpu)) {
+			if (waited++ == 100)
+				pr_warn("waiting for cpu%u's callback\n", cpu);
+			usleep_range(10000, 20000);
+		}
+	}
+	synchronize_rcu();
 }
 
 /* The check itself is plain C, shared with the fuzz target. */
@@ -239,7 +325,7 @@ int il_storm_check(const struct idlelab_ipi_req *req)
  * flags it.
  */
 static u32 il_storm_send(struct il_storm *st, struct idlelab_ipi_round *rd,
-			 u64 timeout)
+			 u32 gen, u64 timeout)
 {
 	u32 mode = st->req->mode, w, low;
 	unsigned long flags;
@@ -247,8 +333,8 @@ static u32 il_storm_send(struct il_storm *st, struct idlelab_ipi_round *rd,
 
 	if (mode == IDLELAB_IPI_KERNEL) {
 		rd->t_issue = il_tsc();
-		smp_call_function_many(st->mask, il_ipi_kernel_cb, st, true);
-		rd->t_issued = rd->t_issue;
+		il_storm_send_kernel(st, gen);
+		rd->t_issued = il_tsc();
 		return 0;
 	}
 	local_irq_save(flags);
@@ -272,13 +358,15 @@ static u32 il_storm_send(struct il_storm *st, struct idlelab_ipi_round *rd,
 	return w;
 }
 
-/* NMIs still owed by the targets. */
+/* NMIs still owed by the targets; in kernel mode, csds still queued. */
 static u32 il_storm_owed(struct il_storm *st)
 {
+	bool kernel = st->req->mode == IDLELAB_IPI_KERNEL;
 	u32 i, n = 0;
 
 	for (i = 0; i < st->req->nr_targets; i++)
-		n += IL_SLOT_OWED(atomic64_read(&st->tg[i].slot));
+		n += kernel ? il_kcsd_busy(st->tg[i].cpu) :
+		     IL_SLOT_OWED(atomic64_read(&st->tg[i].slot));
 	return n;
 }
 
@@ -340,7 +428,7 @@ static void il_storm_round(struct il_storm *st, u32 r, u64 timeout)
 	}
 	late0 = atomic_read(&st->late);
 	smp_mb();	/* armed before the first ICR write */
-	rd->icr_writes = il_storm_send(st, rd, timeout);
+	rd->icr_writes = il_storm_send(st, rd, gen, timeout);
 	deadline = il_tsc() + timeout;
 	while ((u32)atomic64_read(&st->round_acks) < n &&
 	       il_tsc() < deadline)
@@ -439,12 +527,19 @@ static int il_storm_exec(struct il_storm *st, const u32 *cpus)
 	 * counts the NMIs that hit the sender or a target during the run.
 	 */
 	rcu_assign_pointer(il_cur, st);
+	st->ctl.cpus = st->mask;	/* a target going offline ends it too */
 	wk.fn = il_storm_sender;
 	wk.ctx = st;
 	wk.cpu = req->sender_cpu;
-	ret = il_workers_run(&wk, 1, &st->ctl);
+	ret = il_workers_start(&wk, 1, &st->ctl);
+	/* Held only while the CPUs are checked and the sender bound. */
+	cpus_read_unlock();
+	if (!ret)
+		ret = il_workers_end(&wk, 1, &st->ctl);
 	RCU_INIT_POINTER(il_cur, NULL);
 	synchronize_rcu();
+	return ret;
+
 unlock_cpus:
 	cpus_read_unlock();
 	return ret;
@@ -458,7 +553,8 @@ unlock_cpus:
  * @arr:	@req->nr_rounds * @req->nr_targets arrival records
  *
  * Return: 0 (with req->unsupported possibly set), -EINVAL for a target
- * offline, repeated or the sender, -ENOMEM, or -EINTR.
+ * offline, repeated or the sender, -ENOMEM, -EINTR, or -ENODEV when the
+ * sender or a target went offline during the run.
  */
 int il_storm_run(struct idlelab_ipi_req *req, const u32 *cpus,
 		 struct idlelab_ipi_round *rounds,
@@ -474,6 +570,7 @@ int il_storm_run(struct idlelab_ipi_req *req, const u32 *cpus,
 	st->req = req;
 	st->rounds = rounds;
 	st->arr = arr;
+	st->seq = atomic_inc_return(&il_kseq);
 	/* Up to 32767 targets: kv* and charged to the caller's memcg. */
 	st->tg = kvcalloc(req->nr_targets, sizeof(*st->tg),
 			  GFP_KERNEL_ACCOUNT);

@@ -50,6 +50,7 @@ struct il_storm {
 	u32 nr_done;
 	u32 unsupported;
 	u32 lost;
+	u32 seq;			/* this run's number, in its csd tags */
 	bool undrained;
 };
 

@@ -354,6 +354,9 @@ elif [ "$args" = x2apic ]; then
 	# Seed 001 (x2APIC cluster against physical) where it belongs.
 	step seed001-ipi-modes 400 seed seed001-ipi-modes
 else
+	# CPU 3 offline in the middle of runs on CPUs 1-3, then online
+	# again: no text patch (kmod-client-hotplug.c checks the text).
+	step hotplug 400 client hotplug
 	w="--param launch_min_ns=50000 --param samples=20"
 	ib hlt_timer cstate_wake --cpus 1 $w
 	ib poll_timer cstate_wake --cpus 1 --param method=poll $w

@@ -427,4 +427,5 @@ void bad_suite(void)
 	worker_death();
 	pair_death();
 	run_limit();
+	kernel_timeout();
 }

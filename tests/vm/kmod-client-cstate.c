@@ -41,8 +41,8 @@ void cstate(const char *name, struct idlelab_cstate_req r)
 	unsigned int i, order_bad = 0, early = 0, other = 0, no_intr = 0;
 	unsigned int intr_before_exit = 0, intr_after_exit = 0, poison = 0;
 	unsigned int wb = 0, reentries = 0, late = 0, late_unflagged = 0;
-	unsigned int noop = 0, res_bad = 0, tsc_unst = 0;
-	double t0 = now_s();
+	unsigned int noop = 0, res_bad = 0, tsc_unst = 0, backstop = 0;
+	double t0 = now_s(), idle_ms, backstop_ms = 0;
 	int e;
 
 	r.samples = (uintptr_t)s;
@@ -81,6 +81,14 @@ void cstate(const char *name, struct idlelab_cstate_req r)
 			no_intr++;
 		if (s[i].flags & IDLELAB_SAMPLE_WBINVD)
 			wb++;
+		/* How long a lost wake kept the CPU in HLT or MWAIT. */
+		if (s[i].flags & IDLELAB_SAMPLE_BACKSTOP) {
+			backstop++;
+			idle_ms = (double)(s[i].t_exit - s[i].t_entry) /
+				  (r.tsc_khz ? r.tsc_khz : 1);
+			if (idle_ms > backstop_ms)
+				backstop_ms = idle_ms;
+		}
 		if (s[i].t_intr && !(s[i].flags & IDLELAB_SAMPLE_OTHER_IRQ)) {
 			if (s[i].t_intr < s[i].t_exit)
 				intr_before_exit++;
@@ -97,14 +105,15 @@ void cstate(const char *name, struct idlelab_cstate_req r)
 	       "\"res_bad\":%u,\"res_avail\":%u,\"hw_flags\":%u,"
 	       "\"stale_ipis\":%u,\"res_gated\":%u,\"gate_why\":%u,"
 	       "\"cpuid_cycles\":%u,\"noop_cycles\":%u,\"dirty_node\":%u,"
-	       "\"dirty_flags\":%u,\"tsc_unstable\":%u,\"secs\":%.3f}\n",
+	       "\"dirty_flags\":%u,\"tsc_unstable\":%u,\"backstop\":%u,"
+	       "\"backstop_ms\":%.1f,\"secs\":%.3f}\n",
 	       name, ename(e), r.nr_samples, e ? 0 : r.nr_done,
 	       e ? 0 : r.unsupported, order_bad, early, other, no_intr, wb,
 	       intr_before_exit, intr_after_exit, reentries, poison, late,
 	       late_unflagged, noop, res_bad, r.res_avail, r.hw_flags,
 	       r.stale_ipis, r.res_gated, r.gate_why, r.cpuid_cycles,
-	       r.noop_cycles, r.dirty_node, r.dirty_flags, tsc_unst,
-	       now_s() - t0);
+	       r.noop_cycles, r.dirty_node, r.dirty_flags, tsc_unst, backstop,
+	       backstop_ms, now_s() - t0);
 	free(s);
 }
 
@@ -363,7 +372,8 @@ static int inject(unsigned int bits)
 /*
  * stale_ipi() - the IPI sender stalls 1.5 s before its first IPI, past the
  * first sample's wait (L + 1 s): that sample must time out alone, the late
- * IPI be ignored as stale, and every later sample get its own IPI.
+ * IPI be ignored as stale, and every later sample get its own IPI.  Then a
+ * lost wake that only the backstop timer ends.
  */
 void stale_ipi(void)
 {
@@ -378,6 +388,24 @@ void stale_ipi(void)
 		return;
 	}
 	cstate("hlt_ipi_sender_stall", r);
+	/*
+	 * A first sample whose wake is lost outright (inject 16: no wake
+	 * armed, the backstop due at L instead of L + 1 s, so that no tick
+	 * or RCU need_resched comes first): re-entering HLT after each
+	 * foreign interrupt, only the backstop timer ends it, flagged; with
+	 * no backstop it would stay until the deadline and come back
+	 * unflagged.
+	 */
+	e = inject(16);
+	if (e) {
+		printf("{\"op\":\"note\",\"msg\":\"inject: %s\"}\n", ename(e));
+		return;
+	}
+	r = cstate_base();
+	r.flags = IDLELAB_CSTATE_F_REENTER;
+	r.nr_samples = 10;
+	cstate("hlt_lost_wake_reenter", r);
+	inject(0);
 }
 
 /*

@@ -12,7 +12,9 @@
  *    formula of the request's check;
  *  - a two-worker run (an IPI wake) whose sender dies: the workers are
  *    joined all at once, so the ioctl fails with EIO at once instead of
- *    after the measured worker has waited out every sample.
+ *    after the measured worker has waited out every sample;
+ *  - a kernel-mode storm whose target has IRQs off for 100 ms at a time:
+ *    each round waits no longer than its timeout_us for the acks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -217,4 +219,67 @@ void pair_death(void)
 	       "\"secs\":%.3f,\"next_run\":\"%s\"}\n", hung, killed,
 	       hung ? "" : WIFEXITED(st) ? ename(WEXITSTATUS(st)) : "signal",
 	       now_s() - t0, ename(e));
+}
+
+/*
+ * kernel_timeout() - a kernel-mode storm (CPU 1 to CPUs 2 and 3, rounds
+ * timing out after 1 ms) while a gap detector holds CPU 3's IRQs off
+ * 100 ms out of every 200.  smp_call_function_many() with wait used to
+ * wait out each IRQs-off window, whatever timeout_us said; now a round
+ * with an ack missing at its timeout is flagged and closed, the csd stays
+ * owed and the run stops at the next drain (undrained).  A second storm
+ * once the gaps run is over shows the device usable and every round exact.
+ */
+void kernel_timeout(void)
+{
+	uint32_t targets[2] = { 2, 3 }, rounds = 5000, timeouts = 0, i;
+	struct idlelab_ipi_req r = ipi_base(IDLELAB_IPI_KERNEL, targets, 2,
+					    rounds);
+	struct idlelab_ipi_round *rd = poisoned(rounds * sizeof(*rd));
+	void *ar = poisoned(rounds * 2 * sizeof(struct idlelab_ipi_arrival));
+	double span, max_ms = 0;
+	int e, e2, st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct idlelab_gaps_req g = gaps_base();
+
+		g.cpu = 3;
+		g.width_us = 100000;
+		g.window_us = 200000;
+		g.nr_windows = 25;
+		g.samples = (uintptr_t)poisoned(g.nr_samples *
+					sizeof(struct idlelab_gap_sample));
+		_exit(xioctl(fd_c, IDLELAB_IOC_GAPS, &g));
+	}
+	usleep(500000);
+	r.sender_cpu = 1;
+	r.timeout_us = 1000;
+	r.rounds = (uintptr_t)rd;
+	r.arrivals = (uintptr_t)ar;
+	e = xioctl(fd_i, IDLELAB_IOC_IPI_STORM, &r);
+	for (i = 0; !e && i < r.nr_done; i++) {
+		timeouts += !!(rd[i].flags & IDLELAB_ROUND_TIMEOUT);
+		span = (double)(rd[i].t_complete - rd[i].t_issue) /
+		       (r.tsc_khz ? r.tsc_khz : 1);
+		if (span > max_ms)
+			max_ms = span;
+	}
+	printf("{\"op\":\"kernel_timeout\",\"rc\":\"%s\",\"nr_done\":%u,"
+	       "\"timeouts\":%u,\"max_round_ms\":%.3f,\"undrained\":%d,",
+	       ename(e), e ? 0 : r.nr_done, timeouts, max_ms,
+	       !e && (r.run_flags & IDLELAB_RUN_UNDRAINED));
+	waitpid(pid, &st, 0);
+	/* Every csd idle again: a storm with the rig's long rounds. */
+	r = ipi_base(IDLELAB_IPI_KERNEL, targets, 2, 20);
+	r.sender_cpu = 1;
+	r.rounds = (uintptr_t)rd;
+	r.arrivals = (uintptr_t)ar;
+	e2 = xioctl(fd_i, IDLELAB_IOC_IPI_STORM, &r);
+	for (i = 0, timeouts = 0; !e2 && i < r.nr_done; i++)
+		timeouts += rd[i].acks != 2 || rd[i].flags;
+	printf("\"next\":\"%s\",\"next_done\":%u,\"next_bad\":%u}\n",
+	       ename(e2), e2 ? 0 : r.nr_done, timeouts);
+	free(rd);
+	free(ar);
 }

@@ -71,6 +71,7 @@ const char *ename(int e)
 	case ESPIPE: return "ESPIPE";
 	case EIO: return "EIO";
 	case ETIME: return "ETIME";
+	case ENODEV: return "ENODEV";
 	}
 	return "other";
 }
@@ -318,6 +319,8 @@ int main(int argc, char **argv)
 	int only_bad = argc > 1 && !strcmp(argv[1], "bad");
 	/* "tsc_unstable": the last step, it marks the TSC unstable. */
 	int only_tsc = argc > 1 && !strcmp(argv[1], "tsc_unstable");
+	/* "hotplug": GET_INFO and a CPU taken offline in mid-run. */
+	int only_hotplug = argc > 1 && !strcmp(argv[1], "hotplug");
 	struct idlelab_cstate_req r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -345,6 +348,10 @@ int main(int argc, char **argv)
 	}
 	if (only_tsc) {
 		tsc_unstable();
+		goto out;
+	}
+	if (only_hotplug) {
+		hotplug();
 		goto out;
 	}
 	apic_map();

@@ -72,5 +72,8 @@ void bad_hint(void);
 void bad_limits(struct tally *t);
 void run_limit(void);
 void pair_death(void);
+void kernel_timeout(void);
+/* kmod-client-hotplug.c: a CPU of a run taken offline mid-run. */
+void hotplug(void);
 
 #endif /* KMOD_CLIENT_H */

@@ -130,6 +130,17 @@ check "cstate IPI wake: a sender stalled past L+1 s costs one sample, its late I
 	[ "$(jv "$l" rc)" = 0 -a "$(jv "$l" nr_done)" = 10 -a \
 	  "$(jv "$l" no_intr)" = 1 -a "$(jv "$l" stale_ipis)" = 1 ]
 diag "sender stall run: $(jv "$l" secs) s, no-intr $(jv "$l" no_intr), stale $(jv "$l" stale_ipis)"
+# Issue 21: a lost wake (inject 8: none armed, the backstop due at L) with
+# re-entry: only the backstop timer ends that sample's HLT, and flags it;
+# the other nine are woken by their own timer.
+bs_ok() {
+	[ "$(jv "$1" rc)" = 0 ] && [ "$(jv "$1" nr_done)" = 10 ] &&
+	[ "$(jv "$1" backstop)" = 1 ] && [ "$(jv "$1" no_intr)" = 1 ] &&
+	awk -v m="$(jv "$1" backstop_ms)" 'BEGIN { exit !(m < 100) }'
+}
+l=$(line cstate hlt_lost_wake_reenter)
+check "cstate: a lost wake costs one sample, ended by the backstop timer and flagged ($(jv "$l" backstop) flagged, $(jv "$l" backstop_ms) ms idle, no-intr $(jv "$l" no_intr))" \
+	bs_ok "$l"
 l=$(line worker_death)
 check "a worker that dies without completing fails its run with EIO, no hang, device usable after" \
 	[ "$(jv "$l" hung)" = 0 -a "$(jv "$l" rc)" = EIO -a "$(jv "$l" next_run)" = 0 ]
@@ -148,6 +159,37 @@ check "run limit: gaps, sweep, blast and wake runs within their formulas stop at
 	  "$(jv "$l" blast)" = ETIME -a "$(jv "$l" wake)" = ETIME ]
 check "run limit: back at 0, the same gap detector runs" [ "$(jv "$l" after)" = 0 ]
 diag "run limit: the four runs and the last took $(jv "$l" secs) s"
+# Issue 21: the hotplug lock is held only while a run starts its workers;
+# a CPU of the run going offline ends it (tests/vm/kmod-client-hotplug.c).
+# hp_ok LINE: ENODEV, not killed, offline and online written, both soon.
+hp_ok() {
+	[ "$(jv "$1" rc)" = ENODEV ] && [ "$(jv "$1" killed)" = 0 ] &&
+	[ "$(jv "$1" offline)" = 0 ] && [ "$(jv "$1" online)" = 0 ] &&
+	awk -v r="$(jv "$1" run_secs)" -v o="$(jv "$1" offline_secs)" \
+		'BEGIN { exit !(r >= 0 && r < 10 && o >= 0 && o < 15) }'
+}
+for n in blast wake_ipi storm; do
+	l=$(line hotplug "$n")
+	check "hotplug $n: CPU 3 offline mid-run ends the run with ENODEV within 10 s, the offline done within 15 s, online again (rc $(jv "$l" rc), killed $(jv "$l" killed))" \
+		hp_ok "$l"
+	diag "hotplug $n: the run ended $(jv "$l" run_secs) s and the offline $(jv "$l" offline_secs) s after the offline began"
+done
+l=$(line hotplug_after)
+check "hotplug: the device runs on CPU 3 once it is back ($(jv "$l" next_run))" \
+	[ "$(jv "$l" next_run)" = 0 ]
+check "hotplug: offlining and onlining CPU 3 while the others were busy patched no kernel text (read $(jv "$l" text_read))" \
+	[ "$(jv "$l" text_read)" = 1 -a "$(jv "$l" text_same)" = 1 ]
+# Issue 21: a kernel-mode round waits for its acks no longer than
+# timeout_us, even for a target with IRQs off (kmod-client-limits.c).
+kt_ok() {
+	[ "$(jv "$1" rc)" = 0 ] && [ "$(jv "$1" timeouts)" -ge 1 ] &&
+	awk -v m="$(jv "$1" max_round_ms)" 'BEGIN { exit !(m < 50) }'
+}
+l=$(line kernel_timeout)
+check "kernel-mode storm, a target's IRQs off 100 ms at a time: rounds time out at 1 ms, none waits 50 ms (longest $(jv "$l" max_round_ms) ms, $(jv "$l" timeouts) timed out, undrained $(jv "$l" undrained))" \
+	kt_ok "$l"
+check "kernel-mode storm after it: every csd idle again, 20 exact rounds ($(jv "$l" next) $(jv "$l" next_done) $(jv "$l" next_bad))" \
+	[ "$(jv "$l" next)" = 0 -a "$(jv "$l" next_done)" = 20 -a "$(jv "$l" next_bad)" = 0 ]
 # --- end of the kmod/cstate hazard block ----------------------------------
 
 l=$(line gaps)

@@ -25,7 +25,8 @@
  *    -EBUSY another run is in flight on this device, -EINTR a fatal signal
  *    aborted the run, -EFAULT bad pointer, -ENOMEM, -EIO a worker thread
  *    died without finishing (the run was joined on its exit, the device
- *    stays usable);
+ *    stays usable), -ENODEV a CPU of the run went offline during it (the
+ *    run was stopped before that CPU went; no records are copied out);
  *  - all times are TSC cycles (rdtsc_ordered); tsc_khz is reported by
  *    GET_INFO and in each reply.
  */
@@ -373,6 +374,13 @@ struct idlelab_cstate_req {
  */
 #define IDLELAB_SAMPLE_PREEMPTED	(1U << 11)
 /*
+ * HLT or MWAIT: the sample's own wake had not come by its deadline (launch +
+ * IDLELAB_CSTATE_WAIT_NS), and the module's backstop timer, armed for that
+ * deadline on the measured CPU, ended the idle: a lost wake, bounded, not a
+ * latency.
+ */
+#define IDLELAB_SAMPLE_BACKSTOP		(1U << 12)
+/*
  * The kernel marked the TSC unstable at or before the end of this sample,
  * after the run had started with it stable: its times are suspect.
  */
@@ -529,7 +537,7 @@ struct idlelab_gap_sample {
 /* one per cluster / flat mask */
 #define IDLELAB_IPI_LOGICAL		1
 #define IDLELAB_IPI_BROADCAST		2	/* all-but-self shorthand */
-#define IDLELAB_IPI_KERNEL		3	/* smp_call_function_many */
+#define IDLELAB_IPI_KERNEL		3	/* async smp_call_function */
 
 #define IDLELAB_DEST_XAPIC_PHYS		0
 #define IDLELAB_DEST_XAPIC_FLAT		1
@@ -561,7 +569,10 @@ struct idlelab_ipi_req {
 	__u32 foreign_nmis;
 	/* out: ours, arriving after their round had timed out */
 	__u32 late_nmis;
-	/* out: ours, still owed after the final bounded drain */
+	/*
+	 * out: ours, still owed after the final bounded drain (kernel mode:
+	 * callbacks still queued)
+	 */
 	__u32 lost_nmis;
 	/*
 	 * The first reserved word of ABI 2's storm, zero from older
@@ -590,7 +601,10 @@ struct idlelab_ipi_req {
 #define IDLELAB_RUN_HYPERVISOR		(1U << 0)	/* X86_FEATURE_HYPERVISOR */
 /* check_tsc_unstable(): cross-CPU TSC differences are not latencies */
 #define IDLELAB_RUN_TSC_UNSTABLE	(1U << 1)
-/* stopped early: a target still owed an NMI after a bounded drain */
+/*
+ * stopped early: a target still owed an NMI after a bounded drain (kernel
+ * mode: its callback was still queued)
+ */
 #define IDLELAB_RUN_UNDRAINED		(1U << 16)
 
 #define IDLELAB_ROUND_TIMEOUT		(1U << 0)	/* some ack missing */
