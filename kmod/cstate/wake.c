@@ -64,40 +64,7 @@
 #include "idlelab_cstate_check.h"
 #include "idlelab_kcommon.h"
 #include "cstate.h"
-
-struct il_wake {
-	/* The MONITORed line: written by the wake callback. */
-	int woken ____cacheline_aligned;
-	u64 t_intr;
-	/* Sender handshake. */
-	u64 t_launch ____cacheline_aligned;
-	u64 delay;
-	/* The hrtimer's arming: adjacent monotonic and TSC reads, and L. */
-	u64 arm_mono;
-	u64 arm_tsc;
-	u64 arm_l_ns;
-	u32 armed;
-	bool finished;
-	struct hrtimer timer;
-	/* At each HLT/MWAIT sample's deadline, whatever its wake source. */
-	struct hrtimer backstop;
-	int backstop_fired;	/* written by its callback, measured CPU */
-	const struct idlelab_cstate_req *req;
-	struct idlelab_cstate_sample *s;
-	u8 *dirty;
-	u64 rng;
-	struct il_run_ctl ctl;
-	u32 nr_done;
-	u32 unsupported;
-	u32 stale_ipis;		/* written by the callback on the measured CPU */
-	u32 res_avail;		/* IDLELAB_RES_* readable there */
-	u32 res_gated;		/* and left unread by the vendor gate */
-	u32 gate_why;
-	u32 cpuid_cycles;	/* calibrated on the measured CPU */
-	u32 noop_cycles;	/* the no-op threshold made from it */
-	bool hypervisor;
-	bool tsc_unstable;	/* check_tsc_unstable() at the start */
-};
+#include "wake.h"
 
 /* An IPI for the sample tagged @tag, sent at @t_launch. */
 struct il_wake_msg {
@@ -525,122 +492,13 @@ static int il_wake_sender(struct il_worker *wk)
 	}
 }
 
-/* The request's CPUs are online; the caller holds cpus_read_lock(). */
-static bool il_wake_cpus_ok(const struct idlelab_cstate_req *req)
-{
-	return il_cpu_ok(req->cpu) &&
-	       (req->wake_source != IDLELAB_WAKE_IPI ||
-		il_cpu_ok(req->sender_cpu));
-}
-
 /*
- * il_cstate_refusal - why this machine cannot run @req (req->hw_flags
- * filled in), as an IDLELAB_UNSUP_* reason, or IDLELAB_UNSUP_NONE.  Every
- * refusal is decided here, before any worker starts.
+ * il_wake_workers - set up @w's timers and its workers in @wk (room for
+ * two): the measured one, and the sender of an IPI wake.
+ * Return: the number of workers.
  */
-static u32 il_cstate_refusal(const struct idlelab_cstate_req *req)
+unsigned int il_wake_workers(struct il_wake *w, struct il_worker *wk)
 {
-	u32 why;
-
-	/*
-	 * A Xen PV guest cannot run HLT or MWAIT (privileged: HLT #GPs with
-	 * IRQs off and preemption disabled, which oopsed a dom0), and Xen
-	 * emulates its WBINVD: refuse before any worker starts.  POLL needs
-	 * neither and still runs.
-	 */
-	if ((req->hw_flags & IDLELAB_HW_XEN_PV) &&
-	    (req->method != IDLELAB_METHOD_POLL ||
-	     (req->flags & IDLELAB_CSTATE_F_WBINVD)))
-		return IDLELAB_UNSUP_XEN_PV;
-	if (req->method == IDLELAB_METHOD_MWAIT &&
-	    !boot_cpu_has(X86_FEATURE_MWAIT))
-		return IDLELAB_UNSUP_NO_MWAIT;
-	why = req->method == IDLELAB_METHOD_MWAIT ?
-	      il_mwait_hint_check(req->mwait_hint) : IDLELAB_UNSUP_NONE;
-	/*
-	 * A tick-resolution hrtimer would be up to a tick late by design;
-	 * reported before a hint's reason, as the module always has.
-	 */
-	if (req->wake_source == IDLELAB_WAKE_HRTIMER &&
-	    hrtimer_resolution != 1)
-		why = IDLELAB_UNSUP_LOWRES_TIMER;
-	if (why)
-		return why;
-	if (!(req->flags & IDLELAB_CSTATE_F_POLICY_OVERRIDE)) {
-		why = il_idle_policy_check(req->method, req->cpu);
-		if (why)
-			return why;
-	}
-	/* Without an always-running APIC timer a deep C-state may never end. */
-	if (req->method == IDLELAB_METHOD_MWAIT && req->mwait_hint &&
-	    req->wake_source == IDLELAB_WAKE_HRTIMER &&
-	    !boot_cpu_has(X86_FEATURE_ARAT))
-		return IDLELAB_UNSUP_NO_ARAT;
-	return IDLELAB_UNSUP_NONE;
-}
-
-/**
- * il_cstate_run - run a checked IDLELAB_IOC_CSTATE_WAKE request
- * @req:	the request; nr_done, unsupported and tsc_khz are filled in
- * @s:		req->nr_samples zeroed records
- *
- * Return: 0 (also when unsupported), -EINVAL for an offline CPU, -EINTR,
- * -ENOMEM, -ENODEV when one of its CPUs went offline during the run.
- */
-int il_cstate_run(struct idlelab_cstate_req *req,
-		  struct idlelab_cstate_sample *s)
-{
-	struct il_worker wk[2] = {};
-	unsigned int nr_workers = 1;
-	struct il_wake *w;
-	bool cpus_ok;
-	int ret;
-
-	/*
-	 * A request naming an offline CPU is -EINVAL whatever this machine
-	 * supports, so the answer never depends on the platform (the
-	 * low-resolution guest found it answered "unsupported" instead).
-	 * The check under the lock below is the one the run relies on.
-	 */
-	cpus_read_lock();
-	cpus_ok = il_wake_cpus_ok(req);
-	cpus_read_unlock();
-	if (!cpus_ok)
-		return -EINVAL;
-	req->nr_done = 0;
-	req->unsupported = IDLELAB_UNSUP_NONE;
-	req->tsc_khz = tsc_khz;
-	if (il_inject_take(IL_INJECT_TSC_UNSTABLE))
-		il_tsc_pretend_set(IL_TSC_PRETEND_STABLE);
-	req->hw_flags = il_hw_flags() | il_idle_entry_flags(req->method);
-	req->res_avail = 0;
-	req->stale_ipis = 0;
-	req->unsupported = il_cstate_refusal(req);
-	if (req->unsupported) {
-		il_tsc_pretend_set(0);
-		return 0;
-	}
-
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
-	if (!w) {
-		ret = -ENOMEM;
-		goto free_wake;
-	}
-	w->req = req;
-	w->s = s;
-	w->rng = req->seed;
-	w->hypervisor = req->hw_flags & IDLELAB_HW_HYPERVISOR;
-	w->tsc_unstable = req->hw_flags & IDLELAB_HW_TSC_UNSTABLE;
-	if (req->dirty_bytes) {
-		/* On the measured CPU's node: its write-back is the cost. */
-		w->dirty = il_dirty_alloc(req->dirty_bytes,
-					  cpu_to_node(req->cpu),
-					  &req->dirty_node, &req->dirty_flags);
-		if (!w->dirty) {
-			ret = -ENOMEM;
-			goto free_wake;
-		}
-	}
 	hrtimer_init(&w->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_PINNED_HARD);
 	w->timer.function = il_wake_timer;
 	hrtimer_init(&w->backstop, CLOCK_MONOTONIC,
@@ -649,36 +507,11 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 
 	wk[0].fn = il_wake_measured;
 	wk[0].ctx = w;
-	wk[0].cpu = req->cpu;
-	if (req->wake_source == IDLELAB_WAKE_IPI) {
-		wk[1].fn = il_wake_sender;
-		wk[1].ctx = w;
-		wk[1].cpu = req->sender_cpu;
-		nr_workers = 2;
-	}
-	/* The hotplug lock only while the CPUs are checked and bound. */
-	cpus_read_lock();
-	ret = il_wake_cpus_ok(req) ? il_workers_start(wk, nr_workers, &w->ctl) :
-	      -EINVAL;
-	cpus_read_unlock();
-	if (ret)
-		goto free_dirty;
-	ret = il_workers_end(wk, nr_workers, &w->ctl);
-	hrtimer_cancel(&w->timer);
-	hrtimer_cancel(&w->backstop);
-	req->nr_done = w->nr_done;
-	req->unsupported = w->unsupported;
-	req->res_avail = w->res_avail;
-	req->res_gated = w->res_gated;
-	req->gate_why = w->gate_why;
-	req->cpuid_cycles = w->cpuid_cycles;
-	req->noop_cycles = w->noop_cycles;
-	req->hw_flags = il_hw_flags_end(req->hw_flags);
-	req->stale_ipis = w->stale_ipis;
-free_dirty:
-	kvfree(w->dirty);
-free_wake:
-	kfree(w);
-	il_tsc_pretend_set(0);
-	return ret;
+	wk[0].cpu = w->req->cpu;
+	if (w->req->wake_source != IDLELAB_WAKE_IPI)
+		return 1;
+	wk[1].fn = il_wake_sender;
+	wk[1].ctx = w;
+	wk[1].cpu = w->req->sender_cpu;
+	return 2;
 }
