@@ -107,8 +107,9 @@ cmd_test() {
 	export IDLELAB_VMTEST="${IDLELAB_VMTEST:-1}"
 	if [ "$IDLELAB_VMTEST" = 1 ]; then
 		# The Xen PV dom0 guest (tests/vm/test_xen.sh) runs with the
-		# others; at 4 vCPUs it takes about 10 minutes (BENCHMARKS.md,
-		# section 8).  IDLELAB_XENTEST=0 leaves it out.
+		# others: about a minute at 4 vCPUs on an idle 2-CPU machine,
+		# ten under load (tests/vm/README.md).  IDLELAB_XENTEST=0
+		# leaves it out.
 		export IDLELAB_XENTEST="${IDLELAB_XENTEST:-1}"
 		if [ "$IDLELAB_XENTEST" = 1 ]; then
 			stage vm-setup sh tests/vm/setup.sh --bochs --xen
