@@ -27,7 +27,9 @@ mount -t devtmpfs devtmpfs /dev
 echo "IDLELAB-GUEST-UP"
 
 SHARE=
-if [ -e /lib/modules/9p.ko ]; then
+# 9p as modules (Debian's kernels), or built in (the debug kernel of
+# tests/vm/debug-kernel.sh, whose modules.order is empty).
+if [ -e /lib/modules/9p.ko ] || grep -qw 9p /proc/filesystems; then
 	# In dependency order, as the host's vm_add_module wrote them.
 	while read -r m; do
 		insmod /lib/modules/$m.ko || echo "insmod $m failed"
