@@ -256,7 +256,12 @@ static u32 il_slot_take_gen(struct il_target *t, u32 gen)
 	return gen;
 }
 
-/* Kernel mode's, in IRQ context (an RCU reader); its tag: run and round. */
+/*
+ * Kernel mode's, in IRQ context; its tag: run and round.  Unlike an NMI
+ * handler it is not inside rcu_read_lock() already: the lockdep kernel
+ * (tests/vm/debug-kernel.sh) reported the bare rcu_dereference() here as
+ * suspicious RCU usage, so the read side is taken explicitly.
+ */
 static void il_ipi_kernel_cb(void *info)
 {
 	unsigned long tag = (unsigned long)info;
@@ -264,16 +269,18 @@ static void il_ipi_kernel_cb(void *info)
 	u64 now = il_tsc();
 	int idx;
 
+	rcu_read_lock();
 	st = rcu_dereference(il_cur);
 	if (!st || (st->seq & IL_TAG_SEQ_MASK) != tag >> IL_TAG_GEN_BITS)
-		return;
+		goto out;
 	idx = st->tidx[smp_processor_id()];
-	if (idx < 0)
-		return;
-	il_storm_ack(st, idx,
-		     il_slot_take_gen(&st->tg[idx],
-				      tag & ((1UL << IL_TAG_GEN_BITS) - 1)),
-		     now);
+	if (idx >= 0)
+		il_storm_ack(st, idx,
+			     il_slot_take_gen(&st->tg[idx],
+					      tag & ((1UL << IL_TAG_GEN_BITS) - 1)),
+			     now);
+out:
+	rcu_read_unlock();
 }
 
 /* Queue round @gen's callback on every target whose csd is idle. */
