@@ -22,19 +22,7 @@ IDLELAB_SYSFS_ROOT=$T_TMP/still "$IDLELAB" bench idle_sweep --db "$DB" \
 	--events none --quiet --param samples=200 --param idle_us=10,500 \
 	>/dev/null 2>&1
 check "the idle_sweep run is stored" [ "$(sqlite3 "$DB" "SELECT status FROM runs")" = ok ]
-sqlite3 "$DB" "
-INSERT INTO summaries (run_uuid, metric, unit, cpu, cpu2, grp, count, min, max, mean, stddev,
-	p50, p90, p99, p999, p9999, dropped, early, dropped_raw, dropped_range, dropped_overrun,
-	dropped_race, dropped_lost, dropped_slept)
-SELECT run_uuid, 'wake_latency_in_C1E', unit, cpu, cpu2, grp, count, min, max, mean, stddev,
-	p50, p90, p99, p999, p9999, dropped, early, dropped_raw, dropped_range, dropped_overrun,
-	dropped_race, dropped_lost, dropped_slept FROM summaries WHERE metric = 'wake_latency';
-INSERT INTO histograms (summary_id, layout, blob)
-SELECT s2.id, h.layout, h.blob FROM summaries s1
-JOIN histograms h ON h.summary_id = s1.id
-JOIN summaries s2 ON s2.run_uuid = s1.run_uuid AND s2.grp = s1.grp
-	AND s2.metric = 'wake_latency_in_C1E'
-WHERE s1.metric = 'wake_latency';"
+sh tests/helpers/state-series.sh "$DB" C1E
 check "the database still checks" "$IDLELAB" db check --db "$DB"
 
 "$IDLELAB" report --db "$DB" --kind declared --format json >"$T_TMP/d.json" 2>"$T_TMP/err"
