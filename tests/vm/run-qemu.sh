@@ -34,6 +34,11 @@ TIMEOUT=${IDLELAB_VM_TIMEOUT:-600}
 #   x2apic-phys     the same, with x2apic_phys on the kernel command line
 #   lowres          -cpu max, 4 vCPUs, highres=off: hrtimers at tick
 #                   resolution, for the cstate module's refusal of them
+#   cst             -cpu max,+invtsc, 4 vCPUs, and an SSDT with a _CST per
+#                   CPU (tests/vm/cst-ssdt.asl, compiled with acpica-tools'
+#                   iasl): Linux's acpi_idle is the cpuidle driver, with C1
+#                   (HLT) and C2, C3 entered by an I/O port read, as on Zen
+#                   (tests/vm/test_cst.sh)
 #   xen             q35, -cpu max, 4 vCPUs: Xen 4.17 booted as a multiboot
 #                   kernel, the Debian kernel as its PV dom0 (tests/vm/
 #                   test_xen.sh); the Xen files come from tests/vm/setup.sh
@@ -50,6 +55,7 @@ xapic) machine="-cpu max" smp=4 append=preempt=full client= ;;
 x2apic-cluster) machine=$X2 smp=20 append= client=x2apic ;;
 x2apic-phys) machine=$X2 smp=20 append=x2apic_phys client=x2apic ;;
 lowres) machine="-cpu max" smp=4 append=highres=off client=lowres ;;
+cst) machine="-cpu max,+invtsc" smp=4 append= client=cst ;;
 xen) machine="-machine q35 -cpu max" smp=4 append='' client=xen ;;
 *) echo "run-qemu: unknown IDLELAB_VM_PROFILE '$PROFILE'" >&2; exit 2 ;;
 esac
@@ -92,6 +98,13 @@ OUT=$(cd "$OUT" && pwd)
 rm -f "$OUT/share/"* "$OUT/serial.log" "$OUT/results.jsonl" "$OUT/guest.db" \
 	"$OUT/info.json" "$OUT/idlelab.stderr" "$OUT/"seed*.out "$OUT/hang-dump.txt"
 vm_build "$OUT" || exit 1
+if [ "$PROFILE" = cst ]; then
+	iasl -p "$OUT/cst-ssdt" tests/vm/cst-ssdt.asl >"$OUT/iasl.log" 2>&1 || {
+		cat "$OUT/iasl.log" >&2
+		exit 1
+	}
+	machine="$machine -acpitable file=$OUT/cst-ssdt.aml"
+fi
 # What this guest is, for the assertions and tools/what-ran-where.sh.
 printf 'kernel=%s\nprofile=%s\nsmp=%s\nkmod=%s\n' "$KVER" "$PROFILE" "$smp" \
 	"$(head -1 "$OUT/kmod-origin")" > "$OUT/rig-profile"
@@ -167,6 +180,7 @@ case $PROFILE in
 x2apic-*) IDLELAB_VM_RESULTS=$OUT IDLELAB_VM_PROFILE=$PROFILE \
 	exec sh tests/vm/test_x2apic.sh ;;
 lowres) IDLELAB_VM_RESULTS=$OUT exec sh tests/vm/test_lowres.sh ;;
+cst) IDLELAB_VM_RESULTS=$OUT exec sh tests/vm/test_cst.sh ;;
 xen) IDLELAB_VM_RESULTS=$OUT exec sh tests/vm/test_xen.sh ;;
 esac
 IDLELAB_VM_RESULTS=$OUT sh tests/vm/test_qemu.sh

@@ -6,6 +6,7 @@
 #   sh tests/vm/setup.sh           QEMU rig
 #   sh tests/vm/setup.sh --bochs   also the Bochs rig
 #   sh tests/vm/setup.sh --xen     also the Xen guest's files (below)
+# acpica-tools (iasl) compiles the _CST guest's SSDT (tests/vm/cst-ssdt.asl).
 # dkms is for the 6.12 guest, which loads the modules DKMS built
 # (IDLELAB_VM_DKMS=1, tests/vm/test_qemu_612.sh).  With IDLELAB_APT set
 # (./run.sh --print-plan, tools/deps.sh) the installs are printed or
@@ -23,7 +24,7 @@ set -eu
 here=$(dirname "$0")
 . "$here/../../tools/deps.sh"
 SRC=/etc/apt/sources.list.d/idlelab-bookworm-backports.sources
-stable="linux-image-amd64 linux-headers-amd64 busybox-static dkms"
+stable="linux-image-amd64 linux-headers-amd64 busybox-static dkms acpica-tools"
 xen=0
 for a in "$@"; do
 	case $a in

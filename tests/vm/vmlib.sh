@@ -150,7 +150,8 @@ vm_build() {
 	cp /bin/busybox "$out/root/bin/busybox"
 	ln -sf busybox "$out/root/bin/sh"
 	cp tests/vm/guest-init.sh "$out/root/init"
-	cp tests/vm/guest-steps.sh "$out/root/etc/idlelab/" || return 1
+	cp tests/vm/guest-steps.sh tests/vm/guest-cst-*.sh \
+		"$out/root/etc/idlelab/" || return 1
 	chmod 755 "$out/root/init"
 	if [ "${VM_9P:-1}" = 1 ]; then
 		# 9p over virtio, with whatever it needs as modules on this
