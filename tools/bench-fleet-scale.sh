@@ -11,8 +11,10 @@
 #   publish of every run into a bundle (then removed), and
 #   merge of the same runs from 100 per-machine databases into a new file,
 #   then again into that file (nothing to copy: idempotent).
-# Prints one table row per size and command, and, with -o FILE, the same
-# rows as data for gnuplot (runs, command, seconds, MB).
+# Prints one table row per size and command (elapsed time, CPU time, peak
+# RSS), and, with -o FILE, the same rows as data for gnuplot (runs,
+# command, seconds, MB).  The CPU time (user plus system) is what to read
+# when the machine is shared: the elapsed time then grows with the load.
 #
 # usage: tools/bench-fleet-scale.sh [-o DATA] [SIZE...]
 #   SIZE  runs in the fleet, a multiple of 200 (default: 1000 10000)
@@ -47,20 +49,21 @@ trap 'rm -rf "$WORK"' EXIT
 run() {
 	size=$1 name=$2
 	shift 2
-	if ! /usr/bin/time -f '%e %M' -o "$WORK/time" "$@" > "$WORK/out" 2> "$WORK/err"; then
+	if ! /usr/bin/time -f '%e %M %U %S' -o "$WORK/time" "$@" > "$WORK/out" 2> "$WORK/err"; then
 		echo "bench-fleet-scale: $name at $size runs failed:" >&2
 		cat "$WORK/err" >&2
 		exit 1
 	fi
-	read -r s kb < "$WORK/time"
+	read -r s kb us ss < "$WORK/time"
 	mb=$(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }')
-	printf '| %s | %s | %s s | %s MB |\n' "$size" "$name" "$s" "$mb"
+	cpu=$(awk -v u="$us" -v y="$ss" 'BEGIN { printf "%.2f", u + y }')
+	printf '| %s | %s | %s s | %s s | %s MB |\n' "$size" "$name" "$s" "$cpu" "$mb"
 	[ -z "$data" ] || printf '%s "%s" %s %s\n' "$size" "$name" "$s" "$mb" >> "$data"
 }
 
 echo "bench-fleet-scale: $(uname -srm), $(nproc) CPUs, $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
-echo "| runs | command | time | peak RSS |"
-echo "|---|---|---|---|"
+echo "| runs | command | time | CPU time | peak RSS |"
+echo "|---|---|---|---|---|"
 for n in $sizes; do
 	db=$WORK/fleet-$n.db
 	run "$n" "fleet-gen (one file)" "$GEN" --machines 10 --campaigns 2 --runs $((n / 20)) --causes-every 10 "$db"
