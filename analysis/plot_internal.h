@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * plot_internal.h - plot.c's script writer, for the files that add plots
- * of their own kind (idle_declared_plot.c): a plot is a data file and a
+ * plot_internal.h - the plots' script writer and gnuplot run
+ * (plot_gnuplot.c), for plot.c and the files that add plots of their own
+ * kind (idle_declared_plot.c): a plot is a data file and a
  * NAME.gp script written into the output directory, never over an input
  * (outfile.h), and every script is rendered by one gnuplot process at the
  * end of il_plots().
@@ -37,6 +38,16 @@ void il_plot_str(FILE *f, const char *s);
  */
 int il_plot_render(const char *dir, const char *name, const char *body,
 		   struct il_plot_names *nm);
+
+/** il_plot_have_gnuplot() - whether the gnuplot binary exists on $PATH. */
+int il_plot_have_gnuplot(void);
+
+/**
+ * il_plot_run() - run one gnuplot in @dir on the @n scripts @names
+ * (NAME.gp each).  Return: 0, or -errno with the message, gnuplot's log
+ * named, when it fails.
+ */
+int il_plot_run(const char *dir, char *const *names, int n);
 
 /**
  * il_plot_declared() - per machine and wake source of the idle_sweep

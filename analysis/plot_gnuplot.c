@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * plot_gnuplot.c - the plots' script writer and the one gnuplot run: a
+ * plot is a data file and a NAME.gp script in the output directory, never
+ * written over an input (outfile.h), and every script of a report is
+ * rendered to PNG and SVG by a single gnuplot process at the end.
+ * $IDLELAB_GNUPLOT names another gnuplot binary (the tests point it at a
+ * missing one).
+ */
+#include "err.h"
+#include "outfile.h"
+#include "plot_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int add_name(struct il_plot_names *nm, const char *name)
+{
+	char **v = realloc(nm->v, (nm->n + 2) * sizeof(*v));
+
+	if (!v)
+		return il_errorf(-ENOMEM, "out of memory");
+	nm->v = v;
+	nm->v[nm->n++] = strdup(name);
+	nm->v[nm->n] = NULL;
+	return 0;
+}
+
+static const char *gnuplot_bin(void)
+{
+	const char *g = getenv("IDLELAB_GNUPLOT");
+
+	return g && *g ? g : "gnuplot";
+}
+
+/* Whether the gnuplot binary exists, searching $PATH as execvp would. */
+int il_plot_have_gnuplot(void)
+{
+	const char *g = gnuplot_bin(), *path = getenv("PATH");
+	char buf[4096], *copy, *dir, *save = NULL;
+	int found = 0;
+
+	if (strchr(g, '/'))
+		return access(g, X_OK) == 0;
+	copy = strdup(path ? path : "/usr/bin:/bin");
+	for (dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, sizeof(buf), "%s/%s", dir, g);
+		found = access(buf, X_OK) == 0;
+	}
+	free(copy);
+	return found;
+}
+
+/*
+ * Run gnuplot in @dir on its @n scripts @names (NAME.gp each), in one
+ * process: a process per plot, 0.3 to 0.4 s each here, was nearly all of
+ * publish's time (BENCHMARKS.md, section 9).  Each script starts with
+ * `reset`, so none inherits another's settings.
+ */
+int il_plot_run(const char *dir, char *const *names, int n)
+{
+	char **argv = calloc((size_t)n + 2, sizeof(*argv));
+	int status, i;
+	pid_t pid;
+
+	if (!argv)
+		return il_errorf(-ENOMEM, "out of memory");
+	argv[0] = (char *)gnuplot_bin();
+	for (i = 0; i < n; i++)
+		if (asprintf(&argv[i + 1], "%s.gp", names[i]) < 0) {
+			argv[i + 1] = NULL;
+			break;
+		}
+	if (i < n) {
+		for (i = 1; argv[i]; i++)
+			free(argv[i]);
+		free(argv);
+		return il_errorf(-ENOMEM, "out of memory");
+	}
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		for (i = 1; argv[i]; i++)
+			free(argv[i]);
+		free(argv);
+		return il_errorf(-e, "fork: %s", strerror(e));
+	}
+	if (!pid) {
+		int null = open("/dev/null", O_RDONLY);
+
+		int log;
+
+		if (null >= 0)
+			dup2(null, STDIN_FILENO);
+		if (chdir(dir))
+			_exit(126);
+		/* gnuplot's warnings go to a log beside the plots, not the tty. */
+		log = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0666);
+		if (log >= 0)
+			dup2(log, STDERR_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	for (i = 1; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+	if (waitpid(pid, &status, 0) < 0)
+		return il_errorf(-errno, "waitpid: %s", strerror(errno));
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return il_errorf(-EIO, "gnuplot failed on the %d plot scripts in %s (status %d; see %s/gnuplot.log)",
+				 n, dir, WIFEXITED(status) ? WEXITSTATUS(status) : -1, dir);
+	return 0;
+}
+
+/* Whether DIR/NAME may be written: never over an input (outfile.h). */
+static int check_in(const char *dir, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return il_outfile_check(path);
+}
+
+FILE *il_plot_open(const char *dir, const char *name)
+{
+	char path[4096];
+
+	if (check_in(dir, name)) {
+		errno = EEXIST;
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return fopen(path, "w");
+}
+
+/* Keeps a clash's own message. */
+int il_plot_open_err(const char *dir, const char *name)
+{
+	if (errno == EEXIST)
+		return -EEXIST;
+	return il_errorf(-errno, "%s/%s: %s", dir, name, strerror(errno));
+}
+
+/* gnuplot strings are '...' with '' for a quote (enhanced text is off). */
+void il_plot_str(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', f);
+		if ((unsigned char)*s >= ' ')
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+/*
+ * Write NAME.gp that draws @body into NAME.png and NAME.svg; il_plots()
+ * runs every script at the end.  The body is printed after the terminal
+ * is set, once per terminal.
+ */
+int il_plot_render(const char *dir, const char *name, const char *body,
+			   struct il_plot_names *nm)
+{
+	char script[256];
+	FILE *f;
+	int ret;
+
+	/* gnuplot writes these itself: check them before it runs. */
+	snprintf(script, sizeof(script), "%s.png", name);
+	ret = check_in(dir, script) ?: check_in(dir, "gnuplot.log");
+	snprintf(script, sizeof(script), "%s.svg", name);
+	ret = ret ?: check_in(dir, script);
+	if (ret)
+		return ret;
+	snprintf(script, sizeof(script), "%s.gp", name);
+	f = il_plot_open(dir, script);
+	if (!f)
+		return il_plot_open_err(dir, script);
+	fprintf(f, "# generated by idlelab report; rerun with: gnuplot %s\n"
+		   "reset\n"
+		   "set terminal pngcairo size 900,560 font 'sans,10' noenhanced\n"
+		   "set output '%s.png'\n%s"
+		   "set terminal svg size 900,560 font 'sans,10' noenhanced\n"
+		   "set output '%s.svg'\nreplot\nset output\n",
+		script, name, body, name);
+	if (fclose(f))
+		return il_errorf(-EIO, "%s/%s: write error", dir, script);
+	return add_name(nm, name);
+}
