@@ -246,10 +246,16 @@ static char proc_state(pid_t pid)
 	return p && p[1] == ' ' ? p[2] : '?';
 }
 
-/* Wait (bounded) until @pid's state is @want; return the last seen. */
+/*
+ * Wait (bounded) until @pid's state is @want; return the last seen.  The
+ * bound is long because a child told to park stays runnable (R) until the
+ * scheduler gets to it, which on a loaded 2-CPU machine took long enough
+ * once to fail a 2 s bound; a child that does reach the state ends the
+ * wait at once.
+ */
 static char wait_state(pid_t pid, char want)
 {
-	uint64_t deadline = il_now_ns(CLOCK_MONOTONIC) + 2000000000ull;
+	uint64_t deadline = il_now_ns(CLOCK_MONOTONIC) + 20000000000ull;
 	char c;
 
 	while ((c = proc_state(pid)) != want && il_now_ns(CLOCK_MONOTONIC) < deadline)
