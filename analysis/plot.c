@@ -359,14 +359,67 @@ next:
  * --causes runs: one stacked bar per run and CPU, the time lost per cause
  * kind (the causes report's first table, in µs), one colour per kind.
  */
+/*
+ * The causes plot has one stacked bar per run and CPU, which a fleet's
+ * --causes runs turn into hundreds of thousands of unreadable bars and an
+ * SVG of hundreds of MB (BENCHMARKS.md, section 9).  Past CAUSES_BARS
+ * rows it keeps the CAUSES_BARS that lost the most time, in table order,
+ * and its title says so; the table itself still lists every row.
+ */
+#define CAUSES_BARS 40
+
+static double causes_row_lost(const struct il_table *t, int r)
+{
+	double sum = 0;
+	int k;
+
+	for (k = 0; il_cause_kinds[k]; k++)
+		sum += strtod(t->cells[r * t->ncols + 7 + k], NULL);
+	return sum;
+}
+
+/*
+ * Mark in @keep the rows to plot: all, or the CAUSES_BARS with the most
+ * time lost (ties to the earlier row).  Return: how many are kept.
+ */
+static int causes_pick(const struct il_table *t, bool *keep)
+{
+	double *lost;
+	int r, i, n = 0;
+
+	if (t->nrows <= CAUSES_BARS) {
+		for (r = 0; r < t->nrows; r++)
+			keep[r] = true;
+		return t->nrows;
+	}
+	lost = calloc((size_t)t->nrows, sizeof(*lost));
+	if (!lost)
+		return -ENOMEM;
+	for (r = 0; r < t->nrows; r++)
+		lost[r] = causes_row_lost(t, r);
+	/* CAUSES_BARS passes of a linear scan: bounded, no sort of all rows. */
+	for (i = 0; i < CAUSES_BARS; i++) {
+		int best = -1;
+
+		for (r = 0; r < t->nrows; r++)
+			if (!keep[r] && (best < 0 || lost[r] > lost[best]))
+				best = r;
+		keep[best] = true;
+		n++;
+	}
+	free(lost);
+	return n;
+}
+
 static int plot_causes(struct il_store *s, const struct il_analysis_opts *o,
 		       const char *dir, struct il_plot_names *nm)
 {
 	struct il_table *tot, *top;
 	char *body = NULL;
+	bool *keep = NULL;
 	size_t len = 0;
 	FILE *f, *bf;
-	int r, k, ret;
+	int r, k, ret, kept;
 
 	ret = il_report_causes(s, o, &tot, &top);
 	if (ret)
@@ -376,9 +429,17 @@ static int plot_causes(struct il_store *s, const struct il_analysis_opts *o,
 		il_table_free(tot);
 		return 0;
 	}
+	keep = calloc((size_t)tot->nrows, sizeof(*keep));
+	kept = keep ? causes_pick(tot, keep) : -ENOMEM;
+	if (kept < 0) {
+		free(keep);
+		il_table_free(tot);
+		return il_errorf(-ENOMEM, "out of memory");
+	}
 	f = il_plot_open(dir, "causes.dat");
 	if (!f) {
 		ret = il_plot_open_err(dir, "causes.dat");
+		free(keep);
 		il_table_free(tot);
 		return ret;
 	}
@@ -388,6 +449,8 @@ static int plot_causes(struct il_store *s, const struct il_analysis_opts *o,
 		fprintf(f, " %s", il_cause_kinds[k]);
 	fputc('\n', f);
 	for (r = 0; r < tot->nrows; r++) {
+		if (!keep[r])
+			continue;
 		fprintf(f, "\"%s %s cpu%s\"", tot->cells[r * tot->ncols],
 			tot->cells[r * tot->ncols + 1], tot->cells[r * tot->ncols + 2]);
 		for (k = 0; il_cause_kinds[k]; k++)
@@ -396,8 +459,12 @@ static int plot_causes(struct il_store *s, const struct il_analysis_opts *o,
 	}
 	fclose(f);
 	bf = open_memstream(&body, &len);
-	fprintf(bf, "set title 'Time lost per cause and CPU (--causes runs)'\n"
-		    "set ylabel 'time lost over the attributed samples (us)'\n"
+	if (kept < tot->nrows)
+		fprintf(bf, "set title 'Time lost per cause and CPU: the %d of %d run/CPU pairs that lost the most (--causes runs)'\n",
+			kept, tot->nrows);
+	else
+		fprintf(bf, "set title 'Time lost per cause and CPU (--causes runs)'\n");
+	fprintf(bf, "set ylabel 'time lost over the attributed samples (us)'\n"
 		    "set style data histograms\nset style histogram rowstacked\n"
 		    "set style fill solid 0.8 border -1\nset boxwidth 0.7\n"
 		    "set key outside right noenhanced\nset xtics rotate by -30\n"
@@ -407,6 +474,7 @@ static int plot_causes(struct il_store *s, const struct il_analysis_opts *o,
 			2 + k, k ? "" : ":xtic(1)", il_cause_kinds[k]);
 	fputc('\n', bf);
 	fclose(bf);
+	free(keep);
 	il_table_free(tot);
 	ret = body ? il_plot_render(dir, "causes", body, nm) :
 	      il_errorf(-ENOMEM, "out of memory");

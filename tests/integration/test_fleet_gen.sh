@@ -80,4 +80,25 @@ check "report --kind causes names the causes" \
 	grep -q 'irq .*; .* thread kworker/.* unexplained' "$T_TMP/c1.causes"
 check "the merged per-machine files give the one file's causes" \
 	sh -c "cmp -s '$T_TMP/c1.causes' '$T_TMP/cmerged.causes' && cmp -s '$T_TMP/c1.ccsv' '$T_TMP/cmerged.ccsv'"
+# The causes plot of a fleet: one bar per run and CPU until there are more
+# than 40, then the 40 that lost the most time, in table order, its title
+# saying so (the table keeps every row).  The expected bars are computed
+# here from the table's csv.
+if command -v gnuplot >/dev/null; then
+	"$GEN" --machines 2 --campaigns 1 --runs 60 --causes-every 2 "$T_TMP/cbar.db" >/dev/null
+	"$IDLELAB" report --db "$T_TMP/cbar.db" --kind causes --format csv --table 1 >"$T_TMP/cbar.csv"
+	"$IDLELAB" report --db "$T_TMP/cbar.db" --format html --output "$T_TMP/cbar" >/dev/null 2>&1
+	rows=$(($(wc -l <"$T_TMP/cbar.csv") - 1))
+	awk -F, 'NR > 1 { s = 0; for (i = 8; i <= 14; i++) s += $i
+		printf "%.17g\t%d\t\"%s %s cpu%s\" %s %s %s %s %s %s %s\n", s, NR, $1, $2, $3, $8, $9, $10, $11, $12, $13, $14 }' \
+		"$T_TMP/cbar.csv" | sort -t "$(printf '\t')" -k1,1gr -k2,2n | head -40 |
+		sort -t "$(printf '\t')" -k2,2n | cut -f3 >"$T_TMP/cbar.want"
+	grep -v '^#' "$T_TMP/cbar/causes.dat" >"$T_TMP/cbar.got"
+	check "the causes plot of $rows run/CPU rows draws the 40 that lost the most, in table order" \
+		sh -c "[ $rows -gt 40 ] && cmp '$T_TMP/cbar.want' '$T_TMP/cbar.got'"
+	check "its title says which 40 of the $rows it shows" \
+		grep -q "the 40 of $rows run/CPU pairs that lost the most" "$T_TMP/cbar/causes.gp"
+else
+	skip "the causes plot of a fleet" "gnuplot not installed"
+fi
 t_done
