@@ -19,7 +19,10 @@
 # usage: tools/bench-fleet-scale.sh [-o DATA] [SIZE...]
 #   SIZE  runs in the fleet, a multiple of 200 (default: 1000 10000)
 # Environment: BUILD (default build; use a build without SAN for figures),
-# WORK (scratch directory, default a new one under /tmp, removed at the end).
+# WORK (scratch directory, default a new one under /tmp, removed at the end;
+# one given is kept, and a fleet file already in it is used as it is, with
+# no fleet-gen row), ONLY (an extended regular expression: time only the
+# commands whose name matches, to finish a long pass that was stopped).
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -41,14 +44,20 @@ for n in $sizes; do
 		exit 2
 	fi
 done
-WORK=${WORK:-$(mktemp -d /tmp/fleet-scale.XXXXXX)}
-trap 'rm -rf "$WORK"' EXIT
+if [ -n "${WORK:-}" ]; then
+	mkdir -p "$WORK"
+else
+	WORK=$(mktemp -d /tmp/fleet-scale.XXXXXX)
+	trap 'rm -rf "$WORK"' EXIT
+fi
+ONLY=${ONLY:-.}
 [ -z "$data" ] || : > "$data"
 
 # run SIZE NAME CMD...: time CMD, print the row, append the data line.
 run() {
 	size=$1 name=$2
 	shift 2
+	printf '%s\n' "$name" | grep -Eq -- "$ONLY" || return 0
 	if ! /usr/bin/time -f '%e %M %U %S' -o "$WORK/time" "$@" > "$WORK/out" 2> "$WORK/err"; then
 		echo "bench-fleet-scale: $name at $size runs failed:" >&2
 		cat "$WORK/err" >&2
@@ -66,7 +75,8 @@ echo "| runs | command | time | CPU time | peak RSS |"
 echo "|---|---|---|---|---|"
 for n in $sizes; do
 	db=$WORK/fleet-$n.db
-	run "$n" "fleet-gen (one file)" "$GEN" --machines 10 --campaigns 2 --runs $((n / 20)) --causes-every 10 "$db"
+	[ -s "$db" ] ||
+		run "$n" "fleet-gen (one file)" "$GEN" --machines 10 --campaigns 2 --runs $((n / 20)) --causes-every 10 "$db"
 	run "$n" "report" "$IDLELAB" report --db "$db"
 	run "$n" "report --kind states" "$IDLELAB" report --db "$db" --kind states
 	run "$n" "report --kind causes" "$IDLELAB" report --db "$db" --kind causes --table 2
