@@ -27,8 +27,13 @@
 #define IL_SLOT_GEN(v)		((u32)((u64)(v) >> 32))
 #define IL_SLOT_OWED(v)		((u32)(v))
 
+/*
+ * A target's slot is its CPU's (storm.c's il_slot), not the run's: the
+ * NMIs a run still owes when it ends stay owed, and claimable, after its
+ * struct il_storm is freed.
+ */
 struct il_target {
-	atomic64_t slot;	/* IL_SLOT(armed generation, owed NMIs) */
+	atomic64_t *slot;	/* IL_SLOT(armed generation, owed NMIs) */
 	u32 done;		/* generation of its last recorded ack */
 	u32 cpu;
 };
