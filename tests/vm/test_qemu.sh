@@ -315,6 +315,13 @@ check "stragglers: $(jv "$l" runs) storms of 1 us rounds, $(jv "$l" owing_runs) 
 	[ "$(jv "$l" errors)" = 0 -a "$(jv "$l" owing_runs)" -ge 1 ]
 check "stragglers: the NMIs that landed after their run were claimed ($(jv "$l" stragglers)), none reported unknown ($uhs)" \
 	[ "$(jv "$l" stragglers)" -ge 1 -a "$uhs" = 0 ]
+# Issue 21: the sender's preempt_disable() against a task spinning on its
+# CPU through rounds of about 3 ms (kmod-client-ipi.c, preempt_guard).
+l=$(line preempt_guard)
+check "preempt guard: a task spinning on the sender's CPU ran during the storm ($(jv "$l" spins) spins) and between rounds ($(jv "$l" gaps) gaps of 1 ms), no round preempted ($(jv "$l" preempted) of $(jv "$l" nr_done))" \
+	[ "$(jv "$l" rc)" = 0 -a "$(jv "$l" nr_done)" = "$(jv "$l" rounds)" -a \
+	  "$(jv "$l" spins)" -gt 0 -a "$(jv "$l" gaps)" -ge 1 -a \
+	  "$(jv "$l" preempted)" = 0 ]
 l=$(line ipi_sender_death)
 if [ -n "$(jv "$l" skip)" ]; then
 	not_ok "sender that dies: $(jv "$l" skip)"
