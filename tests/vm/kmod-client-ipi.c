@@ -471,9 +471,11 @@ static pid_t ni_spinner(volatile unsigned long *count)
 /*
  * preempt_guard() - the storm sender's preempt_disable() tested by what it
  * protects (issue 21): a task pinned to the sender's CPU 0 spins through a
- * storm whose rounds last about 3 ms, near a tick: the first target claims
- * each NMI 3 ms late (test_late_us), past the 2 ms timeout, so each round
- * waits its timeout and the next round's drain the late claim.  Under
+ * storm whose rounds last about 3 ms, near a tick: the first target's
+ * handler waits 3 ms before it claims each NMI (test_late_us), within the
+ * 5 ms timeout, so each round waits about 3 ms for that ack.  (With a
+ * timeout below the delay the next round's drain, bounded by the same
+ * timeout, ended the first such run undrained after 4 rounds.)  Under
  * preempt=full a tick inside a round would switch the sender out for the
  * spinner, were preemption on; no round may be flagged preempted.  The
  * spinner must have run during the storm, and between two rounds (a gap
@@ -499,7 +501,7 @@ static void preempt_guard(int fd, unsigned int ncpu)
 	*count = 0;
 	pid = ni_spinner(count);
 	usleep(100000);		/* on CPU 0 and spinning */
-	ni_storm_init(&s, ncpu, 100, 2000);
+	ni_storm_init(&s, ncpu, 100, 5000);
 	r = s.r;
 	before = *count;
 	e = ioctl(fd, IDLELAB_IOC_IPI_STORM, &r) ? errno : 0;
