@@ -14,7 +14,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpu.h>
+#include <linux/cpuidle.h>
 #include <linux/device.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/pm_qos.h>
 #include <linux/slab.h>
@@ -27,6 +29,7 @@
 
 #include "idlelab_arch.h"
 #include "idlelab_clockcal.h"
+#include "idlelab_mwait_policy.h"
 #include "cstate.h"
 
 /* MSR_IA32_POWER_CTL (0x1FC) bit 1: C1E promotion (SDM Vol. 4). */
@@ -188,6 +191,66 @@ u32 il_idle_policy_check(u32 method, unsigned int cpu)
 	    READ_ONCE(dev->power.qos->resume_latency.target_value) == 0)
 		return IDLELAB_UNSUP_PM_QOS;
 	return IDLELAB_UNSUP_NONE;
+}
+
+/* Read a sysfs file's first line, NUL-terminated; 0 or -errno. */
+static int il_sysfs_line(const char *path, char *buf, size_t len)
+{
+	struct file *f = filp_open(path, O_RDONLY, 0);
+	loff_t pos = 0;
+	ssize_t n;
+
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	n = kernel_read(f, buf, len - 1, &pos);
+	filp_close(f, NULL);
+	if (n < 0)
+		return n;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/**
+ * il_mwait_policy_check - does @cpu's cpuidle policy forbid MWAIT(@hint)?
+ * @cpu:	the measured CPU
+ * @hint:	the request's MWAIT hint
+ *
+ * The decision is idlelab_mwait_policy.h's, on @cpu's registered states.
+ * They are read from sysfs, as the user sees and sets them: the per-CPU
+ * disable lives in the CPU's cpuidle device, which the kernel does not
+ * export to modules (cpuidle_devices), and the hints only in the states'
+ * descriptions.  A state that cannot be read ends the table.
+ *
+ * Return: IDLELAB_UNSUP_NONE or IDLELAB_UNSUP_STATE_DISABLED.
+ */
+u32 il_mwait_policy_check(unsigned int cpu, u32 hint)
+{
+	struct il_idle_state st[CPUIDLE_STATE_MAX];
+	char (*desc)[CPUIDLE_DESC_LEN];
+	char path[80], dis[16];
+	u32 n, why;
+
+	desc = kcalloc(CPUIDLE_STATE_MAX, sizeof(*desc), GFP_KERNEL);
+	if (!desc)
+		return IDLELAB_UNSUP_NONE;	/* no table: no policy known */
+	for (n = 0; n < CPUIDLE_STATE_MAX; n++) {
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%u/cpuidle/state%u/desc",
+			 cpu, n);
+		if (il_sysfs_line(path, desc[n], sizeof(desc[n])))
+			break;
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%u/cpuidle/state%u/disable",
+			 cpu, n);
+		if (il_sysfs_line(path, dis, sizeof(dis)))
+			break;
+		st[n].desc = desc[n];
+		st[n].disabled = strcmp(dis, "0") != 0;
+	}
+	why = il_mwait_policy(st, n, hint);
+	kfree(desc);
+	return why;
 }
 
 /**

@@ -60,6 +60,8 @@ static u32 il_cstate_refusal(const struct idlelab_cstate_req *req)
 		return why;
 	if (!(req->flags & IDLELAB_CSTATE_F_POLICY_OVERRIDE)) {
 		why = il_idle_policy_check(req->method, req->cpu);
+		if (!why && req->method == IDLELAB_METHOD_MWAIT)
+			why = il_mwait_policy_check(req->cpu, req->mwait_hint);
 		if (why)
 			return why;
 	}

@@ -17,7 +17,7 @@
  *
  * Object model: one struct il_storm (storm.h) per run, owned by
  * il_storm_run() and shared with the sender kthread and the NMI handler (or
- * the smp_call_function callback in kernel mode).
+ * the smp_call_function callback in kernel mode, storm_kernel.c).
  *
  * Which NMIs are ours: NMIs carry no payload and coalesce, and the NMI_LOCAL
  * chain is shared with perf, the watchdog and whatever the platform sends.
@@ -29,7 +29,8 @@
  * of a timed-out round: a target is never armed while it still owes one,
  * so a late NMI of round k cannot be taken for round k+1's.  The run ends
  * early (IDLELAB_RUN_UNDRAINED) when a drain fails, and before il_cur is
- * cleared a last bounded drain collects the stragglers (@lost_nmis the rest).
+ * cleared a last bounded drain collects the stragglers; what is still owed
+ * after it stays claimable for a while (il_straggler(), below).
  *
  * Round generations: round r has generation r + 1.  A target's @slot holds
  * the generation it may acknowledge; the handler takes it (with the owed
@@ -66,6 +67,7 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/sysfs.h>
 #include <asm/apic.h>
 #include <asm/cpufeature.h>
 #include <asm/nmi.h>
@@ -79,34 +81,42 @@
 #include "ipi.h"
 #include "storm.h"
 
-static struct il_storm __rcu *il_cur;
+struct il_storm __rcu *il_cur;	/* storm_kernel.c's callback too */
 
 /*
- * Kernel mode sends with smp_call_function_single_async(), one csd per
- * target CPU, so that a round waits for its acks no longer than timeout_us
- * (smp_call_function_many() with wait waited, preemption off, for a target
- * with IRQs off however long).  A csd in flight when its round or run ends
- * stays owed: it lives as long as the module, no round is sent to a target
- * whose csd is busy (each round's drain waits, bounded, or ends the run),
- * and module exit waits until every csd is idle.  The callback's info,
- * captured when queued, tags the run and round: a late callback counts as
- * late, never in another round or run.
+ * The NMIs a run still owes when it ends.  NMIs cannot be recalled: one
+ * sent to a target that cannot take it yet (inside another NMI handler, in
+ * SMM, a vCPU the host is not running) arrives whenever that ends, maybe
+ * after the run's last drain.  With the owed count in the run, such an NMI
+ * found no run and reached the kernel as an unknown NMI ("Uhhuh").  So the
+ * owed counts are per CPU and live as long as the module: at its end a run
+ * stamps each target with a deadline, IL_STRAGGLER_US later, until which
+ * the handler still claims what that CPU is owed, as a straggler (counted
+ * in the read-only parameter @stragglers: the run's lost_nmis were owed at
+ * its end, and those that came anyway are among these).  The deadline is
+ * the longest round timeout the ABI allows: what an NMI may be owed for
+ * inside a run.  The residual is the one the run already has: a foreign
+ * NMI reaching an owed CPU first is claimed in its place, at most as many
+ * as are owed.  The next run whose targets include a CPU still owed waits
+ * for its stragglers, at most until that deadline, and forgets the rest.
  */
-static DEFINE_PER_CPU(call_single_data_t, il_kcsd);
-static atomic_t il_kseq;
+#define IL_STRAGGLER_US		IDLELAB_MAX_ROUND_TIMEOUT_US
+static DEFINE_PER_CPU(atomic64_t, il_slot);
+static DEFINE_PER_CPU(u64, il_slot_until);	/* TSC; read after il_cur */
+static atomic_long_t il_stragglers = ATOMIC_LONG_INIT(0);
 
-#define IL_TAG_GEN_BITS		20	/* IDLELAB_MAX_ROUNDS < 2^20 */
-#define IL_TAG_SEQ_MASK		(ULONG_MAX >> IL_TAG_GEN_BITS)
-#define IL_TAG(seq, gen)	((void *)((((unsigned long)(seq) &	\
-					    IL_TAG_SEQ_MASK) <<		\
-					   IL_TAG_GEN_BITS) | (gen)))
-static_assert(IDLELAB_MAX_ROUNDS < (1UL << IL_TAG_GEN_BITS));
-
-static bool il_kcsd_busy(unsigned int cpu)
+static int il_stragglers_get(char *buf, const struct kernel_param *kp)
 {
-	return READ_ONCE(per_cpu_ptr(&il_kcsd, cpu)->node.u_flags) &
-	       CSD_FLAG_LOCK;
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&il_stragglers));
 }
+
+static const struct kernel_param_ops il_stragglers_ops = {
+	.get	= il_stragglers_get,
+};
+
+module_param_cb(stragglers, &il_stragglers_ops, NULL, 0444);
+MODULE_PARM_DESC(stragglers,
+		 "owed NMIs claimed after the run that sent them had ended");
 
 /*
  * For the guest rig (tests/vm/kmod-client.c): the next storm's sender exits
@@ -154,24 +164,24 @@ MODULE_PARM_DESC(test_late_us,
  * Take the armed generation, and with @claim one owed NMI too.  Return: the
  * generation (0: none was armed), or -1 when @claim found nothing owed.
  */
-static s64 il_slot_take(struct il_target *t, bool claim)
+static s64 il_slot_take(atomic64_t *slot, bool claim)
 {
-	s64 old = atomic64_read(&t->slot), new;
+	s64 old = atomic64_read(slot), new;
 
 	do {
 		if (claim && !IL_SLOT_OWED(old))
 			return -1;
 		new = IL_SLOT(0, IL_SLOT_OWED(old) - claim);
-	} while (!atomic64_try_cmpxchg(&t->slot, &old, new));
+	} while (!atomic64_try_cmpxchg(slot, &old, new));
 	return IL_SLOT_GEN(old);
 }
 
 /* Arm @t for generation @gen, owed @more NMIs besides those it still is. */
 static void il_slot_arm(struct il_target *t, u32 gen, u32 more)
 {
-	s64 old = atomic64_read(&t->slot);
+	s64 old = atomic64_read(t->slot);
 
-	while (!atomic64_try_cmpxchg(&t->slot, &old,
+	while (!atomic64_try_cmpxchg(t->slot, &old,
 				     IL_SLOT(gen, IL_SLOT_OWED(old) + more)))
 		;
 }
@@ -192,7 +202,7 @@ static void il_round_ack(struct il_storm *st, u32 gen)
  * per armed generation, into that generation's record, whatever round the
  * sender is in by then.
  */
-static void il_storm_ack(struct il_storm *st, int idx, u32 gen, u64 now)
+void il_storm_ack(struct il_storm *st, int idx, u32 gen, u64 now)
 {
 	struct il_target *t = &st->tg[idx];
 	struct idlelab_ipi_arrival *a;
@@ -208,6 +218,18 @@ static void il_storm_ack(struct il_storm *st, int idx, u32 gen, u64 now)
 	smp_store_release(&t->done, gen);	/* the record, then done */
 }
 
+/* An NMI on a CPU no run targets: claim it if an ended run still owes one. */
+static int il_straggler(u64 now)
+{
+	/* Pairs with il_storm_ended()'s smp_wmb(): the deadline, then il_cur. */
+	smp_rmb();
+	if (now >= __this_cpu_read(il_slot_until) ||
+	    il_slot_take(this_cpu_ptr(&il_slot), true) < 0)
+		return NMI_DONE;
+	atomic_long_inc(&il_stragglers);
+	return NMI_HANDLED;
+}
+
 /*
  * Registered for NMI_LOCAL with NMI_FLAG_FIRST by main.c for the module's
  * lifetime: first in the chain, so the TSC read comes before perf's handler
@@ -221,7 +243,7 @@ int il_ipi_nmi(unsigned int type, struct pt_regs *regs)
 	s64 gen = -1;
 
 	if (!st)
-		return NMI_DONE;
+		return il_straggler(now);
 	cpu = smp_processor_id();
 	idx = st->tidx[cpu];
 	if (idx == 0 && unlikely(READ_ONCE(test_late_us))) {
@@ -232,8 +254,10 @@ int il_ipi_nmi(unsigned int type, struct pt_regs *regs)
 		while (il_tsc() < until)
 			cpu_relax();
 	}
+	if (idx < 0 && il_straggler(now) == NMI_HANDLED)
+		return NMI_HANDLED;	/* owed by an earlier run */
 	if (idx >= 0)
-		gen = il_slot_take(&st->tg[idx], true);
+		gen = il_slot_take(st->tg[idx].slot, true);
 	if (gen < 0) {
 		if (idx >= 0 || cpu == st->req->sender_cpu)
 			atomic_inc(&st->foreign);
@@ -241,76 +265,6 @@ int il_ipi_nmi(unsigned int type, struct pt_regs *regs)
 	}
 	il_storm_ack(st, idx, gen, now);
 	return NMI_HANDLED;
-}
-
-/* Take @t's armed generation if it is @gen; 0 otherwise. */
-static u32 il_slot_take_gen(struct il_target *t, u32 gen)
-{
-	s64 old = atomic64_read(&t->slot);
-
-	do {
-		if (IL_SLOT_GEN(old) != gen)
-			return 0;
-	} while (!atomic64_try_cmpxchg(&t->slot, &old,
-				       IL_SLOT(0, IL_SLOT_OWED(old))));
-	return gen;
-}
-
-/*
- * Kernel mode's, in IRQ context; its tag: run and round.  Unlike an NMI
- * handler it is not inside rcu_read_lock() already: the lockdep kernel
- * (tests/vm/debug-kernel.sh) reported the bare rcu_dereference() here as
- * suspicious RCU usage, so the read side is taken explicitly.
- */
-static void il_ipi_kernel_cb(void *info)
-{
-	unsigned long tag = (unsigned long)info;
-	struct il_storm *st;
-	u64 now = il_tsc();
-	int idx;
-
-	rcu_read_lock();
-	st = rcu_dereference(il_cur);
-	if (!st || (st->seq & IL_TAG_SEQ_MASK) != tag >> IL_TAG_GEN_BITS)
-		goto out;
-	idx = st->tidx[smp_processor_id()];
-	if (idx >= 0)
-		il_storm_ack(st, idx,
-			     il_slot_take_gen(&st->tg[idx],
-					      tag & ((1UL << IL_TAG_GEN_BITS) - 1)),
-			     now);
-out:
-	rcu_read_unlock();
-}
-
-/* Queue round @gen's callback on every target whose csd is idle. */
-static void il_storm_send_kernel(struct il_storm *st, u32 gen)
-{
-	call_single_data_t *csd;
-	u32 i;
-
-	for (i = 0; i < st->req->nr_targets; i++) {
-		csd = per_cpu_ptr(&il_kcsd, st->tg[i].cpu);
-		if (il_kcsd_busy(st->tg[i].cpu))
-			continue;	/* still owed: this target times out */
-		INIT_CSD(csd, il_ipi_kernel_cb, IL_TAG(st->seq, gen));
-		smp_call_function_single_async(st->tg[i].cpu, csd);
-	}
-}
-
-/* Module exit: no csd queued, no callback running (an RCU reader). */
-void il_storm_csd_idle(void)
-{
-	unsigned int cpu, waited = 0;
-
-	for_each_possible_cpu(cpu) {
-		while (il_kcsd_busy(cpu)) {
-			if (waited++ == 100)
-				pr_warn("waiting for cpu%u's callback\n", cpu);
-			usleep_range(10000, 20000);
-		}
-	}
-	synchronize_rcu();
 }
 
 /* The check itself is plain C, shared with the fuzz target. */
@@ -373,7 +327,7 @@ static u32 il_storm_owed(struct il_storm *st)
 
 	for (i = 0; i < st->req->nr_targets; i++)
 		n += kernel ? il_kcsd_busy(st->tg[i].cpu) :
-		     IL_SLOT_OWED(atomic64_read(&st->tg[i].slot));
+		     IL_SLOT_OWED(atomic64_read(st->tg[i].slot));
 	return n;
 }
 
@@ -402,7 +356,7 @@ static u32 il_storm_close(struct il_storm *st, u32 gen, u64 cycles)
 	for (i = 0; i < st->req->nr_targets; i++) {
 		struct il_target *t = &st->tg[i];
 
-		if (il_slot_take(t, false))
+		if (il_slot_take(t->slot, false))
 			continue;	/* never acknowledged: stays 0 */
 		/* Acquire: pairs with the handler's release of @done. */
 		while (smp_load_acquire(&t->done) != gen &&
@@ -488,11 +442,51 @@ static int il_storm_sender(struct il_worker *wk)
 		st->nr_done = r + 1;
 		cond_resched();
 	}
-	/* The last stragglers, before the handler stops claiming. */
-	st->lost = il_storm_drain(st, timeout);
+	/* The last stragglers, while they still count in this run. */
+	il_storm_drain(st, timeout);
 	if (st->nr_done && atomic_read(&st->foreign) != foreign0)
 		st->rounds[st->nr_done - 1].flags |= IDLELAB_ROUND_FOREIGN_NMI;
 	return 0;
+}
+
+/*
+ * Before a run: wait until @cpus are owed no NMI by an earlier run, or
+ * until their deadlines pass (at most IL_STRAGGLER_US); forget the rest,
+ * which that run reported lost.  Sleeps: no lock is held yet.
+ */
+static void il_storm_wait_owed(const u32 *cpus, u32 n)
+{
+	atomic64_t *slot;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (cpus[i] >= nr_cpu_ids)
+			continue;	/* il_storm_targets() refuses it */
+		slot = per_cpu_ptr(&il_slot, cpus[i]);
+		while (IL_SLOT_OWED(atomic64_read(slot)) &&
+		       il_tsc() < READ_ONCE(*per_cpu_ptr(&il_slot_until,
+							 cpus[i])))
+			usleep_range(1000, 2000);
+		atomic64_set(slot, IL_SLOT(0, 0));
+	}
+}
+
+/*
+ * After the sender: lost_nmis is what the targets are still owed now,
+ * after the last drain; it stays claimable until IL_STRAGGLER_US from now,
+ * by il_straggler() once il_cur is cleared.
+ */
+static void il_storm_ended(struct il_storm *st)
+{
+	u64 until = il_tsc() + il_us_to_cycles(IL_STRAGGLER_US);
+	u32 i;
+
+	st->lost = il_storm_owed(st);
+	for (i = 0; i < st->req->nr_targets; i++)
+		WRITE_ONCE(*per_cpu_ptr(&il_slot_until, st->tg[i].cpu), until);
+	smp_wmb();	/* the deadlines before il_cur: il_straggler() */
+	RCU_INIT_POINTER(il_cur, NULL);
+	synchronize_rcu();
 }
 
 static int il_storm_exec(struct il_storm *st, const u32 *cpus)
@@ -500,11 +494,14 @@ static int il_storm_exec(struct il_storm *st, const u32 *cpus)
 	const struct idlelab_ipi_req *req = st->req;
 	struct il_worker wk = {};
 	int ret;
+	u32 i;
 
 	cpus_read_lock();
 	ret = il_storm_targets(st, cpus);
 	if (ret)
 		goto unlock_cpus;
+	for (i = 0; i < req->nr_targets; i++)
+		st->tg[i].slot = per_cpu_ptr(&il_slot, st->tg[i].cpu);
 	if (req->mode != IDLELAB_IPI_KERNEL &&
 	    !boot_cpu_has(X86_FEATURE_APIC)) {
 		st->unsupported = IDLELAB_UNSUP_NO_APIC;
@@ -543,8 +540,7 @@ static int il_storm_exec(struct il_storm *st, const u32 *cpus)
 	cpus_read_unlock();
 	if (!ret)
 		ret = il_workers_end(&wk, 1, &st->ctl);
-	RCU_INIT_POINTER(il_cur, NULL);
-	synchronize_rcu();
+	il_storm_ended(st);
 	return ret;
 
 unlock_cpus:
@@ -577,7 +573,7 @@ int il_storm_run(struct idlelab_ipi_req *req, const u32 *cpus,
 	st->req = req;
 	st->rounds = rounds;
 	st->arr = arr;
-	st->seq = atomic_inc_return(&il_kseq);
+	st->seq = il_storm_kernel_seq();
 	/* Up to 32767 targets: kv* and charged to the caller's memcg. */
 	st->tg = kvcalloc(req->nr_targets, sizeof(*st->tg),
 			  GFP_KERNEL_ACCOUNT);
@@ -591,6 +587,7 @@ int il_storm_run(struct idlelab_ipi_req *req, const u32 *cpus,
 	for (i = 0; i < nr_cpu_ids; i++)
 		st->tidx[i] = -1;
 
+	il_storm_wait_owed(cpus, req->nr_targets);
 	ret = il_storm_exec(st, cpus);
 	if (ret)
 		goto free_storm;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * storm.h - one IPI storm's state, shared by the two halves of
+ * storm.h - one IPI storm's state, shared by the parts of
  * IDLELAB_IOC_IPI_STORM: storm.c (the rounds, the NMI handler and the
- * acknowledgments) and dest.c (the target set and the ICR writes that
- * reach it).  Not part of the module's interface (ipi.h).
+ * acknowledgments), storm_kernel.c (kernel mode's csds and callback) and
+ * dest.c (the target set and the ICR writes that reach it).  Not part of
+ * the module's interface (ipi.h).
  */
 #ifndef IDLELAB_IPI_STORM_H
 #define IDLELAB_IPI_STORM_H
@@ -27,8 +28,13 @@
 #define IL_SLOT_GEN(v)		((u32)((u64)(v) >> 32))
 #define IL_SLOT_OWED(v)		((u32)(v))
 
+/*
+ * A target's slot is its CPU's (storm.c's il_slot), not the run's: the
+ * NMIs a run still owes when it ends stay owed, and claimable, after its
+ * struct il_storm is freed.
+ */
 struct il_target {
-	atomic64_t slot;	/* IL_SLOT(armed generation, owed NMIs) */
+	atomic64_t *slot;	/* IL_SLOT(armed generation, owed NMIs) */
 	u32 done;		/* generation of its last recorded ack */
 	u32 cpu;
 };
@@ -53,6 +59,15 @@ struct il_storm {
 	u32 seq;			/* this run's number, in its csd tags */
 	bool undrained;
 };
+
+/* storm.c: the run in progress, and one target's acknowledgment. */
+extern struct il_storm __rcu *il_cur;
+void il_storm_ack(struct il_storm *st, int idx, u32 gen, u64 now);
+
+/* storm_kernel.c: kernel mode's csds. */
+u32 il_storm_kernel_seq(void);
+bool il_kcsd_busy(unsigned int cpu);
+void il_storm_send_kernel(struct il_storm *st, u32 gen);
 
 /* dest.c.  Context: cpus_read_lock() held. */
 int il_storm_targets(struct il_storm *st, const u32 *cpus);

@@ -42,7 +42,17 @@ void cstate(const char *name, struct idlelab_cstate_req r)
 	unsigned int intr_before_exit = 0, intr_after_exit = 0, poison = 0;
 	unsigned int wb = 0, reentries = 0, late = 0, late_unflagged = 0;
 	unsigned int noop = 0, res_bad = 0, tsc_unst = 0, backstop = 0;
+	unsigned int past_l = 0, timed = 0;
 	double t0 = now_s(), idle_ms, backstop_ms = 0;
+	/*
+	 * The hrtimer is armed L (at most launch_max_ns) before it is due,
+	 * and t_entry is read after the arming: so t_launch - t_entry < L.
+	 * A t_entry read too early (before the arming, or a sample's stale
+	 * one) breaks it, which t_entry < t_exit, two ordered reads on one
+	 * CPU, never could.  2 % and 2 us of slack for t_launch's rescale
+	 * to the monotonic clock's rate (idlelab_clockcal.h).
+	 */
+	unsigned long long l_max = (r.launch_max_ns * 102 / 100 + 2000);
 	int e;
 
 	r.samples = (uintptr_t)s;
@@ -71,6 +81,14 @@ void cstate(const char *name, struct idlelab_cstate_req r)
 		reentries += s[i].reentries;
 		if (!(s[i].t_entry < s[i].t_exit))
 			order_bad++;
+		if (r.wake_source == IDLELAB_WAKE_HRTIMER && s[i].t_launch &&
+		    !(s[i].flags & IDLELAB_SAMPLE_BACKSTOP)) {
+			timed++;
+			if (s[i].t_launch > s[i].t_entry &&
+			    (s[i].t_launch - s[i].t_entry) * 1000000ULL >
+			    l_max * r.tsc_khz)
+				past_l++;
+		}
 		if (s[i].flags & IDLELAB_SAMPLE_EARLY_WAKE)
 			early++;
 		if (s[i].flags & IDLELAB_SAMPLE_TSC_UNSTABLE)
@@ -106,14 +124,15 @@ void cstate(const char *name, struct idlelab_cstate_req r)
 	       "\"stale_ipis\":%u,\"res_gated\":%u,\"gate_why\":%u,"
 	       "\"cpuid_cycles\":%u,\"noop_cycles\":%u,\"dirty_node\":%u,"
 	       "\"dirty_flags\":%u,\"tsc_unstable\":%u,\"backstop\":%u,"
-	       "\"backstop_ms\":%.1f,\"secs\":%.3f}\n",
+	       "\"backstop_ms\":%.1f,\"timed\":%u,\"launch_past_l\":%u,"
+	       "\"secs\":%.3f}\n",
 	       name, ename(e), r.nr_samples, e ? 0 : r.nr_done,
 	       e ? 0 : r.unsupported, order_bad, early, other, no_intr, wb,
 	       intr_before_exit, intr_after_exit, reentries, poison, late,
 	       late_unflagged, noop, res_bad, r.res_avail, r.hw_flags,
 	       r.stale_ipis, r.res_gated, r.gate_why, r.cpuid_cycles,
 	       r.noop_cycles, r.dirty_node, r.dirty_flags, tsc_unst, backstop,
-	       backstop_ms, now_s() - t0);
+	       backstop_ms, timed, past_l, now_s() - t0);
 	free(s);
 }
 

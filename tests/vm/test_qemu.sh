@@ -70,15 +70,24 @@ while IFS= read -r l; do
 	else
 		not_ok "cstate $n: rc $rc, $done_/$want samples, unsupported=$un"
 	fi
-	if [ "$(jv "$l" entry_ge_exit)" = 0 ] && [ "$(jv "$l" poison)" = 0 ]; then
-		ok "cstate $n: every t_entry < t_exit"
-	else
-		not_ok "cstate $n: t_entry >= t_exit in $(jv "$l" entry_ge_exit)"
-	fi
-	check "cstate $n: every sample due before t_entry flagged late, no other ($(jv "$l" late_entry) late)" \
-		[ "$(jv "$l" late_unflagged)" = 0 -a "$(jv "$l" res_bad)" = 0 ]
+	# t_entry is read after the hrtimer is armed L ahead, so the timer
+	# is due less than L after it (kmod-client-cstate.c); t_entry <
+	# t_exit, two ordered reads on one CPU, could not fail.
+	check "cstate $n: every timer due within L of t_entry ($(jv "$l" launch_past_l) past L of $(jv "$l" timed)), records not poisoned" \
+		[ "$(jv "$l" launch_past_l)" = 0 -a "$(jv "$l" poison)" = 0 ]
+	check "cstate $n: residency deltas only where a counter was read" \
+		[ "$(jv "$l" res_bad)" = 0 ]
 	diag "$n: early $(jv "$l" early_wake) other-irq $(jv "$l" other_irq) no-intr $(jv "$l" no_intr) late $(jv "$l" late_entry) no-op $(jv "$l" noop), counted apart; hw_flags $(jv "$l" hw_flags) res_avail $(jv "$l" res_avail)"
 done < "$T_TMP/cstate"
+# The late-entry flag against what is known without the module's own
+# comparison (kmod-client-cstate.c recomputes that one, late_unflagged):
+# at L = 1 us the timer is due long before the CPU is idle, since arming
+# it and the backstop takes longer, so every sample must be flagged.  The
+# other direction is the timer-distance check above.
+l=$(line cstate hlt_hrtimer_1us)
+check "cstate hlt_hrtimer_1us: every sample flagged late-entry, the timer due before arming ends ($(jv "$l" late_entry) of $(jv "$l" nr_done))" \
+	[ "$(jv "$l" nr_done)" -gt 0 -a "$(jv "$l" late_entry)" = "$(jv "$l" nr_done)" ]
+diag "late entries the client's own comparison would flag but the module did not: $(grep '"op":"cstate"' "$R" | sed -n 's/.*"late_unflagged":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')"
 check "cstate: at least 7 request kinds ran" \
 	[ "$(grep -c '"op":"cstate"' "$R")" -ge 7 ]
 # --- issue 21, section 3: vendor gate, calibration, NUMA, TSC, t_launch ---
@@ -303,6 +312,28 @@ else
 		[ "$(jv "$l" late)" = "$(jv "$l" as_expected)" -a "$(jv "$l" lost)" = 0 -a \
 		  "$(jv "$l" undrained)" = 0 ]
 fi
+# Issue 21: NMIs a run still owes when it ends (1 us rounds: under TCG
+# every NMI takes longer than that to land) are claimed after the run as
+# stragglers; none may reach the kernel as unknown (no NMI is injected
+# between the client's two markers).
+l=$(line stragglers)
+uhs=$(tr -d '\r' < "$D/dmesg.txt" |
+	sed -n '/IDLELAB-STRAGGLE-BEGIN/,/IDLELAB-STRAGGLE-END/p' |
+	grep -c 'NMI received for unknown reason')
+check "stragglers: $(jv "$l" runs) storms of 1 us rounds, $(jv "$l" owing_runs) ended owing NMIs ($(jv "$l" lost) lost)" \
+	[ "$(jv "$l" errors)" = 0 -a "$(jv "$l" owing_runs)" -ge 1 ]
+check "stragglers: the NMIs that landed after their run were claimed ($(jv "$l" stragglers)), none reported unknown ($uhs)" \
+	[ "$(jv "$l" stragglers)" -ge 1 -a "$uhs" = 0 ]
+# Issue 21: the sender's preempt_disable() against a task spinning on its
+# CPU through rounds of about 3 ms (kmod-client-ipi.c, preempt_guard).
+# On a loaded host a target's NMI can arrive late enough that the storm
+# ends undrained (the 6.1 guest once ran 23 of 100 rounds): 10 rounds
+# are enough to see a tick inside one.
+l=$(line preempt_guard)
+check "preempt guard: a task spinning on the sender's CPU ran during the storm ($(jv "$l" spins) spins) and between rounds ($(jv "$l" gaps) gaps of 1 ms), no round preempted ($(jv "$l" preempted) of $(jv "$l" nr_done))" \
+	[ "$(jv "$l" rc)" = 0 -a "$(jv "$l" nr_done)" -ge 10 -a \
+	  "$(jv "$l" spins)" -gt 0 -a "$(jv "$l" gaps)" -ge 1 -a \
+	  "$(jv "$l" preempted)" = 0 ]
 l=$(line ipi_sender_death)
 if [ -n "$(jv "$l" skip)" ]; then
 	not_ok "sender that dies: $(jv "$l" skip)"
