@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * cstate_wake.c - the raw cost of leaving an idle state, entered by the
- * idlelab_cstate module itself (HLT, MWAIT(hint) or a poll loop) on a
- * pinned kthread, woken by an hrtimer or by an IPI from another CPU.
+ * idlelab_cstate module itself (HLT, MWAIT(hint), an ACPI _CST state or a
+ * poll loop) on a pinned kthread, woken by an hrtimer or by an IPI from
+ * another CPU.  method=acpi enters the state cst_state=N the kernel's ACPI
+ * processor driver parsed from _CST (acpi_idle's CN) as acpi_idle does: an
+ * I/O port read with IRQs off (t_intr after t_exit) or HLT, with the
+ * bus-master handling bm asks for; what the module entered is stored
+ * with the run (cstate_wake_states.c).
  *
  * Each sample carries four TSC reads taken in the kernel: t_launch (the
  * hrtimer was due, or the IPI was sent), t_entry (just before the idle
@@ -42,6 +47,7 @@
  */
 #include "bench.h"
 #include "common.h"
+#include "cstate_wake.h"
 #include "err.h"
 #include "kclient.h"
 #include "sysfs.h"
@@ -51,13 +57,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const cw_methods[] = { "hlt", "mwait", "poll", NULL };
+static const char *const cw_methods[] = { "hlt", "mwait", "poll", "acpi",
+					  NULL };
 static const char *const cw_sources[] = { "timer", "ipi", NULL };
 static const char *const cw_irq_modes[] = { "early", "late", NULL };
 
 /* Enum indices are the UAPI values. */
 _Static_assert(IDLELAB_METHOD_HLT == 0 && IDLELAB_METHOD_MWAIT == 1 &&
-	       IDLELAB_METHOD_POLL == 2, "cw_methods order");
+	       IDLELAB_METHOD_POLL == 2 && IDLELAB_METHOD_ACPI == 3,
+	       "cw_methods order");
 _Static_assert(IDLELAB_WAKE_HRTIMER == 0 && IDLELAB_WAKE_IPI == 1,
 	       "cw_sources order");
 _Static_assert(IDLELAB_IRQ_EARLY == 0 && IDLELAB_IRQ_LATE == 1,
@@ -66,6 +74,8 @@ _Static_assert(IDLELAB_IRQ_EARLY == 0 && IDLELAB_IRQ_LATE == 1,
 struct cw_params {
 	int method;
 	uint64_t mwait_hint;
+	uint64_t cst_state;
+	int bm;
 	int wake_source;
 	int irq_mode;
 	uint64_t launch_min_ns;
@@ -82,11 +92,20 @@ static const struct il_opt cw_opts[] = {
 	{ .name = "method", .type = IL_OPT_ENUM,
 	  .offset = offsetof(struct cw_params, method), .def = "hlt",
 	  .unit = "", .choices = cw_methods,
-	  .help = "idle instruction: hlt (sti; hlt), mwait (MONITOR + MWAIT(mwait_hint)) or poll (spin on the wake flag)" },
+	  .help = "idle instruction: hlt (sti; hlt), mwait (MONITOR + MWAIT(mwait_hint)), poll (spin on the wake flag) or acpi (the _CST state cst_state, entered as acpi_idle enters it)" },
 	{ .name = "mwait_hint", .type = IL_OPT_U64,
 	  .offset = offsetof(struct cw_params, mwait_hint),
 	  .min = 0, .max = 0xff, .def = "0", .unit = "",
 	  .help = "EAX of MWAIT (bits 7:4 C-state - 1, 3:0 sub-state; see CPUID leaf 5 and the cpuidle table's 'MWAIT 0x..' descriptions)" },
+	{ .name = "cst_state", .type = IL_OPT_U64,
+	  .offset = offsetof(struct cw_params, cst_state),
+	  .min = 0, .max = IDLELAB_ACPI_MAX_STATES - 1, .def = "0", .unit = "",
+	  .omit_zero = true,
+	  .help = "method=acpi: the _CST state N, acpi_idle's cpuidle state CN (1 is C1; see the cpuidle table's 'ACPI IOPORT 0x..' descriptions)" },
+	{ .name = "bm", .type = IL_OPT_ENUM,
+	  .offset = offsetof(struct cw_params, bm), .def = "kernel",
+	  .unit = "", .choices = cw_bm_choices, .omit_zero = true,
+	  .help = "method=acpi, before each entry: kernel (what acpi_idle does for the state: WBINVD for a C3 without bm_check), none, or flush (WBINVD, timed: wbinvd_time)" },
 	{ .name = "wake_source", .type = IL_OPT_ENUM,
 	  .offset = offsetof(struct cw_params, wake_source), .def = "timer",
 	  .unit = "", .choices = cw_sources,
@@ -141,6 +160,7 @@ struct cw_tally {
 	bool smi_valid, nmi_valid;
 	uint32_t hw, res_avail, cpuid_cycles, noop_cycles;
 	uint32_t dirty_node, dirty_flags;
+	uint32_t acpi_out;
 	struct il_khw_res res;
 };
 
@@ -194,10 +214,22 @@ static int cw_check(const void *params, const struct il_placement *place)
 	if (p->irq_mode == IDLELAB_IRQ_LATE &&
 	    p->method != IDLELAB_METHOD_MWAIT)
 		return il_errorf(-EINVAL, "parameter 'irq_mode': late needs method=mwait (only MWAIT can wake with IRQs off)");
+	if ((p->method == IDLELAB_METHOD_ACPI) != (p->cst_state != 0))
+		return il_errorf(-EINVAL, "parameter 'cst_state': method=acpi needs a _CST state 1-%d, and only it takes one",
+				 IDLELAB_ACPI_MAX_STATES - 1);
+	if (p->method == IDLELAB_METHOD_ACPI && p->wbinvd)
+		return il_errorf(-EINVAL, "parameter 'wbinvd': method=acpi flushes as bm says (bm=flush times it)");
 	if (place && p->wake_source == IDLELAB_WAKE_IPI &&
 	    place->kind != IL_PLACE_PAIRS)
 		return il_errorf(-EINVAL, "wake_source=ipi needs CPU pairs SENDER-MEASURED (e.g. --cpus pairs:0-1)");
 	return 0;
+}
+
+/* Each entry is preceded by a timed WBINVD: wbinvd_time is stored. */
+static bool cw_flushes(const struct cw_params *p)
+{
+	return p->method == IDLELAB_METHOD_ACPI ? p->bm == IDLELAB_ACPI_BM_FLUSH :
+	       p->wbinvd;
 }
 
 static int cw_setup(struct il_run *run)
@@ -240,10 +272,10 @@ static int cw_setup(struct il_run *run)
 					    st->cpu[i], -1, -1, false);
 		st->intr[i] = il_run_series(run, "intr_latency", "ns",
 					    st->cpu[i], -1, -1, false);
-		st->wb[i] = p->wbinvd ?
+		st->wb[i] = cw_flushes(p) ?
 			    il_run_series(run, "wbinvd_time", "ns", st->cpu[i],
 					  -1, -1, false) : NULL;
-		if (!st->wake[i] || !st->intr[i] || (p->wbinvd && !st->wb[i])) {
+		if (!st->wake[i] || !st->intr[i] || (cw_flushes(p) && !st->wb[i])) {
 			ret = il_errorf(-ENOMEM, "out of memory for a series");
 			goto fail;
 		}
@@ -252,40 +284,6 @@ static int cw_setup(struct il_run *run)
 fail:
 	cw_teardown(run);
 	return ret;
-}
-
-/*
- * The cpuidle state whose MWAIT hint is @hint on @cpu, from the "MWAIT
- * 0x.." that intel_idle and ACPI FFH put in each state's desc; else
- * "MWAIT 0x..".
- */
-static void cw_state_name(int cpu, unsigned int hint, char *out, size_t len)
-{
-	char path[128], desc[128], name[64];
-	const char *m;
-	unsigned int h;
-	int k;
-
-	for (k = 0; k < 16; k++) {
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/desc",
-			 cpu, k);
-		if (il_fs_read(path, desc, sizeof(desc)))
-			break;
-		m = strstr(desc, "MWAIT 0x");
-		if (!m || sscanf(m, "MWAIT 0x%x", &h) != 1 || h != hint)
-			continue;
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name",
-			 cpu, k);
-		if (!il_fs_read(path, name, sizeof(name))) {
-			snprintf(out, len, "%s", name);
-			return;
-		}
-	}
-	/* No cpuidle state has it (no cpuidle driver, or a hint the kernel
-	 * does not use): name the hint itself, which groups the same. */
-	snprintf(out, len, "MWAIT 0x%02x", hint);
 }
 
 static void cw_account(struct cw_state *st, int i,
@@ -466,6 +464,8 @@ static int cw_one(struct il_run *run, struct cw_state *st, int i,
 		r.mwait_hint = (__u32)p->mwait_hint;
 		r.wake_source = (__u32)p->wake_source;
 		r.irq_mode = (__u32)p->irq_mode;
+		if (p->method == IDLELAB_METHOD_ACPI)
+			r.acpi_req = IDLELAB_ACPI_REQ(p->cst_state, p->bm);
 		r.launch_min_ns = p->launch_min_ns;
 		r.launch_max_ns = p->launch_max_ns ? p->launch_max_ns :
 				  p->launch_min_ns;
@@ -495,6 +495,7 @@ static int cw_one(struct il_run *run, struct cw_state *st, int i,
 		t->noop_cycles = r.noop_cycles;
 		t->dirty_node = r.dirty_node;
 		t->dirty_flags = r.dirty_flags;
+		t->acpi_out = r.acpi_out;
 		/* The run's flags, whatever batch saw the TSC go. */
 		t->hw = r.hw_flags | (t->hw & IDLELAB_HW_TSC_UNSTABLE_DURING);
 		t->stale += r.stale_ipis;
@@ -529,6 +530,10 @@ static int cw_run(struct il_run *run)
 		cw_state_name(st->n ? st->cpu[0] : 0,
 			      (unsigned int)p->mwait_hint, state,
 			      sizeof(state));
+	else if (p->method == IDLELAB_METHOD_ACPI)
+		/* acpi_idle's own name for power.states[N]. */
+		snprintf(state, sizeof(state), "C%u",
+			 (unsigned int)p->cst_state);
 	else
 		snprintf(state, sizeof(state), "%s",
 			 p->method == IDLELAB_METHOD_HLT ? "HLT" : "POLL");
@@ -553,8 +558,12 @@ static int cw_run(struct il_run *run)
 			if (i == 0) {
 				il_run_attr(run, -1, "hw_state", "%s",
 					    hw_state);
-				il_khw_attrs(run, t.hw, p->wbinvd);
+				il_khw_attrs(run, t.hw, cw_flushes(p));
 				cw_idle_entry_attrs(run, p->method, t.hw);
+				if (p->method == IDLELAB_METHOD_ACPI)
+					cw_acpi_attrs(run, st->cpu[i],
+						      (unsigned int)p->cst_state,
+						      p->bm, t.acpi_out);
 			}
 		}
 		if (ret)
@@ -572,7 +581,7 @@ static int cw_run(struct il_run *run)
 
 const struct il_bench_ops il_bench_cstate_wake = {
 	.name = "cstate_wake",
-	.summary = "raw idle-state exit (HLT, MWAIT(hint), poll) entered by the idlelab_cstate module, woken by an hrtimer or an IPI",
+	.summary = "raw idle-state exit (HLT, MWAIT(hint), an ACPI _CST state, poll) entered by the idlelab_cstate module, woken by an hrtimer or an IPI",
 	.timestamps = "wake_latency: from t_launch (the hrtimer was due, or the IPI was sent; TSC in the module) to t_exit (the first instruction after the idle instruction); intr_latency: from t_launch to t_intr (the first instruction of the module's interrupt callback); wbinvd_time: TSC before and after WBINVD",
 	.flags = IL_BF_KMOD,	/* needs /dev/idlelab_cstate */
 	.default_cpus = "0",

@@ -232,6 +232,10 @@ const char *il_kunsup_str(uint32_t why)
 		return "the CPU's resume-latency PM QoS (power/pm_qos_resume_latency_us = n/a) allows no idle state; policy_override=1 runs it anyway";
 	case IDLELAB_UNSUP_STATE_DISABLED:
 		return "the cpuidle state is disabled or beyond max_cstate; policy_override=1 runs it anyway";
+	case IDLELAB_UNSUP_NO_CST:
+		return "no ACPI C-states to enter on this CPU: the firmware has no _CST for it, or acpi_idle is not the cpuidle driver (intel_idle, idle=, a guest without _CST)";
+	case IDLELAB_UNSUP_CST_ENTRY:
+		return "the ACPI C-state's entry cannot be done as acpi_idle does it: an FFixedHW (MWAIT) entry, whose ECX the kernel keeps to itself; an I/O port above 0xffff; or a C3 whose bus-master handling needs ARB_DIS (bm_check and bm_control; bm=none or bm=flush runs it without)";
 	}
 	return "unknown reason";
 }

@@ -348,6 +348,8 @@ json_t *il_opts_to_json(const struct il_opt *t, const void *params)
 	for (; obj && t && t->name; t++) {
 		switch (t->type) {
 		case IL_OPT_U64:
+			if (t->omit_zero && !*(const uint64_t *)(p + t->offset))
+				break;
 			json_object_set_new(obj, t->name,
 					    json_integer((json_int_t)*(const uint64_t *)(p + t->offset)));
 			break;
@@ -358,6 +360,8 @@ json_t *il_opts_to_json(const struct il_opt *t, const void *params)
 					    json_boolean(*(const bool *)(p + t->offset)));
 			break;
 		case IL_OPT_ENUM:
+			if (t->omit_zero && !*(const int *)(p + t->offset))
+				break;
 			json_object_set_new(obj, t->name,
 					    json_string(t->choices[*(const int *)(p + t->offset)]));
 			break;

@@ -63,6 +63,13 @@ struct il_opt {
 	 * (tests/unit/test_plan_stable.c).
 	 */
 	bool omit_false;
+	/*
+	 * IL_OPT_U64 and IL_OPT_ENUM: left out of il_opts_to_json() while 0
+	 * (an enum: its first choice), for the same reason: a number or a
+	 * choice added after campaigns were stored, whose zero is what runs
+	 * without it did.
+	 */
+	bool omit_zero;
 };
 
 #define IL_OPT_END { .name = NULL }

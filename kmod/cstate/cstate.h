@@ -3,6 +3,7 @@
  * cstate.h - internal interface of idlelab_cstate.ko between the device
  * (main.c) and the three operations (wake.c, wbinvd.c, gaps.c).
  *
+ * (acpi.c enters the _CST states of IDLELAB_METHOD_ACPI for wake.c.)
  * main.c copies each request in, calls the operation's check function (pure
  * validation, no side effects), allocates the sample buffer, calls the run
  * function and copies the request and the samples back out.  Run functions
@@ -71,6 +72,26 @@ u32 il_mwait_hint_check(u32 hint);
 u32 il_mwait_policy_check(unsigned int cpu, u32 hint);
 u32 il_res_probe(u32 *gated, u32 *why);
 u32 il_res_read(u32 avail, u64 *v);
+
+/*
+ * An IDLELAB_METHOD_ACPI state as resolved before the run (acpi.c): HLT,
+ * or a read of @port (and of the PM timer's @pmtmr_port after it, where
+ * acpi_idle does that too), with a WBINVD first where @flush; @out is the
+ * request's acpi_out word.
+ */
+struct il_acpi_entry {
+	u32 out;
+	u32 pmtmr_port;
+	u16 port;
+	bool halt;
+	bool pmtmr;
+	bool flush;
+};
+
+int il_acpi_resolve(const struct idlelab_cstate_req *req,
+		    struct il_acpi_entry *e, u32 *why);
+int il_acpi_enter(const struct il_acpi_entry *e,
+		  struct idlelab_cstate_sample *s);
 
 int il_cstate_check(const struct idlelab_cstate_req *req);
 int il_cstate_run(struct idlelab_cstate_req *req,

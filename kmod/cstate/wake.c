@@ -2,7 +2,8 @@
 /*
  * wake.c - raw C-state wake latency: a kthread pinned to the measured CPU
  * arms a wake source, optionally runs WBINVD over a dirtied buffer, and
- * enters HLT, MWAIT(hint) or a poll loop itself, timestamping around it.
+ * enters HLT, MWAIT(hint), an ACPI _CST state (acpi.c) or a poll loop
+ * itself, timestamping around it.
  *
  * Timestamps (DESIGN.md): t_launch is when the hrtimer was due, or when the
  * sender kthread sent the IPI.  The hrtimer is armed on CLOCK_MONOTONIC at
@@ -139,8 +140,8 @@ static u64 il_wake_distance(struct il_wake *w)
 /*
  * One pass through the idle instruction, entered with IRQs off; returns
  * with IRQs off, *ours saying whether our callback had run by the time we
- * were back (for IRQ late: at the STI right after t_exit).  HLT and MWAIT
- * are entered as the kernel's own idle enters them (idlelab_arch.h): the
+ * were back (for IRQ late: at the STI right after t_exit).  HLT, MWAIT and
+ * the ACPI states (acpi.c) are entered as the kernel's own idle enters them (idlelab_arch.h): the
  * idle VERW first, before t_entry so that the sample times the idle
  * instruction alone, and MONITOR with its CLFLUSH where the CPU needs it.
  */
@@ -180,6 +181,26 @@ static int il_wake_pass(struct il_wake *w, struct idlelab_cstate_sample *s,
 			if (err)
 				w->unsupported = IDLELAB_UNSUP_MWAIT_ECX_FAULT;
 		}
+		break;
+	case IDLELAB_METHOD_ACPI:
+		/*
+		 * An I/O port entry returns with IRQs off, so a wake of ours
+		 * is taken here, after t_exit; after HLT it already ran.  The
+		 * flag is read once IRQs are off again, so that a wake taken
+		 * anywhere in the window counts in this entry: read inside
+		 * it, one taken after the read (TCG delivers at its own
+		 * block boundaries) ran before the next entry's t_exit and
+		 * was counted there (the _CST guest, 1 sample of 20).  The
+		 * NOP is the instruction after STI, which the interrupt
+		 * waits for on hardware.
+		 */
+		err = il_acpi_enter(&w->acpi, s);
+		local_irq_enable();
+		nop();
+		local_irq_disable();
+		*ours = READ_ONCE(w->woken);
+		if (err)
+			w->unsupported = IDLELAB_UNSUP_WBINVD_FAULT;
 		break;
 	default:
 		local_irq_enable();

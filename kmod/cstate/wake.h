@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 #include "idlelab_kcommon.h"
+#include "cstate.h"
 #include "uapi/idlelab.h"
 
 struct il_wake {
@@ -46,6 +47,7 @@ struct il_wake {
 	u32 noop_cycles;	/* the no-op threshold made from it */
 	bool hypervisor;
 	bool tsc_unstable;	/* check_tsc_unstable() at the start */
+	struct il_acpi_entry acpi;	/* METHOD_ACPI, resolved at the start */
 };
 
 unsigned int il_wake_workers(struct il_wake *w, struct il_worker *wk);

@@ -78,13 +78,15 @@ static u32 il_cstate_refusal(const struct idlelab_cstate_req *req)
  * @req:	the request; nr_done, unsupported and tsc_khz are filled in
  * @s:		req->nr_samples zeroed records
  *
- * Return: 0 (also when unsupported), -EINVAL for an offline CPU, -EINTR,
+ * Return: 0 (also when unsupported), -EINVAL for an offline CPU or an ACPI
+ * state index past the CPU's _CST states, -EINTR,
  * -ENOMEM, -ENODEV when one of its CPUs went offline during the run.
  */
 int il_cstate_run(struct idlelab_cstate_req *req,
 		  struct idlelab_cstate_sample *s)
 {
 	struct il_worker wk[2] = {};
+	struct il_acpi_entry acpi = {};
 	unsigned int nr_workers;
 	struct il_wake *w;
 	bool cpus_ok;
@@ -109,7 +111,19 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	req->hw_flags = il_hw_flags() | il_idle_entry_flags(req->method);
 	req->res_avail = 0;
 	req->stale_ipis = 0;
+	req->acpi_out = 0;
 	req->unsupported = il_cstate_refusal(req);
+	if (!req->unsupported && req->method == IDLELAB_METHOD_ACPI) {
+		ret = il_acpi_resolve(req, &acpi, &req->unsupported);
+		if (ret) {
+			il_tsc_pretend_set(0);
+			return ret;
+		}
+		req->acpi_out = acpi.out;
+		/* The idle VERW precedes the HLT entry only, as in io_idle(). */
+		if (!acpi.halt)
+			req->hw_flags &= ~IDLELAB_HW_IDLE_VERW;
+	}
 	if (req->unsupported) {
 		il_tsc_pretend_set(0);
 		return 0;
@@ -122,6 +136,7 @@ int il_cstate_run(struct idlelab_cstate_req *req,
 	}
 	w->req = req;
 	w->s = s;
+	w->acpi = acpi;
 	w->rng = req->seed;
 	w->hypervisor = req->hw_flags & IDLELAB_HW_HYPERVISOR;
 	w->tsc_unstable = req->hw_flags & IDLELAB_HW_TSC_UNSTABLE;

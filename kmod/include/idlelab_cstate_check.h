@@ -18,16 +18,35 @@
 
 #include "idlelab_reqcheck.h"
 
+/*
+ * The ACPI word: zero unless METHOD_ACPI; there, an index in 1..7 (the
+ * module compares it with the CPU's power.count), a known bus-master
+ * choice and no other bit, and no F_WBINVD, whose timing the ACPI flush
+ * takes over (the UAPI's acpi_req).
+ */
+static inline int il_cstate_acpi_check(const struct idlelab_cstate_req *req)
+{
+	__u32 r = req->acpi_req;
+
+	if (req->method != IDLELAB_METHOD_ACPI)
+		return r ? -IL_REQ_EINVAL : 0;
+	if ((r & ~IDLELAB_ACPI_REQ_ALL) || IDLELAB_ACPI_REQ_INDEX(r) == 0 ||
+	    IDLELAB_ACPI_REQ_INDEX(r) >= IDLELAB_ACPI_MAX_STATES ||
+	    IDLELAB_ACPI_REQ_BM(r) > IDLELAB_ACPI_BM_FLUSH ||
+	    (req->flags & IDLELAB_CSTATE_F_WBINVD))
+		return -IL_REQ_EINVAL;
+	return 0;
+}
+
 static inline int il_cstate_req_check(const struct idlelab_cstate_req *req,
 				      __u32 nr_cpus)
 {
 	if (req->abi_version != IDLELAB_ABI_VERSION ||
-	    req->size != sizeof(*req) || req->pad ||
-	    !il_req_all_zero(req->reserved, sizeof(req->reserved)) ||
+	    req->size != sizeof(*req) || req->pad || req->acpi_out ||
 	    req->res_gated || req->gate_why || req->cpuid_cycles ||
 	    req->noop_cycles || req->dirty_node || req->dirty_flags)
 		return -IL_REQ_EINVAL;
-	if (req->cpu >= nr_cpus || req->method > IDLELAB_METHOD_POLL ||
+	if (req->cpu >= nr_cpus || req->method > IDLELAB_METHOD_ACPI ||
 	    req->wake_source > IDLELAB_WAKE_IPI ||
 	    req->irq_mode > IDLELAB_IRQ_LATE ||
 	    (req->flags & ~IDLELAB_CSTATE_F_ALL))
@@ -38,6 +57,8 @@ static inline int il_cstate_req_check(const struct idlelab_cstate_req *req,
 		return -IL_REQ_EINVAL;
 	if (req->method != IDLELAB_METHOD_MWAIT ? req->mwait_hint != 0 :
 	    req->mwait_hint > 0xff)
+		return -IL_REQ_EINVAL;
+	if (il_cstate_acpi_check(req))
 		return -IL_REQ_EINVAL;
 	if (req->wake_source == IDLELAB_WAKE_IPI &&
 	    (req->sender_cpu >= nr_cpus || req->sender_cpu == req->cpu))

@@ -36,7 +36,7 @@ static void wake_accepted(const struct idlelab_cstate_req *r, __u32 nr)
 
 	ACCEPT_IF(!r->pad && !r->pad2, "wake: padding accepted");
 	ACCEPT_IF(r->cpu < nr, "wake: cpu %u of %u", r->cpu, nr);
-	ACCEPT_IF(r->method <= IDLELAB_METHOD_POLL &&
+	ACCEPT_IF(r->method <= IDLELAB_METHOD_ACPI &&
 		  r->wake_source <= IDLELAB_WAKE_IPI &&
 		  r->irq_mode <= IDLELAB_IRQ_LATE, "wake: an enum out of range");
 	ACCEPT_IF(!(r->flags & ~IDLELAB_CSTATE_F_ALL), "wake: unknown flag");
@@ -44,6 +44,18 @@ static void wake_accepted(const struct idlelab_cstate_req *r, __u32 nr)
 		  r->method == IDLELAB_METHOD_MWAIT, "wake: IRQ late without MWAIT");
 	ACCEPT_IF(r->method == IDLELAB_METHOD_MWAIT ? r->mwait_hint <= 0xff :
 		  !r->mwait_hint, "wake: hint %#x", r->mwait_hint);
+	ACCEPT_IF(!r->acpi_out, "wake: an ACPI out word on input");
+	if (r->method == IDLELAB_METHOD_ACPI)
+		ACCEPT_IF(IDLELAB_ACPI_REQ_INDEX(r->acpi_req) >= 1 &&
+			  IDLELAB_ACPI_REQ_INDEX(r->acpi_req) <
+			  IDLELAB_ACPI_MAX_STATES &&
+			  IDLELAB_ACPI_REQ_BM(r->acpi_req) <=
+			  IDLELAB_ACPI_BM_FLUSH &&
+			  !(r->acpi_req & ~IDLELAB_ACPI_REQ_ALL) &&
+			  !(r->flags & IDLELAB_CSTATE_F_WBINVD),
+			  "wake: ACPI word %#x", r->acpi_req);
+	else
+		ACCEPT_IF(!r->acpi_req, "wake: an ACPI word without ACPI");
 	if (r->wake_source == IDLELAB_WAKE_IPI)
 		ACCEPT_IF(r->sender_cpu < nr && r->sender_cpu != r->cpu,
 			  "wake: sender %u, cpu %u", r->sender_cpu, r->cpu);
@@ -129,9 +141,11 @@ static void wbinvd_accepted(const struct idlelab_wbinvd_req *r, __u32 nr)
 
 /*
  * Run @check on the request in @buf and the properties around it; @pick
- * chooses the reserved byte that must make an accepted request refused.
+ * chooses the byte of @rsv (a reserved or padding field: the wake request
+ * gave its last reserved word to the ACPI method) that must make an
+ * accepted request refused.
  */
-#define CHECK_ONE(type, check, accepted, buf, nr, pick) do {		\
+#define CHECK_ONE(type, check, accepted, buf, nr, pick, rsv) do {		\
 		type *r_ = (type *)(buf);				\
 		int rc_ = check(r_, nr);				\
 									\
@@ -143,7 +157,7 @@ static void wbinvd_accepted(const struct idlelab_wbinvd_req *r, __u32 nr)
 		if (check(r_, nr + 1) || (nr < 0xffffffffU &&		\
 		    check(r_, 0xffffffffU)))				\
 			fuzz_fail(#check ": refused with more CPUs");	\
-		((unsigned char *)r_->reserved)[(pick) % sizeof(r_->reserved)] = 1; \
+		((unsigned char *)&r_->rsv)[(pick) % sizeof(r_->rsv)] = 1; \
 		if (check(r_, nr) != -IL_REQ_EINVAL)			\
 			fuzz_fail(#check ": a reserved byte accepted");	\
 	} while (0)
@@ -176,15 +190,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	switch (kind) {
 	case 0:
 		CHECK_ONE(struct idlelab_cstate_req, il_cstate_req_check,
-			  wake_accepted, buf, nr, data[0] >> 3);
+			  wake_accepted, buf, nr, data[0] >> 3, pad);
 		break;
 	case 1:
 		CHECK_ONE(struct idlelab_gaps_req, il_gaps_req_check,
-			  gaps_accepted, buf, nr, data[0] >> 3);
+			  gaps_accepted, buf, nr, data[0] >> 3, reserved);
 		break;
 	default:
 		CHECK_ONE(struct idlelab_wbinvd_req, il_wbinvd_req_check,
-			  wbinvd_accepted, buf, nr, data[0] >> 3);
+			  wbinvd_accepted, buf, nr, data[0] >> 3, reserved);
 		break;
 	}
 	return 0;

@@ -119,11 +119,70 @@ TEST(blast_leaves_a_cpu_out)
 	CHECK(il_wbinvd_req_check(&two, 2) == -IL_REQ_EINVAL);
 }
 
+static struct idlelab_cstate_sample wake_s[1];
+
+/* A valid one-sample timer wake of CPU 1 by @method. */
+static struct idlelab_cstate_req wake(__u32 method)
+{
+	struct idlelab_cstate_req r;
+
+	memset(&r, 0, sizeof(r));
+	r.abi_version = IDLELAB_ABI_VERSION;
+	r.size = sizeof(r);
+	r.cpu = 1;
+	r.method = method;
+	r.launch_min_ns = 100000;
+	r.launch_max_ns = 100000;
+	r.nr_samples = 1;
+	r.samples = (__u64)(unsigned long)wake_s;
+	return r;
+}
+
+/*
+ * The ACPI word: an index 1..7 with a known bus-master choice, only with
+ * METHOD_ACPI; out of range, unknown bits, F_WBINVD (whose timing the
+ * ACPI flush uses) or an out field set on input are refused.
+ */
+TEST(cstate_acpi_word)
+{
+	struct idlelab_cstate_req r = wake(IDLELAB_METHOD_ACPI);
+
+	CHECK(il_cstate_req_check(&r, 4) == -IL_REQ_EINVAL);	/* index 0 */
+	r.acpi_req = IDLELAB_ACPI_REQ(2, IDLELAB_ACPI_BM_KERNEL);
+	CHECK(il_cstate_req_check(&r, 4) == 0);
+	r.acpi_req = IDLELAB_ACPI_REQ(7, IDLELAB_ACPI_BM_FLUSH);
+	CHECK(il_cstate_req_check(&r, 4) == 0);
+	r.acpi_req = IDLELAB_ACPI_REQ(8, IDLELAB_ACPI_BM_NONE);
+	CHECK(il_cstate_req_check(&r, 4) == -IL_REQ_EINVAL);
+	r.acpi_req = IDLELAB_ACPI_REQ(3, 3);
+	CHECK(il_cstate_req_check(&r, 4) == -IL_REQ_EINVAL);
+	r.acpi_req = IDLELAB_ACPI_REQ(3, 0) | 1U << 10;
+	CHECK(il_cstate_req_check(&r, 4) == -IL_REQ_EINVAL);
+	r.acpi_req = IDLELAB_ACPI_REQ(3, IDLELAB_ACPI_BM_FLUSH);
+	r.flags = IDLELAB_CSTATE_F_WBINVD;
+	CHECK(il_cstate_req_check(&r, 4) == -IL_REQ_EINVAL);
+	r.flags = IDLELAB_CSTATE_F_REENTER;
+	CHECK(il_cstate_req_check(&r, 4) == 0);
+	r.acpi_out = 0x614;
+	CHECK(il_cstate_req_check(&r, 4) == -IL_REQ_EINVAL);
+	/* IRQ late is MWAIT's alone. */
+	r.acpi_out = 0;
+	r.irq_mode = IDLELAB_IRQ_LATE;
+	CHECK(il_cstate_req_check(&r, 4) == -IL_REQ_EINVAL);
+	r = wake(IDLELAB_METHOD_HLT);
+	CHECK(il_cstate_req_check(&r, 4) == 0);
+	r.acpi_req = IDLELAB_ACPI_REQ(2, 0);
+	CHECK(il_cstate_req_check(&r, 4) == -IL_REQ_EINVAL);
+	r = wake(IDLELAB_METHOD_ACPI + 1);
+	CHECK(il_cstate_req_check(&r, 4) == -IL_REQ_EINVAL);
+}
+
 int main(void)
 {
 	RUN(storm_worst_case_counts_the_send);
 	RUN(storm_worst_case_does_not_wrap);
 	RUN(storm_flags);
 	RUN(blast_leaves_a_cpu_out);
+	RUN(cstate_acpi_word);
 	return tap_done();
 }

@@ -181,6 +181,35 @@ TEST(suggest_threshold)
 	CHECK(!strcmp(il_opts_suggest(table, "sampels"), "samples"));
 }
 
+/* A number or a choice added late stays out of the params text at 0. */
+TEST(json_omit_zero)
+{
+	static const struct il_opt late[] = {
+		{ .name = "n", .type = IL_OPT_U64,
+		  .offset = offsetof(struct params, samples), .min = 0,
+		  .max = 9, .def = "0", .unit = "", .help = "h",
+		  .omit_zero = true },
+		{ .name = "m", .type = IL_OPT_ENUM,
+		  .offset = offsetof(struct params, mode), .def = "madvise",
+		  .unit = "", .help = "h", .choices = modes,
+		  .omit_zero = true },
+		IL_OPT_END,
+	};
+	struct params p;
+	json_t *j;
+
+	il_opts_defaults(late, &p);
+	j = il_opts_to_json(late, &p);
+	CHECK(json_object_size(j) == 0);
+	json_decref(j);
+	CHECK(il_opts_set(late, &p, "n", "3") == 0);
+	CHECK(il_opts_set(late, &p, "m", "mprotect") == 0);
+	j = il_opts_to_json(late, &p);
+	CHECK(json_integer_value(json_object_get(j, "n")) == 3);
+	CHECK(!strcmp(json_string_value(json_object_get(j, "m")), "mprotect"));
+	json_decref(j);
+}
+
 int main(void)
 {
 	RUN(defaults);
@@ -190,6 +219,7 @@ int main(void)
 	RUN(unknown_key_suggests);
 	RUN(json_echo);
 	RUN(json_omit_false);
+	RUN(json_omit_zero);
 	RUN(edit_distance);
 	RUN(suggest_threshold);
 	return tap_done();

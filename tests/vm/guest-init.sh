@@ -388,6 +388,9 @@ else
 	ib mwait_late cstate_wake --cpus 1 --param method=mwait \
 		--param irq_mode=late $w
 	ib hlt_ipi cstate_wake --cpus pairs:0-1 --param wake_source=ipi $w
+	# No _CST here: the ACPI method is refused (issue 21).
+	ib acpi_no_cst cstate_wake --cpus 1 --param method=acpi \
+		--param cst_state=2 $w
 	step hlt_reenter_resched "$IB_LIMIT" resched_reenter
 	step qos_policy "$IB_LIMIT" qos_policy
 	ib mwait_ipi cstate_wake --cpus pairs:0-1 --param wake_source=ipi \

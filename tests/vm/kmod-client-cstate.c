@@ -290,7 +290,8 @@ static void cstate_break(struct idlelab_cstate_req *r, unsigned int k)
 	case 0: r->abi_version = (uint32_t)rnd() | 2; break;
 	case 1: r->size = sizeof(*r) + 8; break;
 	case 2: r->cpu = ncpu + (uint32_t)(rnd() % 100000); break;
-	case 3: r->method = 3 + (uint32_t)(rnd() % 100); break;
+	case 3: r->method = IDLELAB_METHOD_ACPI + 1 + (uint32_t)(rnd() % 100);
+		break;
 	case 4: r->wake_source = 2 + (uint32_t)(rnd() % 100); break;
 	case 5: r->irq_mode = IDLELAB_IRQ_LATE; r->method = 0; break;
 	case 6: r->nr_samples = 0; break;
@@ -305,7 +306,21 @@ static void cstate_break(struct idlelab_cstate_req *r, unsigned int k)
 		r->nr_samples = 601; break;
 	case 19: r->pad2 = 1; break;
 	case 10: r->pad = 1; break;
-	case 11: r->reserved[rnd() % 4] = rnd() | 1; break;
+	/*
+	 * The ACPI word: an out field set on input, a _CST index past any
+	 * processor's (IDLELAB_ACPI_MAX_STATES and up, so -EINVAL on every
+	 * guest, _CST or not), or the word without METHOD_ACPI.
+	 */
+	case 11:
+		switch (rnd() % 3) {
+		case 0: r->acpi_out = (uint32_t)rnd() | 1; break;
+		case 1: r->method = IDLELAB_METHOD_ACPI;
+			r->acpi_req = IDLELAB_ACPI_REQ(IDLELAB_ACPI_MAX_STATES +
+						       rnd() % 248, 0);
+			break;
+		default: r->acpi_req = IDLELAB_ACPI_REQ(2, 0); break;
+		}
+		break;
 	case 12: r->flags = IDLELAB_CSTATE_F_ALL + 1; break;	/* unknown */
 	case 13: r->dirty_bytes = IDLELAB_MAX_DIRTY_BYTES + 1;
 		r->flags = IDLELAB_CSTATE_F_WBINVD; break;

@@ -377,8 +377,8 @@ else
 	check "info: both modules present, ABI 2" jq -e \
 		'.kmods.idlelab_cstate.present and .kmods.idlelab_ipi.present and .kmods.idlelab_cstate.abi == 2 and .kmods.idlelab_ipi.abi == 2' \
 		"$D/info.json"
-	check "kmod runs stored: 21 single (two of them --cpus all, two under a PM QoS), 6 from the campaign" \
-		[ "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign IS NULL")" -eq 21 -a \
+	check "kmod runs stored: 22 single (two of them --cpus all, two under a PM QoS, one ACPI refused), 6 from the campaign" \
+		[ "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign IS NULL")" -eq 22 -a \
 		  "$(gq "SELECT count(*) FROM runs WHERE bench IN ($KM) AND campaign='guest-kmod'")" -eq 6 ]
 	# Samples, or unsupported with its reason: nothing else.
 	# A gap detector that saw no gap above its threshold in its windows
@@ -458,6 +458,11 @@ else
 	# refuses every MWAIT hint there (IDLELAB_UNSUP_MWAIT_HINT).
 	check "idlelab cstate_wake mwait: unsupported where CPUID leaf 5 enumerates no such hint" \
 		[ "$(gq "SELECT count(*) FROM runs WHERE bench='cstate_wake' AND json_extract(params, '\$.method')='mwait' AND NOT (status='ok' OR (status='unsupported' AND status_reason LIKE '%CPUID leaf 5%'))")" -eq 0 ]
+	# No _CST in this guest's firmware: method=acpi is refused with
+	# IDLELAB_UNSUP_NO_CST's reason, never run (issue 21).
+	check "idlelab cstate_wake acpi: unsupported without _CST" \
+		[ "$(gq "SELECT count(*) FROM runs WHERE bench='cstate_wake' AND json_extract(params, '\$.method')='acpi' AND status='unsupported' AND status_reason LIKE '%no ACPI C-states%'")" -eq 1 -a \
+		  "$(gq "SELECT count(*) FROM runs WHERE bench='cstate_wake' AND json_extract(params, '\$.method')='acpi'")" -eq 1 ]
 	# Each sample lands in exactly one place: the latency, or the early
 	# count, or the other-interrupt (dropped) count.
 	att() { echo "(SELECT CAST(value AS INTEGER) FROM run_attrs a WHERE a.run_uuid=s.run_uuid AND a.cpu=s.cpu AND a.key='$1')"; }

@@ -144,6 +144,18 @@
 #define IDLELAB_UNSUP_IDLE_OVERRIDE	18
 #define IDLELAB_UNSUP_PM_QOS		19
 #define IDLELAB_UNSUP_STATE_DISABLED	20
+/*
+ * IDLELAB_METHOD_ACPI: 21, the measured CPU has no ACPI power data to take
+ * a state from (no _CST, or acpi_idle is not the cpuidle driver: intel_idle,
+ * a guest without _CST); 22, the state's entry is one the module cannot do
+ * as acpi_idle does it: an FFixedHW (FFH) entry, whose MWAIT ECX the kernel
+ * keeps in arch-private data; an I/O port above 0xffff; or the kernel's
+ * bus-master handling of a C3-type state needing ARB_DIS (bm_check and
+ * bm_control), which acpi_idle coordinates over every CPU under a lock of
+ * its own: set from outside it would stop DMA while other CPUs run.
+ */
+#define IDLELAB_UNSUP_NO_CST		21
+#define IDLELAB_UNSUP_CST_ENTRY		22
 
 /* GET_INFO, the same command on both devices. */
 #define IDLELAB_OP_CSTATE_WAKE		(1U << 0)
@@ -184,6 +196,16 @@ struct idlelab_info {
 #define IDLELAB_METHOD_HLT		0	/* always "sti; hlt" */
 #define IDLELAB_METHOD_MWAIT		1	/* MONITOR + MWAIT(hint) */
 #define IDLELAB_METHOD_POLL		2	/* spin on the wake flag */
+/*
+ * An ACPI C-state of the measured CPU, as the kernel's ACPI processor
+ * driver parsed it from _CST (per_cpu(processors, cpu)->power.states[]),
+ * named by acpi_req and entered the way acpi_idle enters it: HLT for an
+ * ACPI_CSTATE_HALT entry; for ACPI_CSTATE_SYSTEMIO, with IRQs off, a read
+ * of the state's I/O port (the interrupt is taken after t_exit, as with
+ * IRQ late), followed by the dummy PM-timer read only where the kernel
+ * does it (Intel, not under a hypervisor); FFH entries are refused (22).
+ */
+#define IDLELAB_METHOD_ACPI		3
 
 /* pinned hard hrtimer, distance L */
 #define IDLELAB_WAKE_HRTIMER		0
@@ -232,7 +254,15 @@ struct idlelab_cstate_req {
 	__u32 unsupported;		/* out: IDLELAB_UNSUP_* */
 	__u32 tsc_khz;			/* out */
 	__u32 pad;			/* must be zero */
-	__u64 reserved[1];		/* must be zero; zeroed on output */
+	/*
+	 * The last reserved word of ABI 2 (zero from older callers).
+	 * METHOD_ACPI only (zero otherwise), in: IDLELAB_ACPI_REQ(index, bm);
+	 * out: what was entered, IDLELAB_ACPI_OUT_* (every sample of a run
+	 * has the same state, entry and bus-master handling, fixed before
+	 * its first sample, so the run's word holds it for each sample).
+	 */
+	__u32 acpi_req;
+	__u32 acpi_out;
 	/*
 	 * Taken from reserved words (each zero in, as they were).  out: the
 	 * median cycles of a CPUID on the measured CPU, timed at the run's
@@ -262,6 +292,50 @@ struct idlelab_cstate_req {
 	__u32 stale_ipis;		/* out: IPIs for a past sample, ignored */
 	__u32 pad2;			/* must be zero */
 };
+
+/*
+ * acpi_req: bits 7:0, the index of the state in power.states[] as acpi_idle
+ * numbers them: 1 for the first _CST state (C1) up to power.count, the N
+ * of the cpuidle state named "CN" (with the POLL state at 0 on x86, its
+ * cpuidle index too).  0, an index above power.count or one of
+ * IDLELAB_ACPI_MAX_STATES or more is -EINVAL.  Bits 9:8, the bus-master
+ * handling before each entry (IDLELAB_ACPI_BM_*): KERNEL does what
+ * acpi_idle does for this state (a C3-type state: nothing with bm_check and
+ * no bm_control, as on Zen; ACPI_FLUSH_CPU_CACHE, WBINVD, without
+ * bm_check; refused, 22, where it would need ARB_DIS); NONE, nothing;
+ * FLUSH, WBINVD before every entry whatever the state's type.  A flush
+ * is timed like IDLELAB_CSTATE_F_WBINVD's (the sample's wbinvd_cycles and
+ * IDLELAB_SAMPLE_WBINVD, the last entry's with F_REENTER), which is why a
+ * METHOD_ACPI request may not set F_WBINVD.  The kernel's demotions are
+ * not copied: a busy bus master (BM_STS) or a C2 without
+ * ACPI_FADT_C2_MP_SUPPORTED makes acpi_idle enter a shallower state, but
+ * the request measures the state it names.
+ */
+#define IDLELAB_ACPI_MAX_STATES		8	/* ACPI_PROCESSOR_MAX_POWER */
+#define IDLELAB_ACPI_BM_KERNEL		0
+#define IDLELAB_ACPI_BM_NONE		1
+#define IDLELAB_ACPI_BM_FLUSH		2
+#define IDLELAB_ACPI_REQ(index, bm)	((__u32)(index) | (__u32)(bm) << 8)
+#define IDLELAB_ACPI_REQ_INDEX(r)	((r) & 0xff)
+#define IDLELAB_ACPI_REQ_BM(r)		(((r) >> 8) & 0x3)
+#define IDLELAB_ACPI_REQ_ALL		0x3ffU
+/*
+ * acpi_out: bits 15:0, the state's I/O port (SYSTEMIO; 0 otherwise); 17:16
+ * its entry (IDLELAB_ACPI_ENTRY_*: the kernel's ACPI_CSTATE_* plus one, 0
+ * when no state was resolved, as in a refusal for want of _CST); 19:18
+ * its ACPI type (1-3 for C1-C3); then what was done before or after each
+ * entry, and the processor's bus-master flags as the kernel set them.
+ */
+#define IDLELAB_ACPI_ENTRY_SYSTEMIO	1
+#define IDLELAB_ACPI_ENTRY_FFH		2
+#define IDLELAB_ACPI_ENTRY_HALT		3
+#define IDLELAB_ACPI_OUT_PORT(o)	((o) & 0xffff)
+#define IDLELAB_ACPI_OUT_ENTRY(o)	(((o) >> 16) & 0x3)
+#define IDLELAB_ACPI_OUT_TYPE(o)	(((o) >> 18) & 0x3)
+#define IDLELAB_ACPI_OUT_FLUSH		(1U << 20)	/* WBINVD each entry */
+#define IDLELAB_ACPI_OUT_PMTMR		(1U << 21)	/* dummy inl after */
+#define IDLELAB_ACPI_OUT_BM_CHECK	(1U << 22)	/* pr->flags.bm_check */
+#define IDLELAB_ACPI_OUT_BM_CONTROL	(1U << 23)	/* .bm_control */
 
 /*
  * What the hardware and the kernel said about a run (the hw_flags out field
