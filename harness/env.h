@@ -56,6 +56,16 @@ json_t *il_unknown(const char *reason);
 json_t *il_fingerprint(struct il_topo *t);
 
 /**
+ * il_fingerprint_declared() - what one run keeps of the fingerprint for
+ * `report --kind declared`: {kernel {release}, cpuidle} (the fingerprint's
+ * sections, cpuidle's states those of @cpu).  The machine's row keeps
+ * only its latest fingerprint, so after an in-place kernel upgrade only
+ * the runs still know which kernel declared which table.
+ * Return: a new object, or NULL when out of memory.
+ */
+json_t *il_fingerprint_declared(int cpu);
+
+/**
  * il_env_snapshot() - cpuidle usage/time and interrupt counts, per CPU.
  *
  * {"mono_ns": CLOCK_MONOTONIC now,

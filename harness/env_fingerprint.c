@@ -346,6 +346,21 @@ static json_t *hypervisor_section(void)
 	return h;
 }
 
+json_t *il_fingerprint_declared(int cpu)
+{
+	json_t *d = json_object(), *k = json_object();
+
+	if (!d || !k) {
+		json_decref(d);
+		json_decref(k);
+		return NULL;
+	}
+	set(k, "release", kernel_release());
+	set(d, "kernel", k);
+	set(d, "cpuidle", cpuidle_section(cpu));
+	return d;
+}
+
 json_t *il_fingerprint(struct il_topo *t)
 {
 	json_t *fp = json_object();
