@@ -13,10 +13,11 @@
  * state sooner than its table says pays off); and a declared latency or
  * residency that differs between two kernels of one CPU model in the
  * dataset (intel_idle's tables change between releases), on the state's
- * row of each machine, as "kernel OLD a -> kernel NEW b", with a note per
- * pair of machines below the table.  A machine row keeps the fingerprint
- * of its latest registration, so the kernels compared are those of
- * different machine rows (a merged fleet, or machines upgraded apart).
+ * row of each machine and kernel, as "kernel OLD a -> kernel NEW b", with
+ * a note per pair below the table.  The declared table is the one each
+ * run kept (IL_DCL_FP), so one machine upgraded in place shows a block
+ * per kernel, compared as two machines of its model would be; runs stored
+ * before runs kept one fall back to the machine row's latest fingerprint.
  * A figure that cannot be given is "-" with the reason in a note, never 0.
  * The data is read by il_dcl_load(), which the plots share.
  */
@@ -87,13 +88,14 @@ static void block_init(struct dcl_block *b, sqlite3_stmt *st)
 	snprintf(b->uuid, sizeof(b->uuid), "%s", sqlite3_column_text(st, 0));
 	snprintf(b->host, sizeof(b->host), "%s", sqlite3_column_text(st, 1));
 	snprintf(b->wake, sizeof(b->wake), "%s", sqlite3_column_text(st, 3));
-	fp = json_loads((const char *)sqlite3_column_text(st, 2), 0, NULL);
-	snprintf(b->kernel, sizeof(b->kernel), "%s",
-		 json_string_value(json_object_get(json_object_get(fp, "kernel"),
-						   "release")) ?: "unknown");
+	snprintf(b->kernel, sizeof(b->kernel), "%s", sqlite3_column_text(st, 8));
+	/* The CPU model is the machine's; the states are the run's. */
+	fp = json_loads((const char *)sqlite3_column_text(st, 7), 0, NULL);
 	snprintf(b->model, sizeof(b->model), "%s",
 		 json_string_value(json_object_get(json_object_get(fp, "cpu"),
 						   "brand")) ?: "unknown");
+	json_decref(fp);
+	fp = json_loads((const char *)sqlite3_column_text(st, 2), 0, NULL);
 	b->nstates = il_adv_states_from_fingerprint(fp, b->st,
 						    IL_ADV_MAX_STATES, drv,
 						    sizeof(drv), b->why,
@@ -101,12 +103,21 @@ static void block_init(struct dcl_block *b, sqlite3_stmt *st)
 	json_decref(fp);
 }
 
-/* Whether @o is another machine of @b's CPU model, on another kernel. */
+/*
+ * Whether @o is @b's CPU model on another kernel: another machine, or the
+ * same one before or after an in-place upgrade.
+ */
 static bool other_kernel(const struct dcl_block *b, const struct dcl_block *o)
 {
-	return strcmp(b->uuid, o->uuid) && !strcmp(b->model, o->model) &&
-	       strcmp(b->kernel, o->kernel) && strcmp(b->model, "unknown") &&
-	       strcmp(b->kernel, "unknown");
+	return !strcmp(b->model, o->model) && strcmp(b->kernel, o->kernel) &&
+	       strcmp(b->model, "unknown") && strcmp(b->kernel, "unknown");
+}
+
+/* Whether block @i of @v is not the first of its machine and kernel. */
+static bool same_as_prev(const struct dcl_block *v, int i)
+{
+	return i && !strcmp(v[i - 1].uuid, v[i].uuid) &&
+	       !strcmp(v[i - 1].kernel, v[i].kernel);
 }
 
 /* "latency 128 -> 290 us, residency 600 us" when @x and @y differ. */
@@ -144,8 +155,7 @@ static void change_flags(const struct dcl_block *all, int n,
 		const struct il_adv_state *os;
 		size_t u = strlen(flags);
 
-		if ((i && !strcmp(all[i - 1].uuid, o->uuid)) ||
-		    !other_kernel(b, o))
+		if (same_as_prev(all, i) || !other_kernel(b, o))
 			continue;
 		j = il_adv_state_index(o->st, o->nstates, s->name);
 		old = strverscmp(b->kernel, o->kernel) < 0 ? b : o;
@@ -288,8 +298,7 @@ static int table_changes(struct il_table *t, const struct dcl_block *v, int n)
 			const struct dcl_block *a = &v[j], *b = &v[i], *o;
 			size_t u = 0;
 
-			if ((i && !strcmp(v[i - 1].uuid, b->uuid)) ||
-			    (j && !strcmp(v[j - 1].uuid, a->uuid)) ||
+			if (same_as_prev(v, i) || same_as_prev(v, j) ||
 			    !other_kernel(a, b))
 				continue;
 			if (strverscmp(a->kernel, b->kernel) > 0) {
@@ -335,16 +344,15 @@ void il_dcl_free(struct dcl_block *v, int n)
 int il_dcl_load(struct il_store *s, struct dcl_block **out)
 {
 	static const char sql[] =
-		"SELECT m.uuid, " IL_MACHINE_LABEL_M ", m.fingerprint,"
+		"SELECT m.uuid, " IL_MACHINE_LABEL_M ", " IL_DCL_FP ","
 		" coalesce(json_extract(r.params, '$.wake'), '?'),"
-		" s.metric, s.grp, h.blob"
-		" FROM summaries s JOIN runs r ON r.uuid = s.run_uuid"
-		" JOIN machines m ON m.uuid = r.machine_uuid"
+		" s.metric, s.grp, h.blob, m.fingerprint," IL_DCL_KERNEL
+		" FROM summaries s JOIN runs r ON r.uuid = s.run_uuid" IL_DCL_JOIN
 		" JOIN histograms h ON h.summary_id = s.id"
 		" WHERE r.bench = 'idle_sweep' AND r.status = 'ok'"
 		" AND m.fingerprint IS NOT NULL"
 		" AND (s.metric = 'wake_latency' OR s.metric LIKE 'wake\\_latency\\_in\\_%' ESCAPE '\\')"
-		" ORDER BY 2, m.uuid, 4";
+		" ORDER BY 2, m.uuid, 9, 4";
 	sqlite3 *db = il_store_db(s);
 	struct dcl_block *v = NULL, *b = NULL, *nb;
 	sqlite3_stmt *st;
@@ -355,6 +363,8 @@ int il_dcl_load(struct il_store *s, struct dcl_block **out)
 		return il_errorf(-EIO, "report: %s", sqlite3_errmsg(db));
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (!b || strcmp(b->uuid, (const char *)sqlite3_column_text(st, 0)) ||
+		    strncmp(b->kernel, (const char *)sqlite3_column_text(st, 8),
+			    sizeof(b->kernel) - 1) ||
 		    strcmp(b->wake, (const char *)sqlite3_column_text(st, 3))) {
 			nb = realloc(v, (size_t)(n + 1) * sizeof(*v));
 			if (!nb) {

@@ -2,8 +2,8 @@
 /*
  * idle_declared.h - what `report --kind declared` reads, shared by its
  * table (idle_declared.c) and its plots (idle_declared_plot.c): per
- * machine and wake source, the declared cpuidle states of the stored
- * fingerprint and idle_sweep's samples that entered each state alone,
+ * machine, kernel and wake source, the declared cpuidle states the runs
+ * kept (IL_DCL_FP) and idle_sweep's samples that entered each state alone,
  * pooled over the ok runs, per idle time d and over all of them.
  */
 #ifndef IDLELAB_IDLE_DECLARED_H
@@ -19,6 +19,25 @@ struct il_store;
 struct il_hist;
 
 #define IL_DCL_MAX_D	64
+
+/*
+ * A run's declared table: the one idle_sweep kept with it (attribute
+ * declared_idle, JSON shaped as the fingerprint's kernel and cpuidle
+ * sections), else its machine's fingerprint (runs stored before the
+ * attribute).  A machine upgraded in place keeps only its latest
+ * fingerprint, so the run's own is what tells its kernels apart.  The
+ * join needs runs r; IL_DCL_FP is the JSON, IL_DCL_KERNEL its release.
+ */
+#define IL_DCL_JOIN \
+	" JOIN machines m ON m.uuid = r.machine_uuid" \
+	" LEFT JOIN run_attrs dcl ON dcl.run_uuid = r.uuid" \
+	" AND dcl.key = 'declared_idle' AND dcl.cpu = -1" \
+	" AND json_valid(dcl.value)"
+#define IL_DCL_FP	" coalesce(dcl.value, m.fingerprint)"
+#define IL_DCL_KERNEL \
+	" CASE json_type(" IL_DCL_FP ", '$.kernel.release')" \
+	" WHEN 'text' THEN json_extract(" IL_DCL_FP ", '$.kernel.release')" \
+	" ELSE 'unknown' END"
 
 /* One state's energy sums (idle_sweep's energy_in_STATE attributes). */
 struct dcl_energy {
@@ -45,8 +64,9 @@ struct dcl_block {
 };
 
 /**
- * il_dcl_load() - every (machine, wake source) block of @s's ok
- * idle_sweep runs, ordered by machine label, UUID and wake source.
+ * il_dcl_load() - every (machine, kernel, wake source) block of @s's ok
+ * idle_sweep runs, ordered by machine label, UUID, kernel release and
+ * wake source.
  * Return: the number of blocks in *@out (il_dcl_free() it), or -errno.
  */
 int il_dcl_load(struct il_store *s, struct dcl_block **out);

@@ -65,7 +65,8 @@ int il_dcl_energy_load(struct il_store *s, struct dcl_block *v, int n)
 {
 	static const char sql[] =
 		"SELECT r.machine_uuid, coalesce(json_extract(r.params, '$.wake'), '?'),"
-		" a.key, a.value FROM run_attrs a JOIN runs r ON r.uuid = a.run_uuid"
+		" a.key, a.value," IL_DCL_KERNEL
+		" FROM run_attrs a JOIN runs r ON r.uuid = a.run_uuid" IL_DCL_JOIN
 		" WHERE r.bench = 'idle_sweep' AND r.status = 'ok' AND a.value IS NOT NULL"
 		" AND (a.key = 'energy' OR a.key LIKE 'energy\\_in\\_%' ESCAPE '\\')";
 	sqlite3 *db = il_store_db(s);
@@ -80,7 +81,9 @@ int il_dcl_energy_load(struct il_store *s, struct dcl_block *v, int n)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		for (i = 0; i < n; i++)
 			if (!strcmp(v[i].uuid, (const char *)sqlite3_column_text(st, 0)) &&
-			    !strcmp(v[i].wake, (const char *)sqlite3_column_text(st, 1)))
+			    !strcmp(v[i].wake, (const char *)sqlite3_column_text(st, 1)) &&
+			    !strncmp(v[i].kernel, (const char *)sqlite3_column_text(st, 4),
+				     sizeof(v[i].kernel) - 1))
 				energy_add(&v[i], (const char *)sqlite3_column_text(st, 2),
 					   (const char *)sqlite3_column_text(st, 3));
 	sqlite3_finalize(st);

@@ -47,9 +47,14 @@
  *    in ipi mode t0 is taken on a running CPU (as in futex_wake);
  *  - the random order keeps a d from always following the same d, so no
  *    governor history or cache state is phase-locked to the list;
- *  - pairs run one after another: they may share CPUs.
+ *  - pairs run one after another: they may share CPUs;
+ *  - the run keeps the declared idle table and kernel release it ran
+ *    under (attribute declared_idle): the machine's row keeps only its
+ *    latest fingerprint, and report --kind declared must still tell the
+ *    kernels of one machine apart after an in-place upgrade.
  */
 #include "idle_sweep.h"
+#include "env.h"
 #include "err.h"
 #include "splitmix.h"
 
@@ -226,6 +231,21 @@ static int is_setup_pair(struct il_run *run, struct is_state *st,
 	return 0;
 }
 
+/* The declared table of @cpu and the kernel release, as compact JSON. */
+static int is_declared(struct il_run *run, int cpu)
+{
+	json_t *d = il_fingerprint_declared(cpu);
+	char *s = d ? json_dumps(d, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	int ret;
+
+	json_decref(d);
+	if (!s)
+		return il_errorf(-ENOMEM, "out of memory");
+	ret = il_run_attr(run, -1, "declared_idle", "%s", s);
+	free(s);
+	return ret ? il_errorf(ret, "out of memory") : 0;
+}
+
 static int is_setup(struct il_run *run)
 {
 	const struct is_params *p = run->params;
@@ -266,6 +286,9 @@ static int is_setup(struct il_run *run)
 		if (ret)
 			goto fail;
 	}
+	ret = is_declared(run, st->pair[0].b);
+	if (ret)
+		goto fail;
 	ret = il_pool_start(&st->pool, run, st->npairs * 2, st->cpus,
 			    idle_sweep_init, idle_sweep_thread, st);
 	if (ret)

@@ -48,10 +48,22 @@ json_t *il_unknown(const char *reason);
  * default_status, cpufreq.cpu and scaling_{min,max}_khz, cpus.present and
  * cpus.allowed (hwloc's usable set, when @t is given).
  * @t may be NULL.  CPUID, uname, hostname, libnuma and the TSC always
- * describe the running machine, even under IDLELAB_SYSFS_ROOT.
+ * describe the running machine, even under IDLELAB_SYSFS_ROOT; but
+ * kernel.release is /proc/sys/kernel/osrelease read through sysfs.h (a
+ * fixture tree may name its kernel), uname's where that cannot be read.
  * The hwloc XML is not included (it is stored in its own column).
  */
 json_t *il_fingerprint(struct il_topo *t);
+
+/**
+ * il_fingerprint_declared() - what one run keeps of the fingerprint for
+ * `report --kind declared`: {kernel {release}, cpuidle} (the fingerprint's
+ * sections, cpuidle's states those of @cpu).  The machine's row keeps
+ * only its latest fingerprint, so after an in-place kernel upgrade only
+ * the runs still know which kernel declared which table.
+ * Return: a new object, or NULL when out of memory.
+ */
+json_t *il_fingerprint_declared(int cpu);
 
 /**
  * il_env_snapshot() - cpuidle usage/time and interrupt counts, per CPU.

@@ -27,18 +27,35 @@
 
 /* ---- kernel, TSC ----------------------------------------------------- */
 
+/*
+ * The kernel release: /proc/sys/kernel/osrelease, which is uname's, read
+ * through sysfs.h so that a fixture tree can name the kernel it stands
+ * for (two trees, one machine: an in-place upgrade); uname's where the
+ * file cannot be read.
+ */
+static json_t *kernel_release(void)
+{
+	struct utsname u;
+	char r[sizeof(u.release)];
+
+	if (!il_fs_read("/proc/sys/kernel/osrelease", r, sizeof(r)) && r[0])
+		return jstr(r);
+	if (uname(&u))
+		return unknownf("uname: %s", strerror(errno));
+	return jstr(u.release);
+}
+
 static json_t *kernel_section(void)
 {
 	json_t *k = json_object();
 	struct utsname u;
 	char *cmd;
 
+	set(k, "release", kernel_release());
 	if (!uname(&u)) {
-		set(k, "release", jstr(u.release));
 		set(k, "version", jstr(u.version));
 		set(k, "machine", jstr(u.machine));
 	} else {
-		set(k, "release", unknownf("uname: %s", strerror(errno)));
 		set(k, "version", unknownf("uname: %s", strerror(errno)));
 		set(k, "machine", unknownf("uname: %s", strerror(errno)));
 	}
@@ -327,6 +344,21 @@ static json_t *hypervisor_section(void)
 	snprintf(v, sizeof(v), "%s.%s%s", maj, min, extra);
 	set(h, "version", jstr(v));
 	return h;
+}
+
+json_t *il_fingerprint_declared(int cpu)
+{
+	json_t *d = json_object(), *k = json_object();
+
+	if (!d || !k) {
+		json_decref(d);
+		json_decref(k);
+		return NULL;
+	}
+	set(k, "release", kernel_release());
+	set(d, "kernel", k);
+	set(d, "cpuidle", cpuidle_section(cpu));
+	return d;
 }
 
 json_t *il_fingerprint(struct il_topo *t)

@@ -23,7 +23,7 @@
 struct il_run_attr_buf {
 	int cpu;
 	char key[48];
-	char value[208];
+	char *value;	/* whole: a declared idle table runs long */
 };
 
 /* What il_run_series() and il_run_attr() record, under @lock. */
@@ -79,9 +79,18 @@ int il_run_attr(struct il_run *r, int cpu, const char *key,
 	va_list ap;
 	int ret = 0;
 
+	char *val;
+
+	va_start(ap, fmt);
+	if (vasprintf(&val, fmt, ap) < 0)
+		val = NULL;
+	va_end(ap);
+	if (!val)
+		return -ENOMEM;
 	pthread_mutex_lock(&o->lock);
 	v = realloc(o->attrs, (o->nattrs + 1) * sizeof(*v));
 	if (!v) {
+		free(val);
 		ret = -ENOMEM;
 		goto out_unlock;
 	}
@@ -89,9 +98,7 @@ int il_run_attr(struct il_run *r, int cpu, const char *key,
 	v = &o->attrs[o->nattrs++];
 	v->cpu = cpu;
 	snprintf(v->key, sizeof(v->key), "%s", key);
-	va_start(ap, fmt);
-	vsnprintf(v->value, sizeof(v->value), fmt, ap);
-	va_end(ap);
+	v->value = val;
 out_unlock:
 	pthread_mutex_unlock(&o->lock);
 	return ret;
@@ -170,6 +177,8 @@ void il_run_release(struct il_run *r)
 		for (i = 0; i < o->nseries; i++)
 			il_series_free(o->series[i]);
 		free(o->series);
+		for (i = 0; i < o->nattrs; i++)
+			free(o->attrs[i].value);
 		free(o->attrs);
 		pthread_mutex_destroy(&o->lock);
 		free(o);

@@ -11,7 +11,9 @@
 # to advise while the advised setting is applied (exit 4).  An answer
 # with nothing to apply exits 3.  The verdicts not met and too few
 # (exit 5) are tests/unit/test_advise.c's: a real wake cannot be made
-# to miss a budget that the same tree's map met.
+# to miss a budget that the same tree's map met.  Too few, exit 5, also
+# runs end to end on a real driver in the _CST guest
+# (tests/vm/cst-asserts-idle.sh).
 . tests/lib.sh
 
 ROOT=$T_TMP/tree

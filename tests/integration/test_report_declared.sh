@@ -82,11 +82,14 @@ rm -r "$T_TMP/still/sys/class"
 # Two kernels of one CPU model (issue 24): a second machine row, copied
 # by SQL from the first with an older kernel whose C6 declared 128 us and
 # whose run is the same one copied, must flag C6 on both machines' rows,
-# older kernel first, and leave C1 unflagged; a note says it once.
+# older kernel first, and leave C1 unflagged; a note says it once.  The
+# runs' own declared tables are dropped, as in a database written before
+# runs kept them: each machine row's fingerprint stands in.
 K=$T_TMP/k.db
 cp "$DB" "$K"
 M2=00000000-0000-4000-8000-000000000002
 sqlite3 "$K" "
+DELETE FROM run_attrs WHERE key = 'declared_idle';
 UPDATE machines SET fingerprint = json_set(fingerprint, '\$.kernel.release', '6.12.0-new');
 INSERT INTO machines (uuid, hostname, first_seen, last_seen, fingerprint, hwloc_xml, is_reference, source)
 SELECT '$M2', 'oldhost', first_seen, last_seen,
@@ -115,6 +118,47 @@ sqlite3 "$K" "UPDATE machines SET fingerprint = json_set(fingerprint, '\$.kernel
 "$IDLELAB" report --db "$K" --kind declared --format json >"$T_TMP/k2.json" 2>"$T_TMP/err"
 check "one kernel, two tables: not a kernel change, no flag" \
 	[ "$(jq -r '[.[0].rows[] | select(.State == "C6") | .Flags] | map(tostring) | join(" ")' "$T_TMP/k2.json")" = "null null" ]
+
+# One machine upgraded in place (issue 24): its row keeps only the latest
+# fingerprint, so the runs keep their own declared table.  Two fake trees
+# name two kernels (/proc/sys/kernel/osrelease) and differ in C6's
+# declared latency (128 us on the old one); both runs are one machine
+# (one state directory, one host UUID).  C6 must be flagged on the
+# machine's row under each kernel, C1 not, and a note says it once.
+for k in old new; do
+	cp -r tests/fixtures/sysfs-intel "$T_TMP/$k"
+	mkdir -p "$T_TMP/$k/proc/sys/kernel"
+done
+echo 6.1.0-old >"$T_TMP/old/proc/sys/kernel/osrelease"
+echo 6.12.0-new >"$T_TMP/new/proc/sys/kernel/osrelease"
+for c in 0 1 2 3; do
+	echo 128 >"$T_TMP/old/sys/devices/system/cpu/cpu$c/cpuidle/state3/latency"
+done
+U=$T_TMP/u.db
+for k in old new; do
+	IDLELAB_STATE_DIR=$T_TMP/one-host IDLELAB_SYSFS_ROOT=$T_TMP/$k \
+		"$IDLELAB" bench idle_sweep --db "$U" --events none --quiet \
+		--param samples=20 --param idle_us=10 >/dev/null 2>&1
+done
+check "upgrade: two ok runs, one machine" \
+	[ "$(sqlite3 "$U" "SELECT count(*) || ' ' || count(DISTINCT machine_uuid) FROM runs WHERE status = 'ok'")" = "2 1" ]
+check "upgrade: the machine row keeps the new kernel only" \
+	[ "$(sqlite3 "$U" "SELECT json_extract(fingerprint, '\$.kernel.release') FROM machines")" = 6.12.0-new ]
+check "upgrade: each run kept its kernel and C6's declared latency" \
+	[ "$(sqlite3 "$U" "SELECT group_concat(json_extract(value, '\$.kernel.release') || '=' || json_extract(value, '\$.cpuidle.states[3].latency_us'), ' ') FROM (SELECT a.value FROM run_attrs a JOIN runs r ON r.uuid = a.run_uuid WHERE a.key = 'declared_idle' ORDER BY r.start_ns)")" = "6.1.0-old=128 6.12.0-new=133" ]
+check "upgrade: the database still checks" "$IDLELAB" db check --db "$U"
+"$IDLELAB" report --db "$U" --kind declared --format json >"$T_TMP/u.json" 2>"$T_TMP/err"
+check "upgrade: the report runs" [ $? -eq 0 ]
+H=$(sqlite3 "$U" 'SELECT hostname FROM machines')
+uflags() { jq -r ".[0].rows[] | select(.State == \"$1\" and .Kernel == \"$2\") | .Flags" "$T_TMP/u.json"; }
+check "upgrade: C6 on the new kernel is flagged, old -> new, one machine" \
+	[ "$(uflags C6 6.12.0-new)" = "declared latency 128 -> 133 us: kernel 6.1.0-old ($H) -> kernel 6.12.0-new ($H)" ]
+check "upgrade: ... and on the old kernel's row the same" \
+	[ "$(uflags C6 6.1.0-old)" = "$(uflags C6 6.12.0-new)" ]
+check "upgrade: C1, declared alike, is not flagged" \
+	[ "$(uflags C1 6.1.0-old) $(uflags C1 6.12.0-new)" = "null null" ]
+check "upgrade: a note names the change once" \
+	[ "$(jq -r '.[0].notes[]' "$T_TMP/u.json" | grep -c "^Declared table changed for .* from kernel 6.1.0-old ($H) to kernel 6.12.0-new ($H): C6 latency 128 -> 133 us\.\$")" -eq 1 ]
 
 # Plots (issue 24): with C1's series copied in too, the html page has the
 # declared table, and per machine and wake source two SVGs, latency
