@@ -23,7 +23,6 @@
 
 #include <linux/acpi.h>
 #include <linux/cpuidle.h>
-#include <linux/fs.h>
 #include <linux/io.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
@@ -67,45 +66,18 @@ static int il_acpi_cpuidle_index(struct cpuidle_driver *drv, u32 idx)
 }
 
 /*
- * One word of a sysfs attribute into @buf.  The per-CPU cpuidle device,
- * which holds the disable bits, is not exported on either kernel
- * (cpuidle_devices), so the module reads what the user reads.
- */
-static int il_acpi_read_attr(const char *path, char *buf, size_t len)
-{
-	struct file *f = filp_open(path, O_RDONLY, 0);
-	loff_t pos = 0;
-	ssize_t n;
-
-	if (IS_ERR(f))
-		return PTR_ERR(f);
-	n = kernel_read(f, buf, len - 1, &pos);
-	filp_close(f, NULL);
-	if (n < 0)
-		return (int)n;
-	buf[n] = '\0';
-	return 0;
-}
-
-/*
  * Is cpuidle state @k disabled on @cpu, by the user (disable) or by the
  * driver (default_status)?  An attribute that cannot be read counts as
  * disabled: the policy is then unknown, and the override says so.
  */
 static bool il_acpi_disabled(unsigned int cpu, int k)
 {
-	char path[96], v[16];
+	char v[16];
 
-	snprintf(path, sizeof(path),
-		 "/sys/devices/system/cpu/cpu%u/cpuidle/state%d/disable",
-		 cpu, k);
-	if (il_acpi_read_attr(path, v, sizeof(v)) || v[0] != '0')
+	if (il_cpuidle_attr(cpu, k, "disable", v, sizeof(v)) || v[0] != '0')
 		return true;
-	snprintf(path, sizeof(path),
-		 "/sys/devices/system/cpu/cpu%u/cpuidle/state%d/default_status",
-		 cpu, k);
 	/* Older kernels lack it: then only the user's bit exists. */
-	if (il_acpi_read_attr(path, v, sizeof(v)))
+	if (il_cpuidle_attr(cpu, k, "default_status", v, sizeof(v)))
 		return false;
 	return !strncmp(v, "disabled", 8);
 }

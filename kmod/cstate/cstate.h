@@ -70,6 +70,8 @@ u32 il_idle_entry_flags(u32 method);
 u32 il_idle_policy_check(u32 method, unsigned int cpu);
 u32 il_mwait_hint_check(u32 hint);
 u32 il_mwait_policy_check(unsigned int cpu, u32 hint);
+int il_cpuidle_attr(unsigned int cpu, unsigned int k, const char *name,
+		    char *buf, size_t len);
 u32 il_res_probe(u32 *gated, u32 *why);
 u32 il_res_read(u32 avail, u64 *v);
 

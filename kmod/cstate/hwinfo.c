@@ -193,13 +193,34 @@ u32 il_idle_policy_check(u32 method, unsigned int cpu)
 	return IDLELAB_UNSUP_NONE;
 }
 
-/* Read a sysfs file's first line, NUL-terminated; 0 or -errno. */
-static int il_sysfs_line(const char *path, char *buf, size_t len)
+/**
+ * il_cpuidle_attr - one line of an attribute of @cpu's cpuidle state @k
+ * @cpu:	the CPU
+ * @k:		the cpuidle state's index
+ * @name:	the attribute (desc, disable, default_status, ...)
+ * @buf:	where the line goes, NUL-terminated, the newline cut
+ * @len:	@buf's size
+ *
+ * The per-CPU cpuidle device, which holds the disable bits, is not
+ * exported on either kernel (cpuidle_devices), and the MWAIT hints are
+ * only in the states' descriptions, so the module reads what the user
+ * reads and sets.  Both idle-policy checks (MWAIT hints here, ACPI
+ * states in acpi.c) use it.
+ *
+ * Return: 0 or -errno.
+ */
+int il_cpuidle_attr(unsigned int cpu, unsigned int k, const char *name,
+		    char *buf, size_t len)
 {
-	struct file *f = filp_open(path, O_RDONLY, 0);
+	char path[96];
+	struct file *f;
 	loff_t pos = 0;
 	ssize_t n;
 
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%u/cpuidle/state%u/%s",
+		 cpu, k, name);
+	f = filp_open(path, O_RDONLY, 0);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	n = kernel_read(f, buf, len - 1, &pos);
@@ -228,22 +249,15 @@ u32 il_mwait_policy_check(unsigned int cpu, u32 hint)
 {
 	struct il_idle_state st[CPUIDLE_STATE_MAX];
 	char (*desc)[CPUIDLE_DESC_LEN];
-	char path[80], dis[16];
+	char dis[16];
 	u32 n, why;
 
 	desc = kcalloc(CPUIDLE_STATE_MAX, sizeof(*desc), GFP_KERNEL);
 	if (!desc)
 		return IDLELAB_UNSUP_NONE;	/* no table: no policy known */
 	for (n = 0; n < CPUIDLE_STATE_MAX; n++) {
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%u/cpuidle/state%u/desc",
-			 cpu, n);
-		if (il_sysfs_line(path, desc[n], sizeof(desc[n])))
-			break;
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%u/cpuidle/state%u/disable",
-			 cpu, n);
-		if (il_sysfs_line(path, dis, sizeof(dis)))
+		if (il_cpuidle_attr(cpu, n, "desc", desc[n], sizeof(desc[n])) ||
+		    il_cpuidle_attr(cpu, n, "disable", dis, sizeof(dis)))
 			break;
 		st[n].desc = desc[n];
 		st[n].disabled = strcmp(dis, "0") != 0;
