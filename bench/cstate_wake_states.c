@@ -20,6 +20,16 @@ const char *const cw_bm_choices[] = { "kernel", "none", "flush", NULL };
 _Static_assert(IDLELAB_ACPI_BM_KERNEL == 0 && IDLELAB_ACPI_BM_NONE == 1 &&
 	       IDLELAB_ACPI_BM_FLUSH == 2, "cw_bm_choices order");
 
+/* Attribute @f of cpuidle state @k of @cpu into @buf; 0 or -errno. */
+static int cw_state_read(int cpu, int k, const char *f, char *buf, size_t len)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path),
+		 "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/%s", cpu, k, f);
+	return il_fs_read(path, buf, len);
+}
+
 /*
  * The cpuidle state whose MWAIT hint is @hint on @cpu, from the "MWAIT
  * 0x.." that intel_idle and ACPI FFH put in each state's desc; else
@@ -27,24 +37,18 @@ _Static_assert(IDLELAB_ACPI_BM_KERNEL == 0 && IDLELAB_ACPI_BM_NONE == 1 &&
  */
 void cw_state_name(int cpu, unsigned int hint, char *out, size_t len)
 {
-	char path[128], desc[128], name[64];
+	char desc[128], name[64];
 	const char *m;
 	unsigned int h;
 	int k;
 
 	for (k = 0; k < 16; k++) {
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/desc",
-			 cpu, k);
-		if (il_fs_read(path, desc, sizeof(desc)))
+		if (cw_state_read(cpu, k, "desc", desc, sizeof(desc)))
 			break;
 		m = strstr(desc, "MWAIT 0x");
 		if (!m || sscanf(m, "MWAIT 0x%x", &h) != 1 || h != hint)
 			continue;
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name",
-			 cpu, k);
-		if (!il_fs_read(path, name, sizeof(name))) {
+		if (!cw_state_read(cpu, k, "name", name, sizeof(name))) {
 			snprintf(out, len, "%s", name);
 			return;
 		}
@@ -60,23 +64,17 @@ void cw_state_name(int cpu, unsigned int hint, char *out, size_t len)
  */
 static void cw_acpi_desc(int cpu, unsigned int index, char *out, size_t len)
 {
-	char path[128], name[64], want[16];
+	char name[64], want[16];
 	int k;
 
 	out[0] = '\0';
 	snprintf(want, sizeof(want), "C%u", index);
 	for (k = 0; k < 16; k++) {
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name",
-			 cpu, k);
-		if (il_fs_read(path, name, sizeof(name)))
+		if (cw_state_read(cpu, k, "name", name, sizeof(name)))
 			return;
 		if (strcmp(name, want))
 			continue;
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/desc",
-			 cpu, k);
-		if (il_fs_read(path, out, len))
+		if (cw_state_read(cpu, k, "desc", out, len))
 			out[0] = '\0';
 		return;
 	}
