@@ -30,7 +30,7 @@
  * so a late NMI of round k cannot be taken for round k+1's.  The run ends
  * early (IDLELAB_RUN_UNDRAINED) when a drain fails, and before il_cur is
  * cleared a last bounded drain collects the stragglers; what is still owed
- * after it stays claimable for a while (il_straggler(), below).
+ * after it stays claimable for a while (il_straggler(), owed.c).
  *
  * Round generations: round r has generation r + 1.  A target's @slot holds
  * the generation it may acknowledge; the handler takes it (with the owed
@@ -60,14 +60,12 @@
 
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
-#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
 #include <linux/nmi.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
-#include <linux/sysfs.h>
 #include <asm/apic.h>
 #include <asm/cpufeature.h>
 #include <asm/nmi.h>
@@ -82,41 +80,6 @@
 #include "storm.h"
 
 struct il_storm __rcu *il_cur;	/* storm_kernel.c's callback too */
-
-/*
- * The NMIs a run still owes when it ends.  NMIs cannot be recalled: one
- * sent to a target that cannot take it yet (inside another NMI handler, in
- * SMM, a vCPU the host is not running) arrives whenever that ends, maybe
- * after the run's last drain.  With the owed count in the run, such an NMI
- * found no run and reached the kernel as an unknown NMI ("Uhhuh").  So the
- * owed counts are per CPU and live as long as the module: at its end a run
- * stamps each target with a deadline, IL_STRAGGLER_US later, until which
- * the handler still claims what that CPU is owed, as a straggler (counted
- * in the read-only parameter @stragglers: the run's lost_nmis were owed at
- * its end, and those that came anyway are among these).  The deadline is
- * the longest round timeout the ABI allows: what an NMI may be owed for
- * inside a run.  The residual is the one the run already has: a foreign
- * NMI reaching an owed CPU first is claimed in its place, at most as many
- * as are owed.  The next run whose targets include a CPU still owed waits
- * for its stragglers, at most until that deadline, and forgets the rest.
- */
-#define IL_STRAGGLER_US		IDLELAB_MAX_ROUND_TIMEOUT_US
-static DEFINE_PER_CPU(atomic64_t, il_slot);
-static DEFINE_PER_CPU(u64, il_slot_until);	/* TSC; read after il_cur */
-static atomic_long_t il_stragglers = ATOMIC_LONG_INIT(0);
-
-static int il_stragglers_get(char *buf, const struct kernel_param *kp)
-{
-	return sysfs_emit(buf, "%ld\n", atomic_long_read(&il_stragglers));
-}
-
-static const struct kernel_param_ops il_stragglers_ops = {
-	.get	= il_stragglers_get,
-};
-
-module_param_cb(stragglers, &il_stragglers_ops, NULL, 0444);
-MODULE_PARM_DESC(stragglers,
-		 "owed NMIs claimed after the run that sent them had ended");
 
 /*
  * For the guest rig (tests/vm/kmod-client.c): the next storm's sender exits
@@ -160,22 +123,6 @@ module_param_cb(test_late_us, &il_test_late_ops, &test_late_us, 0600);
 MODULE_PARM_DESC(test_late_us,
 		 "test only: delay (us, at most 200000) of the first target's NMI handler");
 
-/*
- * Take the armed generation, and with @claim one owed NMI too.  Return: the
- * generation (0: none was armed), or -1 when @claim found nothing owed.
- */
-static s64 il_slot_take(atomic64_t *slot, bool claim)
-{
-	s64 old = atomic64_read(slot), new;
-
-	do {
-		if (claim && !IL_SLOT_OWED(old))
-			return -1;
-		new = IL_SLOT(0, IL_SLOT_OWED(old) - claim);
-	} while (!atomic64_try_cmpxchg(slot, &old, new));
-	return IL_SLOT_GEN(old);
-}
-
 /* Arm @t for generation @gen, owed @more NMIs besides those it still is. */
 static void il_slot_arm(struct il_target *t, u32 gen, u32 more)
 {
@@ -216,18 +163,6 @@ void il_storm_ack(struct il_storm *st, int idx, u32 gen, u64 now)
 	a->count = 1;
 	il_round_ack(st, gen);
 	smp_store_release(&t->done, gen);	/* the record, then done */
-}
-
-/* An NMI on a CPU no run targets: claim it if an ended run still owes one. */
-static int il_straggler(u64 now)
-{
-	/* Pairs with il_storm_ended()'s smp_wmb(): the deadline, then il_cur. */
-	smp_rmb();
-	if (now >= __this_cpu_read(il_slot_until) ||
-	    il_slot_take(this_cpu_ptr(&il_slot), true) < 0)
-		return NMI_DONE;
-	atomic_long_inc(&il_stragglers);
-	return NMI_HANDLED;
 }
 
 /*
@@ -450,41 +385,13 @@ static int il_storm_sender(struct il_worker *wk)
 }
 
 /*
- * Before a run: wait until @cpus are owed no NMI by an earlier run, or
- * until their deadlines pass (at most IL_STRAGGLER_US); forget the rest,
- * which that run reported lost.  Sleeps: no lock is held yet.
- */
-static void il_storm_wait_owed(const u32 *cpus, u32 n)
-{
-	atomic64_t *slot;
-	u32 i;
-
-	for (i = 0; i < n; i++) {
-		if (cpus[i] >= nr_cpu_ids)
-			continue;	/* il_storm_targets() refuses it */
-		slot = per_cpu_ptr(&il_slot, cpus[i]);
-		while (IL_SLOT_OWED(atomic64_read(slot)) &&
-		       il_tsc() < READ_ONCE(*per_cpu_ptr(&il_slot_until,
-							 cpus[i])))
-			usleep_range(1000, 2000);
-		atomic64_set(slot, IL_SLOT(0, 0));
-	}
-}
-
-/*
  * After the sender: lost_nmis is what the targets are still owed now,
- * after the last drain; it stays claimable until IL_STRAGGLER_US from now,
- * by il_straggler() once il_cur is cleared.
+ * after the last drain; owed.c keeps it claimable for a while.
  */
 static void il_storm_ended(struct il_storm *st)
 {
-	u64 until = il_tsc() + il_us_to_cycles(IL_STRAGGLER_US);
-	u32 i;
-
 	st->lost = il_storm_owed(st);
-	for (i = 0; i < st->req->nr_targets; i++)
-		WRITE_ONCE(*per_cpu_ptr(&il_slot_until, st->tg[i].cpu), until);
-	smp_wmb();	/* the deadlines before il_cur: il_straggler() */
+	il_owed_until(st);
 	RCU_INIT_POINTER(il_cur, NULL);
 	synchronize_rcu();
 }
@@ -501,7 +408,7 @@ static int il_storm_exec(struct il_storm *st, const u32 *cpus)
 	if (ret)
 		goto unlock_cpus;
 	for (i = 0; i < req->nr_targets; i++)
-		st->tg[i].slot = per_cpu_ptr(&il_slot, st->tg[i].cpu);
+		st->tg[i].slot = il_cpu_slot(st->tg[i].cpu);
 	if (req->mode != IDLELAB_IPI_KERNEL &&
 	    !boot_cpu_has(X86_FEATURE_APIC)) {
 		st->unsupported = IDLELAB_UNSUP_NO_APIC;
@@ -587,7 +494,7 @@ int il_storm_run(struct idlelab_ipi_req *req, const u32 *cpus,
 	for (i = 0; i < nr_cpu_ids; i++)
 		st->tidx[i] = -1;
 
-	il_storm_wait_owed(cpus, req->nr_targets);
+	il_owed_wait(cpus, req->nr_targets);
 	ret = il_storm_exec(st, cpus);
 	if (ret)
 		goto free_storm;

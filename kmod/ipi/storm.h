@@ -2,9 +2,10 @@
 /*
  * storm.h - one IPI storm's state, shared by the parts of
  * IDLELAB_IOC_IPI_STORM: storm.c (the rounds, the NMI handler and the
- * acknowledgments), storm_kernel.c (kernel mode's csds and callback) and
- * dest.c (the target set and the ICR writes that reach it).  Not part of
- * the module's interface (ipi.h).
+ * acknowledgments), owed.c (the NMIs each CPU is owed, across runs),
+ * storm_kernel.c (kernel mode's csds and callback) and dest.c (the target
+ * set and the ICR writes that reach it).  Not part of the module's
+ * interface (ipi.h).
  */
 #ifndef IDLELAB_IPI_STORM_H
 #define IDLELAB_IPI_STORM_H
@@ -29,7 +30,7 @@
 #define IL_SLOT_OWED(v)		((u32)(v))
 
 /*
- * A target's slot is its CPU's (storm.c's il_slot), not the run's: the
+ * A target's slot is its CPU's (owed.c's il_slot), not the run's: the
  * NMIs a run still owes when it ends stay owed, and claimable, after its
  * struct il_storm is freed.
  */
@@ -63,6 +64,13 @@ struct il_storm {
 /* storm.c: the run in progress, and one target's acknowledgment. */
 extern struct il_storm __rcu *il_cur;
 void il_storm_ack(struct il_storm *st, int idx, u32 gen, u64 now);
+
+/* owed.c: the NMIs each CPU is owed, across runs. */
+atomic64_t *il_cpu_slot(unsigned int cpu);
+s64 il_slot_take(atomic64_t *slot, bool claim);
+int il_straggler(u64 now);
+void il_owed_wait(const u32 *cpus, u32 n);
+void il_owed_until(const struct il_storm *st);
 
 /* storm_kernel.c: kernel mode's csds. */
 u32 il_storm_kernel_seq(void);
