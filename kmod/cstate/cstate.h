@@ -44,17 +44,26 @@ u64 il_gap_window(struct il_gapbuf *b, u32 cpu, u32 window, u64 width,
  * touched); IL_INJECT_LOSE_WAKE: the next wake run's first sample arms no
  * wake of its own and its backstop timer at its launch time, not its
  * deadline, so that the backstop is what ends its HLT or MWAIT (a lost
- * wake, without waiting a second for one).  Each bit is cleared once
- * used.  None of them can hold a CPU: they end a thread, sleep, set a
- * flag, or end a sample sooner.
+ * wake, without waiting a second for one); IL_INJECT_WBINVD_SLOW: the
+ * next wake run with IDLELAB_CSTATE_F_WBINVD, or the next WBINVD sweep or
+ * blast, spins inside each timed WBINVD window for as many cycles again as
+ * its no-op threshold (il_inject_spin()), so that under a hypervisor each
+ * span is at least the threshold and must come back unflagged: the guest
+ * rig tests the comparison from the side TCG never reaches.  Each bit is
+ * cleared once used.  None of them can hold a CPU: they end a thread,
+ * sleep, set a flag, end a sample sooner, or (WBINVD_SLOW) spin with IRQs
+ * off for at most IL_INJECT_SPIN_MAX_US per WBINVD.
  */
 #define IL_INJECT_WORKER_EXIT	(1U << 0)
 #define IL_INJECT_SENDER_STALL	(1U << 1)
 #define IL_INJECT_SENDER_EXIT	(1U << 2)
 #define IL_INJECT_TSC_UNSTABLE	(1U << 3)
 #define IL_INJECT_LOSE_WAKE	(1U << 4)
+#define IL_INJECT_WBINVD_SLOW	(1U << 5)
 #define IL_INJECT_STALL_MS	1500
+#define IL_INJECT_SPIN_MAX_US	100
 bool il_inject_take(unsigned int bit);
+void il_inject_spin(u64 cycles);
 
 #define IL_TSC_PRETEND_STABLE		1
 #define IL_TSC_PRETEND_UNSTABLE		2

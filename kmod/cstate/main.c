@@ -38,13 +38,32 @@ IL_HOTPLUG_DEFINE();
 
 static unsigned int il_inject;
 module_param_named(inject, il_inject, uint, 0600);
-MODULE_PARM_DESC(inject, "test only: 1 = next gaps worker dies, 2 = next IPI-wake sender stalls 1.5 s, 4 = next IPI-wake sender dies, 8 = the TSC is marked unstable during the next wake run, 16 = next wake run's first wake is lost (cstate.h)");
+MODULE_PARM_DESC(inject, "test only: 1 = next gaps worker dies, 2 = next IPI-wake sender stalls 1.5 s, 4 = next IPI-wake sender dies, 8 = the TSC is marked unstable during the next wake run, 16 = next wake run's first wake is lost, 32 = each WBINVD of the next run that times one spins its no-op threshold more, at most 100 us with IRQs off (cstate.h)");
 
 bool il_inject_take(unsigned int bit)
 {
 	unsigned int old = READ_ONCE(il_inject);
 
 	return (old & bit) && cmpxchg(&il_inject, old, old & ~bit) == old;
+}
+
+/**
+ * il_inject_spin - busy-wait inside a timed WBINVD window (test only)
+ * @cycles: TSC cycles to spin, capped at IL_INJECT_SPIN_MAX_US
+ *
+ * For IL_INJECT_WBINVD_SLOW, with IRQs off: the hard cap keeps a huge
+ * threshold (a nested guest's, or a bad calibration) from holding the CPU
+ * longer, as test_late_us's cap does in idlelab_ipi.ko.  A capped spin
+ * may leave the span under the threshold; the guest rig's check then
+ * fails, as it should.
+ */
+void il_inject_spin(u64 cycles)
+{
+	u64 t0 = il_tsc();
+
+	cycles = min_t(u64, cycles, il_us_to_cycles(IL_INJECT_SPIN_MAX_US));
+	while (il_tsc() - t0 < cycles)
+		cpu_relax();
 }
 
 static u32 il_features(void)

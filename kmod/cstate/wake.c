@@ -400,6 +400,9 @@ static int il_wake_one(struct il_wake *w, u32 i,
 	if (req->flags & IDLELAB_CSTATE_F_WBINVD) {
 		t0 = il_tsc();
 		ret = il_wbinvd_safe();
+		/* Test only: at least the threshold, so never a no-op. */
+		if (w->wbinvd_slow)
+			il_inject_spin(w->noop_cycles);
 		s->wbinvd_cycles = il_tsc() - t0;
 		if (ret)
 			w->unsupported = IDLELAB_UNSUP_WBINVD_FAULT;
@@ -457,6 +460,9 @@ static int il_wake_measured(struct il_worker *wk)
 	w->res_avail = il_res_probe(&w->res_gated, &w->gate_why);
 	w->cpuid_cycles = il_cpuid_calib();
 	w->noop_cycles = il_noop_cycles(w->cpuid_cycles);
+	/* Taken only by a run that times WBINVD (cstate.h). */
+	w->wbinvd_slow = (w->req->flags & IDLELAB_CSTATE_F_WBINVD) &&
+			 il_inject_take(IL_INJECT_WBINVD_SLOW);
 
 	for (i = 0; i < w->req->nr_samples; i++) {
 		if (il_should_abort(&w->ctl))

@@ -46,6 +46,7 @@ struct il_wake {
 	u32 cpuid_cycles;	/* calibrated on the measured CPU */
 	u32 noop_cycles;	/* the no-op threshold made from it */
 	bool hypervisor;
+	bool wbinvd_slow;	/* IL_INJECT_WBINVD_SLOW taken (test only) */
 	bool tsc_unstable;	/* check_tsc_unstable() at the start */
 	struct il_acpi_entry acpi;	/* METHOD_ACPI, resolved at the start */
 };

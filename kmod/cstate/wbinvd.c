@@ -48,6 +48,7 @@ struct il_wbinvd {
 	bool stop;
 	bool smi;		/* MSR 0x34 readable */
 	bool hypervisor;
+	bool slow;		/* IL_INJECT_WBINVD_SLOW taken (test only) */
 	u32 cpuid_cycles;	/* calibrated on the aggressor */
 	u32 noop_cycles;
 	u32 unsupported;
@@ -69,6 +70,8 @@ static void il_wbinvd_calib(struct il_wbinvd *b)
 {
 	b->cpuid_cycles = il_cpuid_calib();
 	b->noop_cycles = il_noop_cycles(b->cpuid_cycles);
+	/* Taken by the run's worker that times WBINVD (cstate.h). */
+	b->slow = il_inject_take(IL_INJECT_WBINVD_SLOW);
 }
 
 /*
@@ -89,6 +92,9 @@ static int il_wbinvd_once(struct il_wbinvd *b, u64 *t_start, u64 *cycles,
 	smi_ok = b->smi && il_smi_count(&smi0);
 	t0 = il_tsc();
 	err = noinvd ? il_wbnoinvd_safe() : il_wbinvd_safe();
+	/* Test only: at least the threshold, so never a no-op. */
+	if (b->slow)
+		il_inject_spin(b->noop_cycles);
 	*cycles = il_tsc() - t0;
 	if (smi_ok && il_smi_count(&smi1)) {
 		*smi = smi1 - smi0;

@@ -397,6 +397,13 @@ else
 		--param method=mwait $w
 	ib hlt_wbinvd_random cstate_wake --cpus 1,2 --param wbinvd=1 \
 		--param dirty_bytes=65536 --param launch_max_ns=200000 $w
+	# inject 32 (cstate.h): each WBINVD of the next run spins the no-op
+	# threshold more, so none may be counted a no-op (test_qemu.sh finds
+	# the run by its dirty_bytes); cleared after, whatever became of it.
+	echo 32 > /sys/module/idlelab_cstate/parameters/inject
+	ib hlt_wbinvd_slowed cstate_wake --cpus 1 --param wbinvd=1 \
+		--param dirty_bytes=131072 $w
+	echo 0 > /sys/module/idlelab_cstate/parameters/inject
 	ib wbinvd_sweep wbinvd --cpus 0 --param footprints=0,65536,1048576 \
 		--param reps=3
 	ib wbnoinvd_sweep wbinvd --cpus 0 --param footprints=0,65536 \

@@ -404,6 +404,7 @@ int main(int argc, char **argv)
 	wbinvd_sweep("wbinvd", 0);
 	wbinvd_sweep("wbnoinvd", IDLELAB_WBINVD_F_NOINVD);
 	wbinvd_blast();
+	wbinvd_noop();
 
 	storm("physical", IDLELAB_IPI_PHYSICAL);
 	storm("logical", IDLELAB_IPI_LOGICAL);

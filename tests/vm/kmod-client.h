@@ -3,7 +3,8 @@
  * kmod-client.h - what the files of the guest client share
  * (kmod-client.c: the devices, the IPI module and main();
  * kmod-client-bad.c: the generic bad inputs; kmod-client-cstate.c: the
- * cstate module's requests and checks):
+ * cstate module's requests and checks; kmod-client-noop.c: the WBINVD
+ * no-op threshold):
  * the open devices, the ioctl and buffer helpers and the bad-input tally.
  */
 #ifndef KMOD_CLIENT_H
@@ -68,6 +69,9 @@ void stale_ipi(void);
 void worker_death(void);
 void tsc_unstable(void);
 void bad_hint(void);
+
+/* kmod-client-noop.c: the WBINVD no-op threshold from both sides. */
+void wbinvd_noop(void);
 /* kmod-client-limits.c: issue 21's bounds. */
 void bad_limits(struct tally *t);
 void run_limit(void);
