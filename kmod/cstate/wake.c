@@ -254,6 +254,37 @@ static int il_wake_enter(struct il_wake *w, struct idlelab_cstate_sample *s,
 	return ret;
 }
 
+/*
+ * CLOCK_MONOTONIC and the TSC at one instant, for il_launch_tsc(): the
+ * monotonic read bracketed by two TSC reads, the TSC taken as their
+ * midpoint.  A vCPU the host stops between two adjacent reads would put
+ * the pair's clocks that far apart, and t_launch with them (a TCG guest
+ * on a loaded host: 954 ns past L = 50 us); so the tightest of up to
+ * IL_PAIR_TRIES brackets is kept, and one under IL_PAIR_TIGHT_NS ends the
+ * search.  Called with IRQs off.
+ */
+#define IL_PAIR_TRIES		8
+#define IL_PAIR_TIGHT_NS	500
+
+static u64 il_clock_pair(u64 *tsc)
+{
+	u64 tight = il_ns_to_cycles(IL_PAIR_TIGHT_NS);
+	u64 a, b, mono, best = ~0ULL, best_mono = 0;
+	int n;
+
+	for (n = 0; n < IL_PAIR_TRIES && best > tight; n++) {
+		a = il_tsc();
+		mono = ktime_get_ns();
+		b = il_tsc();
+		if (b - a < best) {
+			best = b - a;
+			best_mono = mono;
+			*tsc = a + (b - a) / 2;
+		}
+	}
+	return best_mono;
+}
+
 /* Arm this sample's wake source; IRQs and preemption are off. */
 static void il_wake_arm(struct il_wake *w, u32 i, u64 l_ns)
 {
@@ -262,12 +293,11 @@ static void il_wake_arm(struct il_wake *w, u32 i, u64 l_ns)
 
 	if (w->req->wake_source == IDLELAB_WAKE_HRTIMER) {
 		/*
-		 * Adjacent reads: t_launch is the TSC when E is reached,
-		 * first at tsc_khz, then rescaled once E has passed
+		 * One pair: t_launch is the TSC when E is reached, first at
+		 * tsc_khz, then rescaled once E has passed
 		 * (il_wake_relaunch()).
 		 */
-		now = ktime_get();
-		t0 = il_tsc();
+		now = ns_to_ktime(il_clock_pair(&t0));
 		w->t_launch = t0 + il_ns_to_cycles(l_ns);
 		w->arm_mono = ktime_to_ns(now);
 		w->arm_tsc = t0;
@@ -282,10 +312,9 @@ static void il_wake_arm(struct il_wake *w, u32 i, u64 l_ns)
 }
 
 /*
- * An hrtimer wake that fired: read both clocks again, side by side, and
+ * An hrtimer wake that fired: read both clocks again, as one pair, and
  * put t_launch where the monotonic clock's own rate puts E rather than
- * where tsc_khz does (idlelab_clockcal.h).  IRQs off keeps the two reads
- * adjacent.
+ * where tsc_khz does (idlelab_clockcal.h).
  */
 static void il_wake_relaunch(struct il_wake *w)
 {
@@ -293,8 +322,7 @@ static void il_wake_relaunch(struct il_wake *w)
 	u64 mono1, tsc1;
 
 	local_irq_save(irq);
-	mono1 = ktime_get_ns();
-	tsc1 = il_tsc();
+	mono1 = il_clock_pair(&tsc1);
 	local_irq_restore(irq);
 	w->t_launch = il_launch_tsc(w->arm_tsc, w->arm_mono, tsc1, mono1,
 				    w->arm_l_ns,
