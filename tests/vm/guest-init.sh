@@ -202,7 +202,9 @@ finish() {
 			json_extract(r.params, '\$.irq_mode'),
 			json_extract(r.params, '\$.reenter'), a.cpu, a.key, a.value
 			FROM runs r JOIN run_attrs a ON a.run_uuid = r.uuid
-			WHERE a.key IN ('entry_before_exit_ok', 'intr_before_exit',
+			WHERE a.key IN ('entry_lead_samples',
+				'entry_lead_out_of_bounds', 'entry_lead_min_ns',
+				'entry_lead_max_ns', 'intr_before_exit',
 				'intr_after_exit', 'early_wakes', 'other_irq_wakes',
 				'reentries', 'samples_done')" > "$OUT/guest-attrs.csv" \
 			2>> "$OUT/idlelab.stderr"

@@ -38,7 +38,7 @@ struct idlelab_cstate_req cstate_base(void)
 void cstate(const char *name, struct idlelab_cstate_req r)
 {
 	struct idlelab_cstate_sample *s = poisoned(r.nr_samples * sizeof(*s));
-	unsigned int i, order_bad = 0, early = 0, other = 0, no_intr = 0;
+	unsigned int i, early = 0, other = 0, no_intr = 0;
 	unsigned int intr_before_exit = 0, intr_after_exit = 0, poison = 0;
 	unsigned int wb = 0, reentries = 0, late = 0, late_unflagged = 0;
 	unsigned int noop = 0, res_bad = 0, tsc_unst = 0, backstop = 0;
@@ -79,8 +79,6 @@ void cstate(const char *name, struct idlelab_cstate_req r)
 		    (s[i].reentries && !(r.flags & IDLELAB_CSTATE_F_REENTER)))
 			poison++;
 		reentries += s[i].reentries;
-		if (!(s[i].t_entry < s[i].t_exit))
-			order_bad++;
 		if (r.wake_source == IDLELAB_WAKE_HRTIMER && s[i].t_launch &&
 		    !(s[i].flags & IDLELAB_SAMPLE_BACKSTOP)) {
 			timed++;
@@ -116,7 +114,7 @@ void cstate(const char *name, struct idlelab_cstate_req r)
 	}
 	printf("{\"op\":\"cstate\",\"name\":\"%s\",\"rc\":\"%s\","
 	       "\"nr_samples\":%u,\"nr_done\":%u,\"unsupported\":%u,"
-	       "\"entry_ge_exit\":%u,\"early_wake\":%u,\"other_irq\":%u,"
+	       "\"early_wake\":%u,\"other_irq\":%u,"
 	       "\"no_intr\":%u,\"wbinvd\":%u,\"intr_before_exit\":%u,"
 	       "\"intr_after_exit\":%u,\"reentries\":%u,\"poison\":%u,"
 	       "\"late_entry\":%u,\"late_unflagged\":%u,\"noop\":%u,"
@@ -127,7 +125,7 @@ void cstate(const char *name, struct idlelab_cstate_req r)
 	       "\"backstop_ms\":%.1f,\"timed\":%u,\"launch_past_l\":%u,"
 	       "\"secs\":%.3f}\n",
 	       name, ename(e), r.nr_samples, e ? 0 : r.nr_done,
-	       e ? 0 : r.unsupported, order_bad, early, other, no_intr, wb,
+	       e ? 0 : r.unsupported, early, other, no_intr, wb,
 	       intr_before_exit, intr_after_exit, reentries, poison, late,
 	       late_unflagged, noop, res_bad, r.res_avail, r.hw_flags,
 	       r.stale_ipis, r.res_gated, r.gate_why, r.cpuid_cycles,

@@ -476,9 +476,35 @@ else
 		[ -n "$h" -a "$(hk_got gaps_irqoff "$hg" gap_window)" = "$(hk_want "$h")" ]
 	check "idlelab ipi_storm targets=1,2,3: round_time per target count" \
 		[ "$(gq "SELECT group_concat(grp) FROM (SELECT s.grp FROM summaries s JOIN runs r ON r.uuid=s.run_uuid WHERE json_extract(r.params, '\$.targets')='[1,2,3]' AND s.metric='round_time' AND s.count=20 ORDER BY s.grp)")" = "1,2,3" ]
-	check "idlelab cstate_wake: every record checked t_entry < t_exit" \
-		[ "$(gq "SELECT count(*) FROM runs r WHERE bench='cstate_wake' AND status='ok' AND NOT EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='entry_before_exit_ok' AND a.value='1')")" -eq 0 -a \
+	# Where t_entry was taken, judged by the bench against the other side
+	# of each on-time wake (bench/cstate_wake_lead.c): lead = t_launch -
+	# t_entry is at most L (10% for TCG's clock reads) for a timer, which
+	# the module armed before t_entry; for an IPI, from CPU 0, at least 0
+	# and at most L plus the sample's wait.  The bench counts the samples
+	# outside that bound per CPU; the stored min and max are checked here
+	# again from the run's parameters, and both sources must have been
+	# judged at all.  An IPI sender waits L on its own TSC after the
+	# measured CPU published the sample, which it does a little before
+	# t_entry, so the largest lead of an IPI run is over L/2 (TCG stretched
+	# that little to most of L in single samples, never in a whole run).
+	lq="FROM runs r JOIN run_attrs a ON a.run_uuid=r.uuid WHERE r.bench='cstate_wake' AND r.status='ok'"
+	lv() { echo "(SELECT CAST(b.value AS INTEGER) FROM run_attrs b WHERE b.run_uuid=a.run_uuid AND b.cpu=a.cpu AND b.key='entry_lead_$1')"; }
+	lmin="coalesce(json_extract(r.params, '\$.launch_min_ns'), 100000)"
+	lmax="max(coalesce(json_extract(r.params, '\$.launch_max_ns'), 0), $lmin)"
+	ipi="coalesce(json_extract(r.params, '\$.wake_source'), 'timer')='ipi'"
+	check "idlelab cstate_wake: every measured CPU's t_entry within its wake's bound (out-of-bounds $(gq "SELECT coalesce(sum(CAST(a.value AS INTEGER)), 'none') $lq AND a.key='entry_lead_out_of_bounds'"))" \
+		[ "$(gq "SELECT count(*) FROM runs r WHERE bench='cstate_wake' AND status='ok' AND NOT EXISTS (SELECT 1 FROM run_attrs a WHERE a.run_uuid=r.uuid AND a.key='entry_lead_out_of_bounds')")" -eq 0 -a \
+		  "$(gq "SELECT count(*) $lq AND a.key='entry_lead_out_of_bounds' AND a.value<>'0'")" -eq 0 -a \
 		  "$(gq "SELECT count(*) FROM runs WHERE bench='cstate_wake' AND status='ok'")" -ge 6 ]
+	check "idlelab cstate_wake: entry leads min/max within the bound from each run's parameters" \
+		[ "$(gq "SELECT count(*) $lq AND a.key='entry_lead_samples' AND CAST(a.value AS INTEGER) > 0 AND NOT (
+			$(lv min_ns) >= 0 AND $(lv max_ns) >= $(lv min_ns) AND
+			CASE WHEN $ipi THEN $(lv max_ns) <= $lmax + 1000000000 AND
+			  $(lv max_ns) >= $lmin / 2
+			ELSE $(lv max_ns) <= $lmax + $lmax / 10 END)")" -eq 0 ]
+	check "idlelab cstate_wake: entry leads judged for timer and IPI wakes ($(gq "SELECT group_concat(k || ' ' || n, ', ') FROM (SELECT CASE WHEN $ipi THEN 'ipi' ELSE 'timer' END k, sum(CAST(a.value AS INTEGER)) n $lq AND a.key='entry_lead_samples' GROUP BY k)") samples)" \
+		[ "$(gq "SELECT count(*) FROM (SELECT $ipi k $lq AND a.key='entry_lead_samples' GROUP BY k HAVING sum(CAST(a.value AS INTEGER)) > 0)")" -eq 2 ]
+	diag "cstate_wake entry lead ns (source L cpu n min max): $(gq "SELECT group_concat(coalesce(json_extract(r.params, '\$.wake_source'), 'timer') || ' ' || $lmin || ' ' || a.cpu || ' ' || a.value || ' ' || $(lv min_ns) || ' ' || $(lv max_ns), '; ') $lq AND a.key='entry_lead_samples' AND r.campaign IS NULL")"
 	# A task waiting for the CPU ends the re-entries (need_resched):
 	# guest-init.sh's resched_reenter, a sleeper on the measured CPU.
 	rs=$(gq "SELECT sum(CAST(a.value AS INTEGER)) FROM runs r JOIN run_attrs a ON a.run_uuid=r.uuid AND a.key='reenter_resched_stops' WHERE r.bench='cstate_wake' AND r.status='ok' AND r.campaign IS NULL AND json_extract(r.params, '\$.launch_min_ns')=2000000")
