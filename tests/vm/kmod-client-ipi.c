@@ -198,7 +198,7 @@ void ni_storm_tally(int fd, struct ni_storm *s, struct ni_tally *t)
 }
 
 /*
- * nmi_inject() - storms back to back while the host injects NMIs, 2 s
+ * nmi_inject() - storms back to back while the host injects NMIs, 3 s
  * apart, at most @inject (each reaches every CPU; CPU 0 sends and is never
  * owed one, so every injected NMI must reach the kernel there).  The host
  * starts once it reads the READY marker on the console and stops when it

@@ -5,10 +5,11 @@
 #   sh tests/vm/nmi-inject.sh SERIAL_LOG QMP_SOCKET MAX LOG TIMEOUT_S [K]
 # Phase 1: waits (at most TIMEOUT_S) for the guest's "IDLELAB-NMI-READY"
 # line on the serial console, which it prints while its IPI storms run,
-# then injects NMIs through QMP's inject-nmi (QEMU delivers each to every
-# vCPU), 2 s apart, until the guest prints "IDLELAB-NMI-DONE" (it has seen
-# one land in a storm round: one may also fall between two storms, or
-# between a storm's start or end and its rounds) or MAX were sent.
+# then injects NMIs through QMP's inject-nmi (QEMU raises each on every
+# vCPU's LINT1, which the guest unmasks everywhere with apic_extnmi=all),
+# 3 s apart, until the guest prints "IDLELAB-NMI-DONE" (it has seen one
+# land in a storm round: one may also fall between two storms, or between
+# a storm's start or end and its rounds) or MAX were sent.
 # Phase 2, with K > 0: waits for "IDLELAB-NMIK-READY" (kernel-mode storms,
 # which owe no NMI) and injects exactly K NMIs, NMIK_GAP_S apart, the
 # first one at least that long after phase 1's last.
@@ -17,9 +18,9 @@
 # "Uhhuh. NMI received for unknown reason" lines complete: test_qemu.sh
 # counts them.  6.1 prints each one; 6.8 and later (so 6.12) rate-limit
 # them per call site to 10 lines in 5 s, a window opening at its first
-# line after the last one closed.  Phase 1's spacing keeps CPU 0's lines
-# in (the owed targets pass few on); in phase 2 every vCPU passes every
-# NMI on, 4 lines each with 4 vCPUs, so each NMI gets a window of its own.
+# line after the last one closed.  With 4 vCPUs an NMI gives up to 4
+# lines: 3 s apart, a window holds at most 2 NMIs' (phase 1); in phase 2,
+# where every vCPU passes every NMI on, each NMI gets a window of its own.
 set -u
 serial=$1 sock=$2 max=$3 log=$4 limit=$5 nmik=${6:-0}
 NMIK_GAP_S=5.5
@@ -54,7 +55,7 @@ i=1
 while [ "$i" -le "$max" ] && ! grep -q 'IDLELAB-NMI-DONE' "$serial"; do
 	inject "injected $i"
 	i=$((i + 1))
-	sleep 2
+	sleep 3
 done
 [ "$nmik" -gt 0 ] || exit 0
 # A full gap after phase 1's last NMI, however soon the guest is ready.

@@ -72,6 +72,10 @@ if [ "$NMIS" -gt 0 ] && ! command -v socat >/dev/null; then
 	NMIS=0 NMIK=0
 fi
 [ "$NMIS" -gt 0 ] || NMIK=0
+# QEMU raises each injected NMI on every vCPU's LINT1, but Linux leaves
+# LINT1 masked on all CPUs but CPU 0 unless told otherwise: without this,
+# no target ever saw one (the nmi_kernel step's first run, 2026-12-05).
+[ "$NMIS" -gt 0 ] && append="$append apic_extnmi=all"
 append="$append idlelab.nmi_inject=$NMIS idlelab.nmi_kernel=$NMIK"
 # The guest makes the rig's static-key flips before any busy step
 # (guest-init.sh, "live text patching").  IDLELAB_VM_PATCH_ORDER=late
