@@ -380,6 +380,10 @@ elif [ "$args" = x2apic ]; then
 	# Seed 001 (x2APIC cluster against physical) where it belongs.
 	step seed001-ipi-modes 400 seed seed001-ipi-modes
 else
+	# NMIs injected during kernel-mode storms, which owe none: every
+	# CPU must pass each on (kmod-client-nmik.c).  Right after the
+	# client's own NMI check, so that the host's injector moves on.
+	step nmi_kernel 90 client nmi_kernel
 	# CPU 3 offline in the middle of runs on CPUs 1-3, then online
 	# again: no text patch (kmod-client-hotplug.c checks the text).
 	step hotplug 400 client hotplug

@@ -44,8 +44,6 @@
 #include "kmod-client.h"
 #include "kmod-client-ipi.h"
 
-#define NI_MAX_TARGETS	64
-
 static const char *ni_ename(int e)
 {
 	switch (e) {
@@ -59,7 +57,7 @@ static const char *ni_ename(int e)
 	return "other";
 }
 
-static double ni_now(void)
+double ni_now(void)
 {
 	struct timespec ts;
 
@@ -68,7 +66,7 @@ static double ni_now(void)
 }
 
 /* The NMIs CPU @cpu has taken, from /proc/interrupts; -1 if unreadable. */
-static long long ni_nmi_count(unsigned int cpu)
+long long ni_nmi_count(unsigned int cpu)
 {
 	char line[4096], *p, *end;
 	long long v = -1;
@@ -123,16 +121,9 @@ static int ni_read_bool(const char *path)
 	return c == 'Y' ? 1 : c == 'N' ? 0 : -1;
 }
 
-struct ni_storm {
-	struct idlelab_ipi_req r;
-	struct idlelab_ipi_round *rd;
-	struct idlelab_ipi_arrival *ar;
-	uint32_t targets[NI_MAX_TARGETS];
-};
-
 /* A physical storm from CPU 0 to CPUs 1..ncpu-1, @rounds of @timeout_us. */
-static void ni_storm_init(struct ni_storm *s, unsigned int ncpu,
-			  uint32_t rounds, uint32_t timeout_us)
+void ni_storm_init(struct ni_storm *s, unsigned int ncpu, uint32_t rounds,
+		   uint32_t timeout_us)
 {
 	uint32_t i, n = 0;
 
@@ -156,17 +147,11 @@ static void ni_storm_init(struct ni_storm *s, unsigned int ncpu,
 	s->r.arrivals = (uintptr_t)s->ar;
 }
 
-static void ni_storm_free(struct ni_storm *s)
+void ni_storm_free(struct ni_storm *s)
 {
 	free(s->rd);
 	free(s->ar);
 }
-
-struct ni_tally {
-	unsigned int storms, rounds, exact, timeouts, flagged, errors;
-	unsigned long long late, lost, foreign;
-	unsigned int run_flags, undrained;
-};
 
 /*
  * One storm into @t: a round is exact when every target acknowledged once,
@@ -174,7 +159,7 @@ struct ni_tally {
  * have taken the foreign one for ours, so its arrival may precede t_issue:
  * only the count is asserted there).
  */
-static void ni_storm_tally(int fd, struct ni_storm *s, struct ni_tally *t)
+void ni_storm_tally(int fd, struct ni_storm *s, struct ni_tally *t)
 {
 	uint32_t n = s->r.nr_targets, i, k;
 	struct idlelab_ipi_req r = s->r;
@@ -213,7 +198,7 @@ static void ni_storm_tally(int fd, struct ni_storm *s, struct ni_tally *t)
 }
 
 /*
- * nmi_inject() - storms back to back while the host injects NMIs, 2 s
+ * nmi_inject() - storms back to back while the host injects NMIs, 3 s
  * apart, at most @inject (each reaches every CPU; CPU 0 sends and is never
  * owed one, so every injected NMI must reach the kernel there).  The host
  * starts once it reads the READY marker on the console and stops when it
@@ -221,7 +206,7 @@ static void ni_storm_tally(int fd, struct ni_storm *s, struct ni_tally *t)
  * have passed one on (an NMI may also fall between two storms), or after
  * 60 s.  Then 3 s more of storms, for an NMI the host sent meanwhile.
  */
-static void ni_console(const char *msg, unsigned int n)
+void ni_console(const char *msg, unsigned int n)
 {
 	FILE *con = fopen("/dev/console", "w");
 
@@ -402,7 +387,7 @@ static void late_acks(int fd, unsigned int ncpu)
 #define NI_STRAGGLERS "/sys/module/idlelab_ipi/parameters/stragglers"
 
 /* A line into the kernel log, where the host finds it in dmesg.txt. */
-static void ni_kmsg(const char *msg)
+void ni_kmsg(const char *msg)
 {
 	FILE *f = fopen("/dev/kmsg", "w");
 
@@ -557,8 +542,8 @@ static void bad_run_limit(int fd, unsigned int ncpu)
 	       ok == total ? "" : ni_ename(last));
 }
 
-/* N of idlelab.nmi_inject=N on the kernel command line (run-qemu.sh). */
-static unsigned int ni_inject_count(void)
+/* N of @key=N on the kernel command line (run-qemu.sh), else 0. */
+unsigned int ni_cmdline_uint(const char *key)
 {
 	char line[4096], *p;
 	unsigned int n = 0;
@@ -567,9 +552,10 @@ static unsigned int ni_inject_count(void)
 	if (!f)
 		return 0;
 	if (fgets(line, sizeof(line), f)) {
-		p = strstr(line, "idlelab.nmi_inject=");
-		if (p)
-			n = (unsigned int)strtoul(p + 19, NULL, 10);
+		p = strstr(line, key);
+		if (p && p[strlen(key)] == '=')
+			n = (unsigned int)strtoul(p + strlen(key) + 1, NULL,
+						  10);
 	}
 	fclose(f);
 	return n;
@@ -577,7 +563,7 @@ static unsigned int ni_inject_count(void)
 
 void ipi_hazards(int fd, unsigned int ncpu)
 {
-	unsigned int inject = ni_inject_count();
+	unsigned int inject = ni_cmdline_uint("idlelab.nmi_inject");
 
 	if (inject)
 		nmi_inject(fd, ncpu, inject);

@@ -321,6 +321,8 @@ int main(int argc, char **argv)
 	int only_tsc = argc > 1 && !strcmp(argv[1], "tsc_unstable");
 	/* "hotplug": GET_INFO and a CPU taken offline in mid-run. */
 	int only_hotplug = argc > 1 && !strcmp(argv[1], "hotplug");
+	/* "nmi_kernel": NMIs injected during kernel-mode storms. */
+	int only_nmik = argc > 1 && !strcmp(argv[1], "nmi_kernel");
 	struct idlelab_cstate_req r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -352,6 +354,10 @@ int main(int argc, char **argv)
 	}
 	if (only_hotplug) {
 		hotplug();
+		goto out;
+	}
+	if (only_nmik) {
+		nmi_kernel(fd_i, ncpu);
 		goto out;
 	}
 	apic_map();

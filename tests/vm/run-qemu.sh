@@ -63,14 +63,20 @@ smp=${IDLELAB_VM_SMP:-$smp}
 [ -n "$client" ] && append="$append idlelab.client=$client"
 # The xAPIC guest's storms run while the host injects NMIs through QMP
 # (tests/vm/nmi-inject.sh), at most this many; the guest reads it from its
-# command line.
-NMIS=0
-[ "$PROFILE" = xapic ] && NMIS=${IDLELAB_VM_NMIS:-6}
+# command line.  Then, in the nmi_kernel step, exactly NMIK more during
+# kernel-mode storms (tests/vm/kmod-client-nmik.c).
+NMIS=0 NMIK=0
+[ "$PROFILE" = xapic ] && NMIS=${IDLELAB_VM_NMIS:-6} NMIK=${IDLELAB_VM_NMIK:-3}
 if [ "$NMIS" -gt 0 ] && ! command -v socat >/dev/null; then
 	echo "run-qemu: no socat (TEST_DEPS): the guest gets no injected NMIs" >&2
-	NMIS=0
+	NMIS=0 NMIK=0
 fi
-append="$append idlelab.nmi_inject=$NMIS"
+[ "$NMIS" -gt 0 ] || NMIK=0
+# QEMU raises each injected NMI on every vCPU's LINT1, but Linux leaves
+# LINT1 masked on all CPUs but CPU 0 unless told otherwise: without this,
+# no target ever saw one (the nmi_kernel step's first run, 2026-12-05).
+[ "$NMIS" -gt 0 ] && append="$append apic_extnmi=all"
+append="$append idlelab.nmi_inject=$NMIS idlelab.nmi_kernel=$NMIK"
 # The guest makes the rig's static-key flips before any busy step
 # (guest-init.sh, "live text patching").  IDLELAB_VM_PATCH_ORDER=late
 # restores the old order, swevent-hold started with the client, for the
@@ -118,7 +124,7 @@ rm -f "$OUT/nmi-inject.log" "$OUT/hang-dump.txt"
 injector=
 if [ "$NMIS" -gt 0 ]; then
 	sh tests/vm/nmi-inject.sh "$OUT/serial.log" "$qdir/qmp.sock" "$NMIS" \
-		"$OUT/nmi-inject.log" "$TIMEOUT" &
+		"$OUT/nmi-inject.log" "$TIMEOUT" "$NMIK" &
 	injector=$!
 fi
 # nokaslr: the RIPs of a hang dump (qemu-hang-dump.sh) then read straight

@@ -308,6 +308,22 @@ check "ipi broadcast: one shorthand write" [ "$(jv "$l" icr_writes)" = 1 ]
 # coalesce with ours (one NMI latch), so only CPU 0's count is exact.
 ninj=$(grep -c '^injected ' "$D/nmi-inject.log" 2>/dev/null)
 ninj=${ninj:-0}
+# From 6.8 the kernel's "unknown reason" line is rate-limited, and the
+# rate limit takes its lock with a trylock: with apic_extnmi=all every
+# vCPU takes an injected NMI at nearly the same instant, and a CPU that
+# loses the race prints nothing and counts nothing as suppressed.  There a
+# CPU's line count may fall short of its NMIs, never exceed them, and a
+# handler that claimed them all would still leave it at 0; before 6.8
+# (plain pr_emerg()) it is exact.  lines_ok LINES NMIS.
+kv=$(tr -d '\r' < "$D/dmesg.txt" 2>/dev/null | sed -n 's/.*Linux version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p' | head -1)
+rl=$(echo "$kv" | awk '{ print ($1 > 6 || ($1 == 6 && $2 >= 8)) ? 1 : 0 }')
+lines_ok() {
+	if [ "$rl" = 1 ]; then
+		[ "$1" -ge 1 ] && [ "$1" -le "$2" ]
+	else
+		[ "$1" = "$2" ]
+	fi
+}
 l=$(line nmi_inject)
 if [ -n "$(jv "$l" skip)" ]; then
 	skip "NMIs injected during storms" "$(jv "$l" skip)"
@@ -327,12 +343,60 @@ else
 		  "$(jv "$l" lost)" = 0 -a "$(jv "$l" undrained)" = 0 ]
 	check "storms saw the injected NMIs and passed them on (foreign $(jv "$l" foreign), $(jv "$l" foreign_rounds) rounds flagged)" \
 		[ "$(jv "$l" foreign)" -ge 1 -a "$(jv "$l" foreign_rounds)" -ge 1 ]
-	uh=$(tr -d '\r' < "$D/dmesg.txt" | sed -n '/idlelab-rig: loading/,$p' |
+	# Up to the nmi_kernel step, whose NMIs are counted below.
+	uh=$(tr -d '\r' < "$D/dmesg.txt" |
+		sed -n '/idlelab-rig: loading/,/IDLELAB-NMIK-BEGIN/p' |
 		grep -c 'NMI received for unknown reason')
-	uh0=$(tr -d '\r' < "$D/dmesg.txt" | sed -n '/idlelab-rig: loading/,$p' |
+	uh0=$(tr -d '\r' < "$D/dmesg.txt" |
+		sed -n '/idlelab-rig: loading/,/IDLELAB-NMIK-BEGIN/p' |
 		grep -c 'NMI received for unknown reason .* on CPU 0\.')
-	check "kernel reported the $ninj injected NMIs as unknown on CPU 0 ($uh0), $uh on all CPUs (<= $((ninj * 4)))" \
-		[ "$uh0" = "$ninj" -a "$uh" -ge "$ninj" -a "$uh" -le $((ninj * 4)) ]
+	p1_ok() { lines_ok "$uh0" "$ninj" && [ "$uh" -ge 1 -a "$uh" -le $((ninj * 4)) ]; }
+	check "kernel reported the $ninj injected NMIs as unknown on CPU 0 ($uh0$([ "$rl" = 1 ] && echo ', rate-limited kernel: 1 to that many')), $uh on all CPUs (<= $((ninj * 4)))" \
+		p1_ok
+fi
+# Issue 21: the check above counts only CPU 0, which is never owed an NMI,
+# so it held even with a handler that claimed every NMI on the targets.
+# The nmi_kernel step (kmod-client-nmik.c) injects K NMIs during
+# kernel-mode storms, which owe no CPU an NMI: each must reach the kernel
+# as unknown on every CPU, once (its "on CPU n" lines between the step's
+# markers = its /proc/interrupts NMI delta = K), and the host's 5.5 s
+# spacing keeps 6.12's rate limit from dropping a line (none suppressed).
+nk=$(grep -c '^nmik injected ' "$D/nmi-inject.log" 2>/dev/null)
+nk=${nk:-0}
+l=$(line nmi_kernel)
+if [ -n "$(jv "$l" skip)" ]; then
+	skip "NMIs injected during kernel-mode storms" "$(jv "$l" skip)"
+else
+	k=$(jv "$l" k) nc=$(jv "$l" ncpu)
+	check "nmi_kernel: host injected the K=$k NMIs ($nk) into $nc vCPUs" \
+		[ "${k:-0}" -ge 1 -a "$nk" = "${k:-0}" -a "${nc:-0}" -ge 2 ]
+	tr -d '\r' < "$D/dmesg.txt" 2>/dev/null |
+		sed -n '/IDLELAB-NMIK-BEGIN/,/IDLELAB-NMIK-END/p' > "$T_TMP/nmik"
+	nk_ok() { [ "$2" = "$3" ] && lines_ok "$1" "$3"; }
+	c=0
+	while [ "$c" -lt "${nc:-0}" ]; do
+		u=$(grep -c "NMI received for unknown reason .* on CPU $c\." \
+			"$T_TMP/nmik")
+		d=$(jv "$l" "nmi_cpu$c")
+		check "nmi_kernel: CPU $c reported each injected NMI as unknown once ($u lines, NMI count +$d, K=$k$([ "$rl" = 1 ] && echo ', rate-limited kernel: 1 to K lines'))" \
+			nk_ok "$u" "$d" "$k"
+		[ "$rl" = 1 ] && [ "$u" -lt "$k" ] &&
+			diag "nmi_kernel: CPU $c printed $u of its $k lines (the rate limit's trylock)"
+		c=$((c + 1))
+	done
+	sup=$(tr -d '\r' < "$D/dmesg.txt" 2>/dev/null |
+		sed -n '/IDLELAB-NMIK-BEGIN/,$p' |
+		grep -c 'unknown_nmi_error: .*callbacks suppressed')
+	check "nmi_kernel: no unknown-NMI line suppressed by the rate limit ($sup)" \
+		[ "$sup" = 0 ]
+	check "nmi_kernel: an injected NMI landed inside a storm (foreign $(jv "$l" foreign), $(jv "$l" foreign_rounds) rounds flagged)" \
+		[ "$(jv "$l" foreign)" -ge 1 ]
+	check "nmi_kernel: every kernel-mode storm exact ($(jv "$l" exact_rounds)/$(jv "$l" rounds) rounds in $(jv "$l" storms) storms, $(jv "$l" errors) errors)" \
+		[ "$(jv "$l" errors)" = 0 -a "$(jv "$l" rounds)" -gt 0 -a \
+		  "$(jv "$l" exact_rounds)" = "$(jv "$l" rounds)" -a \
+		  "$(jv "$l" timeouts)" = 0 -a "$(jv "$l" undrained)" = 0 ]
+	l=$(grep '"op":"client_exit","mode":"nmi_kernel"' "$R")
+	check "nmi_kernel: client exited 0" [ "$(jv "$l" rc)" = 0 ]
 fi
 # CPU 0 is a storm target only on request (IDLELAB_IPI_F_CPU0); without
 # the flag the bad-input suite's limits_invalid gets EINVAL.

@@ -142,6 +142,7 @@ vm_build() {
 		tests/vm/kmod-client-cstate.c tests/vm/kmod-client-ipi.c \
 		tests/vm/kmod-client-bad.c tests/vm/kmod-client-limits.c \
 		tests/vm/kmod-client-hotplug.c tests/vm/kmod-client-noop.c \
+		tests/vm/kmod-client-nmik.c \
 		-o "$out/root/bin/kmod-client" || return 1
 	${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -Werror -static \
 		tests/vm/swevent-hold.c -o "$out/root/bin/swevent-hold" ||
