@@ -16,15 +16,18 @@ ninj=${ninj:-0}
 # From 6.8 the kernel's "unknown reason" line is rate-limited, and the
 # rate limit takes its lock with a trylock: with apic_extnmi=all every
 # vCPU takes an injected NMI at nearly the same instant, and a CPU that
-# loses the race prints nothing and counts nothing as suppressed.  There a
-# CPU's line count may fall short of its NMIs, never exceed them, and a
-# handler that claimed them all would still leave it at 0; before 6.8
-# (plain pr_emerg()) it is exact.  lines_ok LINES NMIS.
+# loses the race prints nothing and counts nothing as suppressed (CI,
+# 2026-12-05: CPU 0's only line of the storms' step lost; CPU 1 printed 2
+# of 3 in the nmi_kernel step).  The CPU holding the lock prints, so each
+# NMI still gives at least one line, on some CPU.  So there a CPU's lines
+# are at most its NMIs, and the lines of a set of CPUs at least the NMIs
+# sent to the set; before 6.8 (plain pr_emerg()) each CPU's count is
+# exact.  lines_ok LINES NMIS: one CPU's count.
 kv=$(tr -d '\r' < "$D/dmesg.txt" 2>/dev/null | sed -n 's/.*Linux version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p' | head -1)
 rl=$(echo "$kv" | awk '{ print ($1 > 6 || ($1 == 6 && $2 >= 8)) ? 1 : 0 }')
 lines_ok() {
 	if [ "$rl" = 1 ]; then
-		[ "$1" -ge 1 ] && [ "$1" -le "$2" ]
+		[ "$1" -le "$2" ]
 	else
 		[ "$1" = "$2" ]
 	fi
@@ -55,8 +58,8 @@ else
 	uh0=$(tr -d '\r' < "$D/dmesg.txt" |
 		sed -n '/idlelab-rig: loading/,/IDLELAB-NMIK-BEGIN/p' |
 		grep -c 'NMI received for unknown reason .* on CPU 0\.')
-	p1_ok() { lines_ok "$uh0" "$ninj" && [ "$uh" -ge 1 -a "$uh" -le $((ninj * 4)) ]; }
-	check "kernel reported the $ninj injected NMIs as unknown on CPU 0 ($uh0$([ "$rl" = 1 ] && echo ', rate-limited kernel: 1 to that many')), $uh on all CPUs (<= $((ninj * 4)))" \
+	p1_ok() { lines_ok "$uh0" "$ninj" && [ "$uh" -ge "$ninj" -a "$uh" -le $((ninj * 4)) ]; }
+	check "kernel reported the $ninj injected NMIs as unknown on CPU 0 ($uh0$([ "$rl" = 1 ] && echo ', rate-limited kernel: at most that many')), $uh on all CPUs ($ninj to $((ninj * 4)))" \
 		p1_ok
 fi
 # Issue 21: the check above counts only CPU 0, which is never owed an NMI,
@@ -78,17 +81,24 @@ else
 	tr -d '\r' < "$D/dmesg.txt" 2>/dev/null |
 		sed -n '/IDLELAB-NMIK-BEGIN/,/IDLELAB-NMIK-END/p' > "$T_TMP/nmik"
 	nk_ok() { [ "$2" = "$3" ] && lines_ok "$1" "$3"; }
-	c=0
+	c=0 tl=0
 	while [ "$c" -lt "${nc:-0}" ]; do
 		u=$(grep -c "NMI received for unknown reason .* on CPU $c\." \
 			"$T_TMP/nmik")
 		d=$(jv "$l" "nmi_cpu$c")
-		check "nmi_kernel: CPU $c reported each injected NMI as unknown once ($u lines, NMI count +$d, K=$k$([ "$rl" = 1 ] && echo ', rate-limited kernel: 1 to K lines'))" \
+		check "nmi_kernel: CPU $c reported each injected NMI as unknown once ($u lines, NMI count +$d, K=$k$([ "$rl" = 1 ] && echo ', rate-limited kernel: at most K lines'))" \
 			nk_ok "$u" "$d" "$k"
+		[ "$c" -gt 0 ] && tl=$((tl + u))
 		[ "$rl" = 1 ] && [ "$u" -lt "$k" ] &&
 			diag "nmi_kernel: CPU $c printed $u of its $k lines (the rate limit's trylock)"
 		c=$((c + 1))
 	done
+	# Where a line can be lost, the targets together: every injected NMI
+	# reached each of them, and each NMI prints at least one line; a
+	# handler that claimed the NMIs on the targets leaves them none.
+	[ "$rl" = 1 ] &&
+		check "nmi_kernel: the targets (CPUs 1-$((nc - 1))) reported the NMIs as unknown: $tl lines, K=$k to $(( k * (nc - 1) ))" \
+			[ "$tl" -ge "$k" -a "$tl" -le $(( k * (nc - 1) )) ]
 	sup=$(tr -d '\r' < "$D/dmesg.txt" 2>/dev/null |
 		sed -n '/IDLELAB-NMIK-BEGIN/,$p' |
 		grep -c 'unknown_nmi_error: .*callbacks suppressed')
