@@ -94,20 +94,6 @@ long long ni_nmi_count(unsigned int cpu)
 	return v;
 }
 
-/* A sysctl or module parameter as a number; -1 if unreadable. */
-static long ni_read_num(const char *path)
-{
-	long v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 /* A bool module parameter: 1 for Y, 0 for N, -1 if unreadable. */
 static int ni_read_bool(const char *path)
 {
@@ -257,8 +243,8 @@ static void nmi_inject(int fd, unsigned int ncpu, unsigned int inject)
 	       inject, nmi0 >= 0 && nmi >= 0 ? nmi - nmi0 : -1, t.storms,
 	       t.rounds, t.exact, t.timeouts, t.flagged, t.errors, t.late,
 	       t.lost, t.foreign, t.undrained, t.run_flags,
-	       ni_read_num("/proc/sys/kernel/unknown_nmi_panic"),
-	       ni_read_num("/proc/sys/kernel/panic_on_unrecovered_nmi"),
+	       param_read("/proc/sys/kernel/unknown_nmi_panic"),
+	       param_read("/proc/sys/kernel/panic_on_unrecovered_nmi"),
 	       ni_now() - t0);
 	ni_storm_free(&s);
 }
@@ -408,7 +394,7 @@ void ni_kmsg(const char *msg)
  */
 static void stragglers(int fd, unsigned int ncpu)
 {
-	long s0 = ni_read_num(NI_STRAGGLERS), s1;
+	long s0 = param_read(NI_STRAGGLERS), s1;
 	unsigned int i, runs = 0, owing = 0, errors = 0;
 	unsigned long long lost = 0, late = 0;
 	struct ni_storm s;
@@ -428,7 +414,7 @@ static void stragglers(int fd, unsigned int ncpu)
 		late += r.late_nmis;
 	}
 	usleep(1200000);
-	s1 = ni_read_num(NI_STRAGGLERS);
+	s1 = param_read(NI_STRAGGLERS);
 	ni_kmsg("IDLELAB-STRAGGLE-END");
 	printf("{\"op\":\"stragglers\",\"runs\":%u,\"errors\":%u,"
 	       "\"owing_runs\":%u,\"lost\":%llu,\"late\":%llu,"

@@ -40,20 +40,6 @@ static void wb_add(struct wb_stat *t, uint64_t cycles, int flagged,
 	t->flagged_high += flagged && cycles >= noop_cycles;
 }
 
-/* The inject parameter's value now (-1 if unreadable): 0 once taken. */
-static int inject_left(void)
-{
-	FILE *f = fopen(INJECT_PARAM, "r");
-	int v = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 static void wb_print(const char *name, int e, uint32_t nr_done,
 		     uint32_t noop_cycles, uint32_t hw_flags,
 		     const struct wb_stat *t, int left)
@@ -87,7 +73,7 @@ static void noop_wake(const char *name, int slow)
 			       s[i].flags & IDLELAB_SAMPLE_WBINVD_NOOP,
 			       r.noop_cycles);
 	wb_print(name, e, r.nr_done, r.noop_cycles, r.hw_flags, &t,
-		 inject_left());
+		 (int)param_read(INJECT_PARAM));
 	free(s);
 }
 
@@ -110,7 +96,7 @@ static void noop_sweep(const char *name, int slow)
 		wb_add(&t, s[i].cycles, s[i].flags & IDLELAB_SAMPLE_WBINVD_NOOP,
 		       r.noop_cycles);
 	wb_print(name, e, r.nr_done, r.noop_cycles, r.hw_flags, &t,
-		 inject_left());
+		 (int)param_read(INJECT_PARAM));
 	free(s);
 }
 

@@ -88,6 +88,19 @@ int xioctl(int fd, unsigned long cmd, void *arg)
 	return ioctl(fd, cmd, arg) ? errno : 0;
 }
 
+long param_read(const char *path)
+{
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
 int param_write(const char *path, const char *v)
 {
 	int fd = open(path, O_WRONLY), e = 0;

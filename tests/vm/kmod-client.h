@@ -24,6 +24,8 @@ extern unsigned int ncpu;	/* CPUs the requests may name */
 const char *ename(int e);
 /* xioctl() - ioctl returning 0 or the errno. */
 int xioctl(int fd, unsigned long cmd, void *arg);
+/* param_read() - a sysctl or module parameter as a number; -1 if unreadable. */
+long param_read(const char *path);
 /* param_write() - write @v to the module parameter @path: 0 or errno. */
 int param_write(const char *path, const char *v);
 /* poisoned() - @n bytes of POISON, or exit. */
