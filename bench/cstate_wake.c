@@ -248,7 +248,6 @@ static int cw_setup(struct il_run *run)
 	st->run = run;
 	st->p = p;
 	st->lead.wake_source = p->wake_source;
-	st->lead.l_min = p->launch_min_ns;
 	st->lead.l_max = p->launch_max_ns > p->launch_min_ns ?
 			 p->launch_max_ns : p->launch_min_ns;
 	/* One measured CPU a pair (the second), else each placed CPU. */

@@ -22,10 +22,10 @@ void cw_state_name(int cpu, unsigned int hint, char *out, size_t len);
 void cw_acpi_attrs(struct il_run *run, int cpu, unsigned int index, int bm,
 		   uint32_t acpi_out);
 
-/* What bounds a run's leads: its wake source and launch distances, ns. */
+/* What bounds a run's leads: its wake source and longest launch, ns. */
 struct cw_lead_rule {
 	int wake_source;	/* IDLELAB_WAKE_* */
-	uint64_t l_min, l_max;
+	uint64_t l_max;
 };
 
 /* One measured CPU's leads (t_launch - t_entry, ns) of on-time samples. */

@@ -17,10 +17,10 @@
 #define L	50000u		/* ns */
 
 static const struct cw_lead_rule timer = {
-	.wake_source = IDLELAB_WAKE_HRTIMER, .l_min = L, .l_max = L,
+	.wake_source = IDLELAB_WAKE_HRTIMER, .l_max = L,
 };
 static const struct cw_lead_rule ipi = {
-	.wake_source = IDLELAB_WAKE_IPI, .l_min = L, .l_max = L,
+	.wake_source = IDLELAB_WAKE_IPI, .l_max = L,
 };
 
 /* A sample whose t_entry came @lead ns before t_launch (< 0: after). */
